@@ -1,0 +1,47 @@
+/**
+ * `npm run bench`: runs every `bench/*.bench.ts` in its own process (one at a time, so they do not
+ * disturb each other), collects the Markdown section each prints on stdout, and writes BENCHMARKS.md.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const only = process.argv.slice(2);
+const files = readdirSync(here)
+  .filter((f) => f.endsWith('.bench.ts'))
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  .sort();
+
+const sections: string[] = [];
+for (const file of files) {
+  process.stderr.write(`bench: ${file}\n`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(here, file)], {
+    cwd: root,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, AGENT_ENV: 'test', LOG_LEVEL: 'silent' },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (result.status !== 0) {
+    sections.push(`## ${file}\n\nFailed with exit code ${result.status}.\n`);
+    process.exitCode = 1;
+  } else {
+    sections.push(result.stdout.trim() + '\n');
+  }
+}
+
+const cpu = cpus()[0]?.model ?? 'unknown CPU';
+const header = [
+  '# Benchmarks',
+  '',
+  `Recorded ${new Date().toISOString()} by \`npm run bench\` on ${cpus().length} × ${cpu}, ` +
+    `${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}. Numbers are from one run on this ` +
+    'machine: compare runs on the same machine, not across machines.',
+  '',
+].join('\n');
+if (only.length === 0) writeFileSync(join(root, 'BENCHMARKS.md'), header + '\n' + sections.join('\n'));
+else process.stdout.write(sections.join('\n'));

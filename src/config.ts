@@ -1,0 +1,208 @@
+/**
+ * Configuration: the only reader of process.env. `parseConfig(env)` is pure so tests can feed it any
+ * environment; `server.ts` passes `process.env` once at start.
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/** Minimum length of AGENT_SHARED_SECRET in production (CONTRACT.md "Configuration"). */
+export const MIN_SHARED_SECRET_LENGTH = 32;
+
+const optionalString = z
+  .string()
+  .transform((s) => s.trim())
+  .optional()
+  .transform((s) => (s ? s : null));
+
+const optionalUrl = optionalString.refine((s) => s === null || URL.canParse(s), 'must be a URL');
+
+const positiveInt = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((s) => (s && s.trim() ? Number(s) : fallback))
+    .pipe(z.number().int().positive());
+
+const envSchema = z.object({
+  AGENT_ENV: z
+    .string()
+    .optional()
+    .transform((s) => (s ?? 'development').trim().toLowerCase())
+    .pipe(z.enum(['production', 'development', 'test'])),
+  PORT: z
+    .string()
+    .optional()
+    .transform((s) => (s && s.trim() ? Number(s) : 5055))
+    .pipe(z.number().int().min(0).max(65535)),
+  AGENT_SHARED_SECRET: optionalString,
+  ALLOWED_ORIGINS: optionalString,
+  LLM_GATEWAY_API_KEY: optionalString,
+  LLM_GATEWAY_BASE_URL: optionalUrl,
+  DEFAULT_MODEL: optionalString,
+  TITLE_MODEL: optionalString,
+  MEMORY_EXTRACTION_MODEL: optionalString,
+  EMBEDDINGS_API_KEY: optionalString,
+  EMBEDDINGS_BASE_URL: optionalUrl,
+  EMBEDDING_MODEL: optionalString,
+  DATABASE_URL: optionalUrl,
+  MCP_SERVER_URL: optionalUrl,
+  TOKEN_USAGE_DB: optionalString,
+  TOKEN_BUDGET_STORE: z
+    .string()
+    .optional()
+    .transform((s) => (s ?? 'sqlite').trim().toLowerCase() || 'sqlite')
+    .pipe(z.enum(['sqlite', 'postgres'])),
+  DAILY_TOKEN_LIMIT: positiveInt(1_000_000),
+  CAMPUS_BUILDINGS_FILE: optionalString,
+  CAMPUS_MAP_BASE_URL: optionalUrl,
+  ASSISTANT_NAME: optionalString,
+  CAMPUS_NAME: optionalString,
+  CAMPUS_COUNSELING_PHONE: optionalString,
+  CAMPUS_POLICE_PHONE: optionalString,
+  SHUTDOWN_TIMEOUT_MS: positiveInt(15_000),
+  LOG_LEVEL: z
+    .string()
+    .optional()
+    .transform((s) => (s ?? 'info').trim().toLowerCase() || 'info')
+    .pipe(z.enum(['debug', 'info', 'warn', 'error', 'silent'])),
+});
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export interface Config {
+  env: 'production' | 'development' | 'test';
+  port: number;
+  /** Bearer token the front end sends; null turns auth off (never in production). */
+  sharedSecret: string | null;
+  /** Exact origins allowed by CORS; empty means no cross-origin access. */
+  allowedOrigins: string[];
+  gateway: {
+    /** Null selects the offline sandbox model (never in production). */
+    apiKey: string | null;
+    baseUrl: string;
+    defaultModel: string;
+    titleModel: string;
+    extractionModel: string;
+  };
+  embeddings: {
+    /** Null turns off moderation and semantic recall. */
+    apiKey: string | null;
+    baseUrl: string;
+    model: string;
+  };
+  /** Null selects the in-memory store (never in production). */
+  databaseUrl: string | null;
+  /** Null starts the sandbox campus tool server in-process (never in production). */
+  mcpServerUrl: string | null;
+  budget: {
+    store: 'sqlite' | 'postgres';
+    sqlitePath: string;
+    dailyTokenLimit: number;
+  };
+  campus: {
+    buildingsFile: string | null;
+    mapBaseUrl: string;
+    assistantName: string;
+    campusName: string;
+    counselingPhone: string;
+    policePhone: string;
+  };
+  shutdownTimeoutMs: number;
+  logLevel: LogLevel;
+  /** Human-readable list of the local defaults in force (no secret values), logged once at start. */
+  defaultsInForce: string[];
+}
+
+/** Thrown when the environment cannot make a valid configuration; the message names every problem. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULTS = {
+  gatewayBaseUrl: 'https://openrouter.ai/api/v1',
+  embeddingsBaseUrl: 'https://api.openai.com/v1',
+  model: 'openai/gpt-4o-mini',
+  embeddingModel: 'text-embedding-3-small',
+  mapBaseUrl: 'https://maps.scottylabs.org',
+  assistantName: 'Campus Assistant',
+  campusName: 'Carnegie Mellon University',
+  // Public numbers: CMU Counseling and Psychological Services, CMU Police (non-emergency).
+  counselingPhone: '412-268-2922',
+  policePhone: '412-268-2323',
+} as const;
+
+/** Builds the configuration from an environment. Pure: no I/O, no process access. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`),
+    );
+  }
+  const e = parsed.data;
+  const problems: string[] = [];
+  if (e.AGENT_ENV === 'production') {
+    if (!e.DATABASE_URL) problems.push('DATABASE_URL is required in production');
+    if (!e.AGENT_SHARED_SECRET) problems.push('AGENT_SHARED_SECRET is required in production');
+    else if (e.AGENT_SHARED_SECRET.length < MIN_SHARED_SECRET_LENGTH)
+      problems.push(`AGENT_SHARED_SECRET must be at least ${MIN_SHARED_SECRET_LENGTH} characters in production`);
+    if (!e.LLM_GATEWAY_API_KEY) problems.push('LLM_GATEWAY_API_KEY is required in production');
+    if (!e.MCP_SERVER_URL) problems.push('MCP_SERVER_URL is required in production');
+  }
+  if (e.TOKEN_BUDGET_STORE === 'postgres' && !e.DATABASE_URL)
+    problems.push('TOKEN_BUDGET_STORE=postgres requires DATABASE_URL');
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const defaultsInForce: string[] = [];
+  if (!e.DATABASE_URL) defaultsInForce.push('memory: in-memory store (DATABASE_URL unset)');
+  if (!e.LLM_GATEWAY_API_KEY)
+    defaultsInForce.push('model: offline sandbox model (a real gateway needs LLM_GATEWAY_API_KEY)');
+  if (!e.MCP_SERVER_URL) defaultsInForce.push('tools: in-process sandbox campus tool server (MCP_SERVER_URL unset)');
+  if (!e.EMBEDDINGS_API_KEY) defaultsInForce.push('recall: by recency, moderation: off (EMBEDDINGS_API_KEY unset)');
+  if (!e.AGENT_SHARED_SECRET) defaultsInForce.push('auth: off (AGENT_SHARED_SECRET unset)');
+  if (!e.CAMPUS_BUILDINGS_FILE) defaultsInForce.push('campus: built-in building catalog');
+
+  return {
+    env: e.AGENT_ENV,
+    port: e.PORT,
+    sharedSecret: e.AGENT_SHARED_SECRET,
+    allowedOrigins: (e.ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim().replace(/\/+$/, ''))
+      .filter(Boolean),
+    gateway: {
+      apiKey: e.LLM_GATEWAY_API_KEY,
+      baseUrl: e.LLM_GATEWAY_BASE_URL ?? DEFAULTS.gatewayBaseUrl,
+      defaultModel: e.DEFAULT_MODEL ?? DEFAULTS.model,
+      titleModel: e.TITLE_MODEL ?? e.DEFAULT_MODEL ?? DEFAULTS.model,
+      extractionModel: e.MEMORY_EXTRACTION_MODEL ?? e.DEFAULT_MODEL ?? DEFAULTS.model,
+    },
+    embeddings: {
+      apiKey: e.EMBEDDINGS_API_KEY,
+      baseUrl: e.EMBEDDINGS_BASE_URL ?? DEFAULTS.embeddingsBaseUrl,
+      model: e.EMBEDDING_MODEL ?? DEFAULTS.embeddingModel,
+    },
+    databaseUrl: e.DATABASE_URL,
+    mcpServerUrl: e.MCP_SERVER_URL,
+    budget: {
+      store: e.TOKEN_BUDGET_STORE,
+      sqlitePath: e.TOKEN_USAGE_DB ?? join(tmpdir(), 'campus-agent-token-usage.sqlite'),
+      dailyTokenLimit: e.DAILY_TOKEN_LIMIT,
+    },
+    campus: {
+      buildingsFile: e.CAMPUS_BUILDINGS_FILE,
+      mapBaseUrl: (e.CAMPUS_MAP_BASE_URL ?? DEFAULTS.mapBaseUrl).replace(/\/+$/, ''),
+      assistantName: e.ASSISTANT_NAME ?? DEFAULTS.assistantName,
+      campusName: e.CAMPUS_NAME ?? DEFAULTS.campusName,
+      counselingPhone: e.CAMPUS_COUNSELING_PHONE ?? DEFAULTS.counselingPhone,
+      policePhone: e.CAMPUS_POLICE_PHONE ?? DEFAULTS.policePhone,
+    },
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    logLevel: e.LOG_LEVEL,
+    defaultsInForce,
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Typed errors with a status and a client-safe message, and the one envelope every client-visible
+ * error uses: `{"error": "...", "detail": "..."}` (CONTRACT.md). Thrown where a problem is found and
+ * turned into a response once, by `onError` in app.ts (or into an `error` event inside a stream).
+ */
+export interface Envelope {
+  error: string;
+  detail: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 404 | 405 | 413 | 429 | 500 | 503,
+    readonly error: string,
+    readonly detail: string = error,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(`${status} ${error}: ${detail}`);
+    this.name = new.target.name;
+  }
+
+  toEnvelope(): Envelope {
+    return { error: this.error, detail: this.detail };
+  }
+}
+
+export class BadRequestError extends AppError {
+  constructor(detail: string, error = 'bad request') {
+    super(400, error, detail);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor() {
+    super(401, 'unauthorized', 'missing or invalid bearer token', { 'WWW-Authenticate': 'Bearer' });
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(detail = 'no such resource') {
+    super(404, 'not found', detail);
+  }
+}
+
+export class MethodNotAllowedError extends AppError {
+  constructor(allow: string[]) {
+    super(405, 'method not allowed', `allowed: ${allow.join(', ')}`, { Allow: allow.join(', ') });
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(limitBytes: number) {
+    super(413, 'payload too large', `request bodies are limited to ${Math.floor(limitBytes / 1024)} KiB`);
+  }
+}
+
+export class TooManyRequestsError extends AppError {
+  constructor(detail: string, retryAfterSeconds: number) {
+    super(429, 'daily token budget exhausted', detail, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(detail: string, error = 'service unavailable') {
+    super(503, error, detail);
+  }
+}
+
+/** The envelope for a failure whose cause must stay in the log. */
+export const INTERNAL_ERROR: Envelope = {
+  error: 'internal error',
+  detail: 'something went wrong on our side; please try again',
+};
+
+/** Maps any thrown value to a status and envelope safe to show a client. */
+export function toClientError(err: unknown): { status: AppError['status']; envelope: Envelope; headers: Record<string, string> } {
+  if (err instanceof AppError) return { status: err.status, envelope: err.toEnvelope(), headers: err.headers };
+  return { status: 500, envelope: INTERNAL_ERROR, headers: {} };
+}
+
+/** A JSON Response carrying the envelope. */
+export function envelopeResponse(err: unknown): Response {
+  const { status, envelope, headers } = toClientError(err);
+  return new Response(JSON.stringify(envelope), {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },
+  });
+}

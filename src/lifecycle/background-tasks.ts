@@ -1,0 +1,56 @@
+/**
+ * Registry of work that outlives its request (memory extraction after an answer). Shutdown waits for
+ * what is registered, within a bound, so SIGTERM does not lose a memory write that already started.
+ */
+import type { Logger } from '../logger.js';
+
+export interface BackgroundTasks {
+  /** Runs `task` now; its failure is logged with `name`, never thrown to the caller. */
+  run(name: string, task: () => Promise<unknown>): void;
+  /** Number of tasks still running. */
+  readonly pending: number;
+  /** Resolves when every task registered so far has settled, or after `timeoutMs`; true if all settled. */
+  drain(timeoutMs: number): Promise<boolean>;
+  /** Refuses new tasks (they are logged and dropped): used once shutdown starts draining. */
+  close(): void;
+}
+
+export function createBackgroundTasks(logger: Logger): BackgroundTasks {
+  const running = new Set<Promise<unknown>>();
+  let closed = false;
+  return {
+    run(name, task) {
+      if (closed) {
+        logger.warn('background task refused during shutdown', { task: name });
+        return;
+      }
+      const p: Promise<unknown> = Promise.resolve()
+        .then(task)
+        .catch((err: unknown) => logger.error('background task failed', { task: name, err }))
+        .finally(() => running.delete(p));
+      running.add(p);
+    },
+    get pending() {
+      return running.size;
+    },
+    async drain(timeoutMs) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      try {
+        // Tasks may register follow-ups while draining; loop until the set is empty.
+        const all = (async () => {
+          while (running.size > 0) await Promise.allSettled([...running]);
+          return true as const;
+        })();
+        return await Promise.race([all, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close() {
+      closed = true;
+    },
+  };
+}

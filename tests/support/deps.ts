@@ -1,0 +1,31 @@
+/**
+ * Test dependencies: the real modules with local defaults (in-memory store, silent logger), overridable
+ * per test. Tests build apps through this instead of patching globals.
+ */
+import { parseConfig, type Config } from '../../src/config.js';
+import type { AppDeps } from '../../src/deps.js';
+import { createBackgroundTasks } from '../../src/lifecycle/background-tasks.js';
+import { silentLogger } from '../../src/logger.js';
+import { createInMemoryStore } from '../../src/memory/in-memory-store.js';
+
+/** A configuration as the service would parse it from `env` (AGENT_ENV=test by default). */
+export function testConfig(env: Record<string, string | undefined> = {}): Config {
+  return parseConfig({ AGENT_ENV: 'test', ...env });
+}
+
+export async function createTestDeps(overrides: Partial<AppDeps> = {}): Promise<AppDeps> {
+  const config = overrides.config ?? testConfig();
+  const logger = overrides.logger ?? silentLogger;
+  const memory =
+    overrides.memory ??
+    createInMemoryStore({ embeddingModel: config.embeddings.apiKey ? config.embeddings.model : null });
+  await memory.init();
+  return {
+    config,
+    logger,
+    memory,
+    background: overrides.background ?? createBackgroundTasks(logger),
+    now: overrides.now ?? (() => new Date()),
+    ...overrides,
+  };
+}
