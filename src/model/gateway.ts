@@ -1,0 +1,54 @@
+/**
+ * The model gateway as the rest of the service sees it: one streamed pass of a chat completion (text,
+ * tool calls, usage) and one non-streamed completion (titles, memory extraction). The implementation
+ * (`openai` package, OpenAI-compatible gateway) lives beside this file; nothing else imports `openai`
+ * for chat.
+ */
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { JsonSchemaObject } from '../tools/local-tool.js';
+import type { Usage } from '../pipeline/types.js';
+
+export type ModelMessage = ChatCompletionMessageParam;
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: JsonSchemaObject;
+}
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  /** The model's JSON arguments, assembled from the streamed deltas (may be invalid JSON). */
+  arguments: string;
+}
+
+export type PassEvent =
+  | { type: 'text'; text: string }
+  | { type: 'tool_calls'; calls: ToolCallRequest[] }
+  /** Exactly one per pass, also when the pass was cut short (then estimated). */
+  | { type: 'usage'; usage: Usage }
+  | { type: 'finish'; reason: string | null };
+
+export interface PassRequest {
+  model: string;
+  messages: ModelMessage[];
+  tools?: ToolDefinition[];
+  signal: AbortSignal;
+  maxTokens?: number;
+}
+
+export interface CompleteRequest {
+  model: string;
+  messages: ModelMessage[];
+  signal?: AbortSignal;
+  maxTokens?: number;
+  temperature?: number;
+  /** Ask for a JSON object answer (`response_format: json_object`). */
+  json?: boolean;
+}
+
+export interface ModelGateway {
+  streamPass(request: PassRequest): AsyncIterable<PassEvent>;
+  complete(request: CompleteRequest): Promise<{ text: string; usage: Usage }>;
+}

@@ -1,0 +1,29 @@
+/**
+ * Campus tools as the pipeline sees them: discovered from the MCP tool server and called by name.
+ * The MCP client implementation (the only importer of the MCP SDK client) lives beside this file.
+ */
+import type { ToolGroup } from '../pipeline/types.js';
+import type { JsonSchemaObject } from './local-tool.js';
+
+export interface CampusTool {
+  name: string;
+  /** From the `<group>_<action>` prefix; null for groups the service does not know (`bus_*`). */
+  group: ToolGroup | null;
+  /** Trimmed to the summary line and the `Args:` block. */
+  description: string;
+  inputSchema: JsonSchemaObject;
+}
+
+export interface CampusToolResult {
+  /** False for `isError` results, timeouts and transport failures. */
+  ok: boolean;
+  /** The result text (on failure: the raw error, for the log only, never shown to the model). */
+  text: string;
+}
+
+export interface CampusTools {
+  /** The current tool list; an empty list when the tool server is unreachable (never throws). */
+  list(signal?: AbortSignal): Promise<CampusTool[]>;
+  call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CampusToolResult>;
+  close(): Promise<void>;
+}
