@@ -23,10 +23,9 @@ export function bodyLimit(maxBytes: number = MAX_BODY_BYTES): MiddlewareHandler 
         const { done, value } = await reader.read();
         if (done) break;
         size += value.byteLength;
-        if (size > maxBytes) {
-          await reader.cancel().catch(() => undefined);
-          throw new PayloadTooLargeError(maxBytes);
-        }
+        // No reader.cancel(): on Node it destroys the socket before the 413 is written; the adapter
+        // drains (bounded) what the client still sends after the response.
+        if (size > maxBytes) throw new PayloadTooLargeError(maxBytes);
         chunks.push(value);
       }
     } finally {

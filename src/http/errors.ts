@@ -50,7 +50,10 @@ export class MethodNotAllowedError extends AppError {
 
 export class PayloadTooLargeError extends AppError {
   constructor(limitBytes: number) {
-    super(413, 'payload too large', `request bodies are limited to ${Math.floor(limitBytes / 1024)} KiB`);
+    // Connection: close — the rest of an oversized body is not read, so the socket is not reused.
+    super(413, 'payload too large', `request bodies are limited to ${Math.floor(limitBytes / 1024)} KiB`, {
+      Connection: 'close',
+    });
   }
 }
 
