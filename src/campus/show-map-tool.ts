@@ -1,0 +1,83 @@
+/**
+ * `maps_show_map`: the service's own tool (never the tool server's) that puts a campus map beside the
+ * answer. The model names a destination and optionally an origin, each a code, name, nickname or room;
+ * the catalog resolves them, and a valid call emits a `map_request` (the verify stage keeps the last
+ * one of the turn). An unknown destination gives guidance and no map; an unknown or identical origin
+ * falls back to a location map. Results never echo the arguments: they may carry the user's words.
+ */
+import { z } from 'zod';
+import type { LocalTool, LocalToolResult } from '../tools/local-tool.js';
+import type { Building, Catalog } from './catalog.js';
+import { buildCampusMap } from './map-link.js';
+
+export const SHOW_MAP_TOOL_NAME = 'maps_show_map';
+
+export interface ShowMapToolOptions {
+  catalog: Catalog;
+  /** `CAMPUS_MAP_BASE_URL`, without a trailing slash. */
+  mapBaseUrl: string;
+}
+
+// Generous bounds: a code, a name or a short phrase; anything longer is not a building reference.
+const argsSchema = z.object({
+  destination: z.string().trim().min(1).max(200),
+  origin: z
+    .string()
+    .trim()
+    .max(200)
+    .nullish()
+    .transform((s) => (s ? s : null)),
+});
+
+const label = (b: Building) => `${b.name} (${b.code})`;
+
+const NO_DESTINATION =
+  'No map attached: the destination is not a building in the campus catalog. Call maps_show_map again ' +
+  'with a building code (such as GHC) or a building name, or answer without a map.';
+
+const BAD_ARGS = 'No map attached: maps_show_map needs a "destination" string (a building code or name) and an optional "origin".';
+
+const MAP_NOTE = 'The user sees the map beside your answer; do not write map links or say the map is unavailable.';
+
+/** Creates the `maps_show_map` local tool over a catalog. */
+export function createShowMapTool({ catalog, mapBaseUrl }: ShowMapToolOptions): LocalTool {
+  return {
+    name: SHOW_MAP_TOOL_NAME,
+    kind: 'map',
+    description:
+      'Show a campus building on the map displayed with your answer, or the walking route between two ' +
+      'buildings. Use it whenever the user asks where a building is or how to get somewhere on campus.',
+    parameters: {
+      type: 'object',
+      properties: {
+        destination: {
+          type: 'string',
+          description: 'Building to show: a code (GHC), a name (Wean Hall), a nickname (the UC) or a room (GHC 4301).',
+        },
+        origin: {
+          type: 'string',
+          description: 'Optional starting building for directions, in the same forms as destination.',
+        },
+      },
+      required: ['destination'],
+      additionalProperties: false,
+    },
+    async run(args): Promise<LocalToolResult> {
+      const parsed = argsSchema.safeParse(args);
+      if (!parsed.success) return { content: BAD_ARGS };
+      const destination = catalog.resolve(parsed.data.destination);
+      if (!destination) return { content: NO_DESTINATION };
+      const origin = parsed.data.origin === null ? null : catalog.resolve(parsed.data.origin);
+      const map = buildCampusMap(mapBaseUrl, destination, origin);
+      let content: string;
+      if (map.mode === 'directions' && origin) {
+        content = `Map attached: the route from ${label(origin)} to ${label(destination)}. ${MAP_NOTE}`;
+      } else if (parsed.data.origin !== null && !origin) {
+        content = `Map attached: ${label(destination)} (location only: the origin is not a building in the campus catalog). ${MAP_NOTE}`;
+      } else {
+        content = `Map attached: ${label(destination)}. ${MAP_NOTE}`;
+      }
+      return { content, events: [{ type: 'map_request', map }] };
+    },
+  };
+}
