@@ -1,0 +1,182 @@
+/**
+ * The model gateway over an OpenAI-compatible API with the `openai` package. One streamed pass
+ * assembles text and tool calls from the chunks and reports usage exactly once; a deadline bounds each
+ * call; a 429/5xx before any text was streamed is retried once after a backoff (the client's own
+ * retries are off so there is exactly one policy); the caller's AbortSignal cancels the upstream HTTP
+ * request.
+ */
+import OpenAI, { APIError } from 'openai';
+import type { ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { Usage } from '../pipeline/types.js';
+import { estimateUsage, reportedUsage } from './estimate-usage.js';
+import { ModelTimeoutError, ModelUnavailableError } from './gateway-errors.js';
+import type { CompleteRequest, ModelGateway, PassEvent, PassRequest, ToolCallRequest, ToolDefinition } from './gateway.js';
+
+export interface OpenAIGatewayOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** The seam for tests and the offline model: passed to the openai client. */
+  fetch?: typeof globalThis.fetch;
+  /** Deadline of one model call, first byte to last chunk. */
+  callTimeoutMs?: number;
+  /** Wait before the single retry; a `Retry-After` of up to `maxRetryAfterMs` is honoured instead. */
+  retryBackoffMs?: number;
+  maxRetryAfterMs?: number;
+  /** Timers, injected so tests need not wait for deadlines. */
+  setTimeout?: (fn: () => void, ms: number) => unknown;
+  clearTimeout?: (handle: unknown) => void;
+}
+
+/** Marks an abort caused by our own deadline (as opposed to the client going away). */
+const DEADLINE = Symbol('deadline');
+
+function isRetryable(err: unknown): boolean {
+  return err instanceof APIError && typeof err.status === 'number' && (err.status === 429 || err.status >= 500);
+}
+
+function toTools(tools: ToolDefinition[] | undefined): ChatCompletionTool[] | undefined {
+  if (!tools?.length) return undefined;
+  return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+}
+
+/** Builds the gateway. Nothing is sent until the first pass. */
+export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway {
+  const client = new OpenAI({
+    baseURL: options.baseUrl,
+    apiKey: options.apiKey,
+    maxRetries: 0,
+    ...(options.fetch && { fetch: options.fetch }),
+  });
+  const callTimeoutMs = options.callTimeoutMs ?? 60_000;
+  const backoffMs = options.retryBackoffMs ?? 500;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 4_000;
+  const setTimer = options.setTimeout ?? ((fn, ms) => setTimeout(fn, ms));
+  const clearTimer = options.clearTimeout ?? ((h) => clearTimeout(h as NodeJS.Timeout));
+
+  /** A signal aborted by the caller's signal or by the deadline; `dispose` clears the timer. */
+  function callSignal(parent: AbortSignal | undefined) {
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(parent?.reason);
+    parent?.addEventListener('abort', onAbort, { once: true });
+    if (parent?.aborted) onAbort();
+    const timer = setTimer(() => controller.abort(DEADLINE), callTimeoutMs);
+    return {
+      signal: controller.signal,
+      timedOut: () => controller.signal.reason === DEADLINE,
+      dispose: () => {
+        clearTimer(timer);
+        parent?.removeEventListener('abort', onAbort);
+      },
+    };
+  }
+
+  function backoff(err: unknown, signal: AbortSignal | undefined): Promise<void> {
+    const header = err instanceof APIError ? err.headers?.get('retry-after') : null;
+    const retryAfter = header ? Number(header) * 1000 : NaN;
+    const wait = Number.isFinite(retryAfter) && retryAfter <= maxRetryAfterMs ? retryAfter : backoffMs;
+    return new Promise((resolve, reject) => {
+      const timer = setTimer(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, wait);
+      const onAbort = () => {
+        clearTimer(timer);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Maps a failure to the service's errors; the caller's own abort passes through unchanged. */
+  function fail(err: unknown, call: { timedOut: () => boolean }, parent: AbortSignal | undefined): never {
+    if (parent?.aborted) throw parent.reason ?? err;
+    if (call.timedOut()) throw new ModelTimeoutError();
+    throw new ModelUnavailableError({ cause: err });
+  }
+
+  async function* streamPass(request: PassRequest): AsyncGenerator<PassEvent> {
+    const body = {
+      model: request.model,
+      messages: request.messages,
+      tools: toTools(request.tools),
+      max_tokens: request.maxTokens,
+      stream: true as const,
+      stream_options: { include_usage: true },
+    };
+    for (let attempt = 0; ; attempt++) {
+      let retryCause: unknown;
+      const call = callSignal(request.signal);
+      let text = '';
+      let usage: Usage | null = null;
+      let streamed = false;
+      const calls = new Map<number, ToolCallRequest>();
+      let finish: string | null = null;
+      try {
+        const stream = await client.chat.completions.create(body, { signal: call.signal });
+        for await (const chunk of stream) {
+          if (chunk.usage) usage = reportedUsage(chunk.usage);
+          const choice = chunk.choices[0];
+          if (!choice) continue;
+          const piece = choice.delta?.content;
+          if (piece) {
+            streamed = true;
+            text += piece;
+            yield { type: 'text', text: piece };
+          }
+          for (const tc of choice.delta?.tool_calls ?? []) {
+            streamed = true;
+            const entry = calls.get(tc.index) ?? { id: '', name: '', arguments: '' };
+            if (tc.id) entry.id = tc.id;
+            if (tc.function?.name) entry.name += tc.function.name;
+            if (tc.function?.arguments) entry.arguments += tc.function.arguments;
+            calls.set(tc.index, entry);
+          }
+          if (choice.finish_reason) finish = choice.finish_reason;
+        }
+        // The openai stream ends quietly when aborted; an aborted pass must not look complete.
+        if (call.signal.aborted) throw call.signal.reason;
+        const assembled = [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c).filter((c) => c.name);
+        if (assembled.length) yield { type: 'tool_calls', calls: assembled };
+        yield { type: 'usage', usage: usage ?? estimateUsage(body.messages, text) };
+        yield { type: 'finish', reason: finish };
+        return;
+      } catch (err) {
+        const retry = attempt === 0 && !streamed && isRetryable(err) && !request.signal.aborted;
+        if (!retry) {
+          // Exactly one usage per pass: a pass cut short still reports (an estimate of) what it cost.
+          if (streamed || request.signal.aborted) yield { type: 'usage', usage: usage ?? estimateUsage(body.messages, text) };
+          fail(err, call, request.signal);
+        }
+        retryCause = err;
+      } finally {
+        call.dispose();
+      }
+      await backoff(retryCause, request.signal);
+    }
+  }
+
+  async function complete(request: CompleteRequest): Promise<{ text: string; usage: Usage }> {
+    const body = {
+      model: request.model,
+      messages: request.messages,
+      max_tokens: request.maxTokens,
+      temperature: request.temperature,
+      ...(request.json && { response_format: { type: 'json_object' as const } }),
+    };
+    for (let attempt = 0; ; attempt++) {
+      const call = callSignal(request.signal);
+      try {
+        const res = await client.chat.completions.create(body, { signal: call.signal });
+        const text = res.choices[0]?.message?.content ?? '';
+        return { text, usage: res.usage ? reportedUsage(res.usage) : estimateUsage(body.messages, text) };
+      } catch (err) {
+        if (!(attempt === 0 && isRetryable(err) && !request.signal?.aborted)) fail(err, call, request.signal);
+        await backoff(err, request.signal);
+      } finally {
+        call.dispose();
+      }
+    }
+  }
+
+  return { streamPass, complete };
+}
