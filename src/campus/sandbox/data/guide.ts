@@ -1,0 +1,109 @@
+/**
+ * Sandbox sample data: a handful of student-guide pages in Markdown, the sandbox's stand-in for the
+ * student guide the real tool server indexes. Sections are split on `##` headings into chunks.
+ */
+
+export interface GuidePage {
+  path: string;
+  title: string;
+  description: string;
+  content: string;
+}
+
+/** Base of the public guide links returned by `guide_get_section`. */
+export const GUIDE_BASE_URL = 'https://guide.sandbox.example/';
+
+export const SANDBOX_GUIDE: readonly GuidePage[] = [
+  {
+    path: 'src/pages/meal-plans.md',
+    title: 'Meal Plans',
+    description: 'How meal plans, blocks and DineXtra work.',
+    content: `# Meal Plans
+
+Every student living in university housing has a meal plan. Plans combine meal blocks and DineXtra dollars.
+
+## Blocks
+
+A block is one meal at a dining location, worth up to a set amount. Unused blocks expire at the end of the week.
+
+## DineXtra
+
+DineXtra is a declining balance in dollars, usable at every dining location and at Scotty's Market. It rolls over from fall to spring.
+
+## Changing your plan
+
+You can change your meal plan during the first two weeks of each semester through the housing portal.`,
+  },
+  {
+    path: 'src/pages/wifi.md',
+    title: 'Wi-Fi and Accounts',
+    description: 'Connecting to campus Wi-Fi and setting up your Andrew account.',
+    content: `# Wi-Fi and Accounts
+
+## Campus networks
+
+Use the CMU-SECURE network with your Andrew ID and password. Guests use CMU-GUEST.
+
+## Eduroam
+
+Eduroam works on campus and at other universities; sign in with your Andrew ID followed by @andrew.cmu.edu.
+
+## Getting help
+
+The Computing Services help center in the Cyert Hall lobby answers account and network questions.`,
+  },
+  {
+    path: 'src/pages/libraries.md',
+    title: 'Libraries and Study Spaces',
+    description: 'Where to study, borrow books and print.',
+    content: `# Libraries and Study Spaces
+
+## Hunt Library
+
+Hunt Library holds the main collection, the IDeATe studios and quiet study floors. It is open late during exams.
+
+## Sorrells Library
+
+Sorrells Library in Wean Hall serves engineering and computer science, with group study rooms you can book.
+
+## Printing
+
+Print from any cluster machine or your laptop; pages are charged to your print quota.`,
+  },
+  {
+    path: 'src/pages/getting-around.md',
+    title: 'Getting Around',
+    description: 'Shuttles, escorts, buses and parking.',
+    content: `# Getting Around
+
+## Shuttles and escorts
+
+Campus shuttles run evening routes around Oakland and Squirrel Hill; the escort service takes you home safely at night.
+
+## Buses
+
+Your student ID is a bus pass on Pittsburgh Regional Transit buses.
+
+## Parking
+
+Parking permits are sold by Parking and Transportation Services; evening and weekend parking is free in some lots.`,
+  },
+  {
+    path: 'src/pages/health.md',
+    title: 'Health and Wellness',
+    description: 'Health services, counseling and urgent help.',
+    content: `# Health and Wellness
+
+## University Health Services
+
+Health Services in Morewood Gardens offers appointments, vaccines and prescriptions.
+
+## Counseling
+
+Counseling and Psychological Services (CaPS) offers same-day appointments and a 24/7 phone line: 412-268-2922.
+
+## Emergencies
+
+In an emergency call University Police at 412-268-2323 or 911.`,
+  },
+];

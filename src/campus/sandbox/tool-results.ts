@@ -1,0 +1,21 @@
+/**
+ * The three result shapes the campus tool server answers with (CAMPUS_TOOLS.md): JSON text, Markdown
+ * text, and the error result `Error calling tool '<action>': <detail>` with `isError: true`.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+/** A JSON value as one text block, compact like the real server's. */
+export function jsonResult(value: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }] };
+}
+
+/** Markdown (or any plain text) as one text block. */
+export function textResult(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }] };
+}
+
+/** A failed call, worded like the production server: the action is the tool name without its group. */
+export function errorResult(tool: string, detail: string): CallToolResult {
+  const action = tool.slice(tool.indexOf('_') + 1);
+  return { isError: true, content: [{ type: 'text', text: `Error calling tool '${action}': ${detail}` }] };
+}
