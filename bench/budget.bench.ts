@@ -1,0 +1,95 @@
+/**
+ * Cost of admission control's budget work per turn: the check before the model call (`admit`, one
+ * read) and the charge after a pass (`charge`, one upsert), for the SQLite store (file in WAL mode)
+ * and the Postgres store (PGlite over the wire protocol: a local stand-in, not a networked server).
+ * Moderation is off here (it is a provider round trip, measured by the provider, not by us).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { noModeration } from '../src/admission/admission.js';
+import { createAdmission } from '../src/admission/create-admission.js';
+import { createPostgresBudgetStore } from '../src/admission/postgres-budget-store.js';
+import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js';
+import type { TokenBudgetStore } from '../src/admission/token-budget.js';
+import { parseConfig } from '../src/config.js';
+import { createDatabase } from '../src/db/client.js';
+import { runMigrations } from '../src/db/migrate.js';
+import { silentLogger } from '../src/logger.js';
+import type { TurnRequest, Usage } from '../src/pipeline/types.js';
+import { startTestPostgres } from '../tests/support/postgres.js';
+import { ms, quantile, timeRuns } from './stats.js';
+
+const RUNS = 2_000;
+/** Users the turns are spread over, so reads and upserts hit many rows, as in service. */
+const USERS = 500;
+const config = parseConfig({ AGENT_ENV: 'test', DAILY_TOKEN_LIMIT: String(Number.MAX_SAFE_INTEGER) });
+const usage: Usage = { promptTokens: 900, completionTokens: 150, totalTokens: 1050, estimated: false };
+const signal = new AbortController().signal;
+
+function requests(): () => TurnRequest {
+  let i = 0;
+  return () => ({ query: 'q', userId: `user-${i++ % USERS}`, history: [], model: 'm', disabledGroups: [] });
+}
+
+interface Row {
+  store: string;
+  op: string;
+  samples: number[];
+}
+
+async function measure(name: string, store: TokenBudgetStore): Promise<Row[]> {
+  const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now: () => new Date() });
+  const next = requests();
+  const check = await timeRuns(RUNS, () => admission.admit(next(), signal));
+  const charge = await timeRuns(RUNS, () => admission.charge(next(), usage));
+  // A typical turn: one check, then two model passes (tool call, then answer), each charged.
+  const turn = await timeRuns(RUNS, async () => {
+    const req = next();
+    await admission.admit(req, signal);
+    await admission.charge(req, usage);
+    await admission.charge(req, usage);
+  });
+  return [
+    { store: name, op: 'check (admit)', samples: check },
+    { store: name, op: 'charge (one pass)', samples: charge },
+    { store: name, op: 'turn (check + 2 charges)', samples: turn },
+  ];
+}
+
+async function main(): Promise<void> {
+  const rows: Row[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'budget-bench-'));
+  const sqlite = createSqliteBudgetStore({ path: join(dir, 'usage.sqlite') });
+  try {
+    rows.push(...(await measure('SQLite (WAL file)', sqlite)));
+  } finally {
+    await sqlite.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const pg = await startTestPostgres();
+  const database = createDatabase(pg.url, { max: 4 });
+  try {
+    await runMigrations(database);
+    rows.push(...(await measure('Postgres (PGlite, loopback)', createPostgresBudgetStore({ database }))));
+  } finally {
+    await database.close();
+    await pg.stop();
+  }
+
+  const out = [
+    '## Token budget: check and charge per turn',
+    '',
+    `Method: \`createAdmission\` with moderation off, ${RUNS} sequential runs per row after 20 warm-up runs, ` +
+      `turns spread over ${USERS} users; wall time per call. Postgres is PGlite over the wire protocol on ` +
+      'loopback (single-threaded, WASM): a networked Postgres adds its round-trip time per statement.',
+    '',
+    '| Store | Operation | Median | p99 |',
+    '|---|---|---|---|',
+    ...rows.map((r) => `| ${r.store} | ${r.op} | ${ms(quantile(r.samples, 0.5))} | ${ms(quantile(r.samples, 0.99))} |`),
+  ];
+  process.stdout.write(out.join('\n') + '\n');
+}
+
+await main();
