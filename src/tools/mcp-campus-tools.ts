@@ -1,0 +1,157 @@
+/**
+ * The campus tools client: MCP over Streamable HTTP (the only importer of the MCP SDK client).
+ * Discovery is cached (60 s, failures 15 s) with a single-flight refresh, invalidated by
+ * `notifications/tools/list_changed`; a lost session (404) re-initialises once; each call has a timeout.
+ * Never throws to the pipeline: a dead server lists no tools and a failed call is `{ok: false}`.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../logger.js';
+import type { CampusTool, CampusToolResult, CampusTools } from './campus-tools.js';
+import type { JsonSchemaObject } from './local-tool.js';
+import { trimToolDescription } from './tool-description.js';
+import { SHOW_MAP_TOOL, toolGroupOf } from './tool-groups.js';
+
+export interface McpCampusToolsOptions {
+  /** MCP_SERVER_URL, including the `/mcp` path. */
+  url: string;
+  logger: Logger;
+  fetch?: FetchLike;
+  /** Milliseconds since epoch; injected so cache expiry is testable. */
+  now?: () => number;
+  /** Per tool call (CAMPUS_TOOLS: upstream timeouts happen); also bounds connect and list. */
+  callTimeoutMs?: number;
+  listTtlMs?: number;
+  failureTtlMs?: number;
+}
+
+interface Cache {
+  tools: CampusTool[];
+  expiresAt: number;
+}
+
+const CLIENT_INFO = { name: 'campus-assistant-agent', version: '0.1.0' };
+
+function textOf(content: unknown): string {
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block: { type?: string; text?: unknown }) => (block?.type === 'text' && typeof block.text === 'string' ? block.text : ''))
+    .filter(Boolean)
+    .join('\n');
+}
+
+function toSchema(schema: unknown): JsonSchemaObject {
+  const s = (schema ?? {}) as Record<string, unknown>;
+  return { ...s, type: 'object', properties: (s.properties as Record<string, unknown>) ?? {} };
+}
+
+/** A lost session: the server forgot our `Mcp-Session-Id` and answers 404 (Streamable HTTP spec). */
+function isSessionLost(err: unknown): boolean {
+  return err instanceof StreamableHTTPError && err.code === 404;
+}
+
+/** Builds the MCP campus tools client; connects lazily on the first list or call. */
+export function createMcpCampusTools(options: McpCampusToolsOptions): CampusTools {
+  const now = options.now ?? Date.now;
+  const callTimeoutMs = options.callTimeoutMs ?? 10_000;
+  const listTtlMs = options.listTtlMs ?? 60_000;
+  const failureTtlMs = options.failureTtlMs ?? 15_000;
+  const log = options.logger.child({ component: 'campus-tools' });
+
+  let cache: Cache | null = null;
+  let inflight: Promise<CampusTool[]> | null = null;
+  let connection: Promise<Client> | null = null;
+  let closed = false;
+
+  function connect(): Promise<Client> {
+    connection ??= (async () => {
+      const client = new Client(CLIENT_INFO);
+      client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+        cache = null;
+      });
+      client.onerror = (err) => log.debug('tool server transport error', { err });
+      const transport = new StreamableHTTPClientTransport(new URL(options.url), options.fetch ? { fetch: options.fetch } : {});
+      try {
+        await client.connect(transport, { timeout: callTimeoutMs });
+      } catch (err) {
+        connection = null;
+        await client.close().catch(() => undefined);
+        throw err;
+      }
+      return client;
+    })();
+    return connection;
+  }
+
+  async function reset(): Promise<void> {
+    const old = connection;
+    connection = null;
+    if (old) await old.then((c) => c.close()).catch(() => undefined);
+  }
+
+  /** Runs `op` on the session; a lost session is re-initialised once and the op retried. */
+  async function withSession<T>(op: (client: Client) => Promise<T>): Promise<T> {
+    try {
+      return await op(await connect());
+    } catch (err) {
+      if (!isSessionLost(err)) throw err;
+      log.info('tool server session lost; re-initialising');
+      await reset();
+      cache = null;
+      return op(await connect());
+    }
+  }
+
+  async function discover(): Promise<CampusTool[]> {
+    try {
+      const result = await withSession((c) => c.listTools(undefined, { timeout: callTimeoutMs }));
+      const tools = result.tools
+        .filter((t) => t.name !== SHOW_MAP_TOOL)
+        .map((t) => ({
+          name: t.name,
+          group: toolGroupOf(t.name),
+          description: trimToolDescription(t.description ?? ''),
+          inputSchema: toSchema(t.inputSchema),
+        }));
+      cache = { tools, expiresAt: now() + listTtlMs };
+      return tools;
+    } catch (err) {
+      log.warn('tool discovery failed; answering without campus tools', { err });
+      await reset();
+      cache = { tools: [], expiresAt: now() + failureTtlMs };
+      return [];
+    }
+  }
+
+  return {
+    async list() {
+      if (closed) return [];
+      if (cache && cache.expiresAt > now()) return cache.tools;
+      // Single flight: concurrent turns share one refresh.
+      inflight ??= discover().finally(() => {
+        inflight = null;
+      });
+      return inflight;
+    },
+
+    async call(name, args, signal): Promise<CampusToolResult> {
+      if (closed) return { ok: false, text: 'client closed' };
+      try {
+        const result = await withSession((c) =>
+          c.callTool({ name, arguments: args }, undefined, { signal, timeout: callTimeoutMs }),
+        );
+        return { ok: result.isError !== true, text: textOf(result.content) };
+      } catch (err) {
+        if (!signal.aborted) log.warn('tool call failed', { tool: name, err });
+        return { ok: false, text: err instanceof Error ? err.message : String(err) };
+      }
+    },
+
+    async close() {
+      closed = true;
+      await reset();
+    },
+  };
+}
