@@ -1,0 +1,61 @@
+# syntax=docker/dockerfile:1
+#
+# Container image of the campus assistant agent for the campus platform (DEPLOY.md).
+# Three stages: `build` compiles TypeScript with the dev dependencies; `prod-deps` installs the
+# production dependencies only (better-sqlite3 compiles a native addon, so both need a toolchain);
+# `runtime` is a slim Node 22 image holding node_modules (production), dist/ and the SQL migrations,
+# run as the unprivileged `node` user. No secret is read at build time: every variable the service
+# needs is set on the platform as a runtime variable. tests/production-entry.test.ts runs these same
+# steps (build, `npm ci --omit=dev`, `node dist/src/server.js`) outside Docker.
+
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+# ---- build: dev dependencies + tsc -------------------------------------------------------------
+FROM ${NODE_IMAGE} AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# ---- prod-deps: production dependencies only, native addon compiled here -------------------------
+FROM ${NODE_IMAGE} AS prod-deps
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY scripts/deploy/prune-prod-deps.sh ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && npm cache clean --force \
+ && sh prune-prod-deps.sh
+
+# ---- runtime: slim, no toolchain, no dev dependencies, no sources ---------------------------------
+FROM ${NODE_IMAGE} AS runtime
+# NODE_OPTIONS bounds the V8 heap so the process stays inside the platform's 256 MB limit:
+# 128 MB old space + a 16 MB young generation + ~60 MB of code, native modules and buffers
+# (bench/footprint.bench.ts records the real figures). Override it here only together with the limit.
+ENV NODE_ENV=production \
+    AGENT_ENV=production \
+    PORT=5055 \
+    NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=8"
+WORKDIR /app
+# Owned by root, read-only to the service: the running process cannot rewrite its own code.
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# Migrations are applied by the service at start (src/db/migrate.ts reads ./drizzle), never at build.
+COPY drizzle ./drizzle
+COPY package.json ./
+USER node
+EXPOSE 5055
+# The platform checks /api/health too; this one makes `docker ps` honest. Slim images have no curl:
+# Node's own fetch does the request. 127.0.0.1 reaches the 0.0.0.0 listener from inside.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||5055)+'/api/health').then(r=>process.exit(r.status===200?0:1),()=>process.exit(1))"]
+STOPSIGNAL SIGTERM
+# Node itself is PID 1 (exec form, not `npm start`): it receives SIGTERM and drains (src/server.ts).
+CMD ["node", "dist/src/server.js"]
