@@ -17,10 +17,8 @@ import {
   uuid,
   vector,
 } from 'drizzle-orm/pg-core';
+import { FACT_KINDS } from '../memory/store.js';
 import { EMBEDDING_DIMENSIONS } from './embedding-dimensions.js';
-
-/** `learned`: extracted in the background; `remembered`: the user asked for it (CONTRACT.md). */
-export const FACT_KINDS = ['learned', 'remembered'] as const;
 
 export const memoryFacts = pgTable(
   'memory_facts',

@@ -1,14 +1,61 @@
 /**
- * In-memory store: used when DATABASE_URL is unset. Facts live as long as the process.
+ * In-memory store: used when DATABASE_URL is unset. Facts live as long as the process. Same behaviour
+ * as the Postgres store (the shared store suite runs against both): dedupe by normalised text or
+ * cosine similarity, per-user limit with eviction, newest-first pages, brute-force vector search.
  */
-import type { MemoryHealth, MemoryStore } from './store.js';
+import { randomUUID } from 'node:crypto';
+import { cosineSimilarity } from './cosine.js';
+import { cleanFactText, isFactId, normalizeFactText } from './fact-text.js';
+import {
+  DUPLICATE_SIMILARITY,
+  MAX_FACTS_PER_USER,
+  type AddResult,
+  type Fact,
+  type FactKind,
+  type FactPage,
+  type ListOptions,
+  type MemoryHealth,
+  type MemoryStore,
+  type ScoredFact,
+} from './store.js';
+import { evictionOrder, mergeDuplicate, pageBounds } from './store-rules.js';
 
 export interface InMemoryStoreOptions {
+  /** Null when semantic search is off (no EMBEDDINGS_API_KEY): reported by health. */
   embeddingModel: string | null;
+  /** Defaults to MAX_FACTS_PER_USER; tests lower it to exercise eviction quickly. */
+  maxFactsPerUser?: number;
+  now?: () => Date;
+  newId?: () => string;
 }
 
+interface Entry extends Fact {
+  normalized: string;
+  embedding: number[] | null;
+}
+
+const copy = (e: Entry): Fact => ({
+  id: e.id,
+  userId: e.userId,
+  kind: e.kind,
+  text: e.text,
+  createdAt: new Date(e.createdAt),
+  updatedAt: new Date(e.updatedAt),
+});
+
+/** Newest first; the id breaks ties so two facts of the same millisecond keep a stable order. */
+const newestFirst = (a: Entry, b: Entry) =>
+  b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
 export function createInMemoryStore(options: InMemoryStoreOptions): MemoryStore {
+  const maxFacts = options.maxFactsPerUser ?? MAX_FACTS_PER_USER;
+  const now = options.now ?? (() => new Date());
+  const newId = options.newId ?? randomUUID;
+  const byUser = new Map<string, Entry[]>();
   let initialized = false;
+
+  const factsOf = (userId: string): Entry[] => byUser.get(userId) ?? [];
+
   return {
     backend: 'in-memory',
     async init() {
@@ -25,6 +72,95 @@ export function createInMemoryStore(options: InMemoryStoreOptions): MemoryStore 
     },
     async close() {
       initialized = false;
+    },
+
+    async add(input): Promise<AddResult> {
+      const text = cleanFactText(input.text);
+      const normalized = normalizeFactText(text);
+      const embedding = input.embedding ?? null;
+      const facts = factsOf(input.userId);
+      const at = now();
+      let duplicate = facts.find((f) => f.normalized === normalized);
+      if (!duplicate && embedding) {
+        let best: { entry: Entry; similarity: number } | null = null;
+        for (const f of facts) {
+          if (!f.embedding) continue;
+          const similarity = cosineSimilarity(embedding, f.embedding);
+          if (!best || similarity > best.similarity) best = { entry: f, similarity };
+        }
+        if (best && best.similarity >= DUPLICATE_SIMILARITY) duplicate = best.entry;
+      }
+
+      let stored: Entry;
+      let status: AddResult['status'];
+      if (duplicate) {
+        const merged = mergeDuplicate(duplicate.kind, input.kind);
+        duplicate.kind = merged.kind;
+        // A rewording found by similarity cannot clash with another fact's normalised text: an exact
+        // match would have been found first.
+        if (merged.takeNewText) {
+          duplicate.text = text;
+          duplicate.normalized = normalized;
+          duplicate.embedding = embedding ?? duplicate.embedding;
+        }
+        duplicate.updatedAt = at;
+        stored = duplicate;
+        status = 'updated';
+      } else {
+        stored = { id: newId(), userId: input.userId, kind: input.kind, text, normalized, embedding, createdAt: at, updatedAt: at };
+        facts.push(stored);
+        byUser.set(input.userId, facts);
+        status = 'created';
+      }
+
+      let evicted = 0;
+      if (facts.length > maxFacts) {
+        const victims = new Set(evictionOrder(facts).slice(0, facts.length - maxFacts));
+        evicted = victims.size;
+        byUser.set(input.userId, facts.filter((f) => !victims.has(f)));
+      }
+      return { fact: copy(stored), status, evicted };
+    },
+
+    async list(userId, opts: ListOptions = {}): Promise<FactPage> {
+      const { limit, offset } = pageBounds(opts);
+      const needle = opts.q?.toLowerCase();
+      const matching = factsOf(userId)
+        .filter((f) => (!opts.kind || f.kind === opts.kind) && (!needle || f.text.toLowerCase().includes(needle)))
+        .sort(newestFirst);
+      return { items: matching.slice(offset, offset + limit).map(copy), total: matching.length };
+    },
+
+    async search(userId, embedding, k): Promise<ScoredFact[]> {
+      return factsOf(userId)
+        .filter((f) => f.embedding)
+        .map((f) => ({ ...copy(f), similarity: cosineSimilarity(embedding, f.embedding!) }))
+        .sort((a, b) => b.similarity - a.similarity)
+        .slice(0, Math.max(0, k));
+    },
+
+    async get(userId, id) {
+      if (!isFactId(id)) return null;
+      const found = factsOf(userId).find((f) => f.id === id.toLowerCase());
+      return found ? copy(found) : null;
+    },
+
+    async remove(userId, ids, kind?: FactKind) {
+      const wanted = new Set(ids.filter(isFactId).map((id) => id.toLowerCase()));
+      const facts = factsOf(userId);
+      const removed = facts.filter((f) => wanted.has(f.id) && (!kind || f.kind === kind));
+      if (removed.length > 0) byUser.set(userId, facts.filter((f) => !removed.includes(f)));
+      return removed.map(copy);
+    },
+
+    async clear(userId) {
+      const n = factsOf(userId).length;
+      byUser.delete(userId);
+      return n;
+    },
+
+    async count(userId) {
+      return factsOf(userId).length;
     },
   };
 }

@@ -3,6 +3,67 @@
  * in-memory (no DATABASE_URL) and Postgres with pgvector. Raw chat turns are never stored.
  */
 
+/** `learned`: extracted in the background; `remembered`: the user asked for it (CONTRACT.md). */
+export const FACT_KINDS = ['learned', 'remembered'] as const;
+export type FactKind = (typeof FACT_KINDS)[number];
+
+/** Issue 5: at most 1,000 facts per user; past that the oldest learned facts are evicted first. */
+export const MAX_FACTS_PER_USER = 1000;
+
+/** Issue 5: a new fact this similar (cosine) to a stored one updates it instead of adding a second. */
+export const DUPLICATE_SIMILARITY = 0.92;
+
+/** Longest fact text kept; a fact is one short sentence, not a transcript. */
+export const MAX_FACT_LENGTH = 500;
+
+/** One durable fact about one user. */
+export interface Fact {
+  id: string;
+  userId: string;
+  kind: FactKind;
+  text: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A fact found by vector search; `similarity` is cosine similarity (1 − cosine distance). */
+export interface ScoredFact extends Fact {
+  similarity: number;
+}
+
+export interface FactInput {
+  userId: string;
+  kind: FactKind;
+  /** Trimmed and cut to MAX_FACT_LENGTH by the store. */
+  text: string;
+  /** Null or absent when embeddings are off or failed: such a fact is found by text only. */
+  embedding?: number[] | null;
+}
+
+export interface AddResult {
+  /** The stored fact: the new one, or the existing duplicate after its update. */
+  fact: Fact;
+  /** `updated`: a duplicate (same normalised text, or similarity ≥ DUPLICATE_SIMILARITY) was updated. */
+  status: 'created' | 'updated';
+  /** How many facts were evicted to stay within the per-user limit. */
+  evicted: number;
+}
+
+export interface ListOptions {
+  /** Case-insensitive substring of the fact text. */
+  q?: string;
+  kind?: FactKind;
+  limit?: number;
+  offset?: number;
+}
+
+export interface FactPage {
+  /** Newest first. */
+  items: Fact[];
+  /** Facts matching the filters, ignoring limit and offset. */
+  total: number;
+}
+
 /** What `/api/health` reports under `memory` (CONTRACT.md "Health"). */
 export interface MemoryHealth {
   backend: 'postgres' | 'in-memory';
@@ -21,4 +82,24 @@ export interface MemoryStore {
   health(): Promise<MemoryHealth>;
   /** Releases connections; idempotent. */
   close(): Promise<void>;
+
+  /**
+   * Stores a fact, or updates its duplicate: same normalised text, else the nearest embedding with
+   * similarity ≥ DUPLICATE_SIMILARITY. A duplicate keeps the stronger kind (an explicit `remembered`
+   * promotes a `learned` fact) and, when remembered, takes the new wording. Then evicts past the
+   * per-user limit: learned before remembered, least recently updated first.
+   */
+  add(input: FactInput): Promise<AddResult>;
+  /** A page of one user's facts, newest first (CONTRACT.md "Memory page"). */
+  list(userId: string, options?: ListOptions): Promise<FactPage>;
+  /** The `k` facts nearest to `embedding` (cosine), nearest first; facts without embedding excluded. */
+  search(userId: string, embedding: readonly number[], k: number): Promise<ScoredFact[]>;
+  /** One fact of this user, or null (also for an id that is not a fact id). */
+  get(userId: string, id: string): Promise<Fact | null>;
+  /** Removes these facts of this user (only of `kind` when given); returns what was removed. */
+  remove(userId: string, ids: readonly string[], kind?: FactKind): Promise<Fact[]>;
+  /** Removes every fact of this user; returns how many. */
+  clear(userId: string): Promise<number>;
+  /** How many facts this user has. */
+  count(userId: string): Promise<number>;
 }

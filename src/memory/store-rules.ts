@@ -1,0 +1,39 @@
+/**
+ * Decisions both stores make the same way, kept in one place: how a duplicate's kind and wording are
+ * merged, which facts are evicted first, and the bounds of a page.
+ */
+import type { Fact, FactKind, ListOptions } from './store.js';
+
+/** CONTRACT.md "Memory page": limit 1-200, default 200; offset ≥ 0, default 0. */
+export const MAX_PAGE_LIMIT = 200;
+
+/**
+ * A duplicate keeps the stronger kind: an explicit remember promotes a learned fact; a learned
+ * re-discovery never demotes a remembered one. An explicit remember also takes the user's new wording.
+ */
+export function mergeDuplicate(existing: FactKind, incoming: FactKind): { kind: FactKind; takeNewText: boolean } {
+  return {
+    kind: existing === 'remembered' || incoming === 'remembered' ? 'remembered' : 'learned',
+    takeNewText: incoming === 'remembered',
+  };
+}
+
+/**
+ * Eviction order: learned facts before remembered ones (the user asked to keep those), then the least
+ * recently updated (a fact re-learned lately is still true), then the oldest created.
+ */
+export function evictionOrder<T extends Pick<Fact, 'kind' | 'updatedAt' | 'createdAt'>>(facts: readonly T[]): T[] {
+  return [...facts].sort(
+    (a, b) =>
+      Number(a.kind === 'remembered') - Number(b.kind === 'remembered') ||
+      a.updatedAt.getTime() - b.updatedAt.getTime() ||
+      a.createdAt.getTime() - b.createdAt.getTime(),
+  );
+}
+
+/** Limit and offset clamped to the contract's bounds (routes validate first; stores stay safe anyway). */
+export function pageBounds(options: Pick<ListOptions, 'limit' | 'offset'>): { limit: number; offset: number } {
+  const limit = Math.min(MAX_PAGE_LIMIT, Math.max(1, Math.floor(options.limit ?? MAX_PAGE_LIMIT)));
+  const offset = Math.max(0, Math.floor(options.offset ?? 0));
+  return { limit, offset };
+}
