@@ -2,10 +2,7 @@
  * A real Postgres with pgvector for tests: PGlite with its vector extension, served over the wire
  * protocol so the service connects through DATABASE_URL with the same `postgres` driver as production.
  */
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import type { AddressInfo } from 'node:net';
+import { startPgliteServer } from '../../scripts/pglite-server.js';
 
 export interface TestPostgres {
   /** `postgres://postgres:postgres@127.0.0.1:<port>/postgres` */
@@ -19,20 +16,8 @@ export interface TestPostgres {
  * the same directory is a restart that keeps the data.
  */
 export async function startTestPostgres(options: { dataDir?: string; port?: number } = {}): Promise<TestPostgres> {
-  const db = await PGlite.create({ dataDir: options.dataDir, extensions: { vector } });
-  // PGlite is single-connection; the socket server multiplexes client connections onto it.
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: options.port ?? 0, maxConnections: 32 });
-  await server.start();
-  const raw = (server as unknown as { server?: { address(): AddressInfo | string | null } }).server;
-  const address = raw?.address();
-  if (!address || typeof address === 'string') throw new Error('PGlite socket server has no TCP address');
-  const port = address.port;
-  return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
-    port,
-    async stop() {
-      await server.stop();
-      await db.close();
-    },
-  };
+  // One start logic for tests, benches and `scripts/dev-postgres.ts`; see scripts/pglite-server.ts for why
+  // it is not PGLiteSocketServer alone (interleaved extended-protocol messages across connections).
+  const { url, port, stop } = await startPgliteServer(options);
+  return { url, port, stop };
 }
