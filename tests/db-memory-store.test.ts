@@ -1,0 +1,87 @@
+/**
+ * The Postgres store's life cycle on a real Postgres with pgvector (PGlite over the wire protocol):
+ * a restart keeps the facts, two service instances initialise together, a vector column of the wrong
+ * size refuses to start, and a database that stops answering makes health not ready.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../src/db/client.js';
+import { EmbeddingDimensionError } from '../src/db/migrate.js';
+import { createPostgresStore } from '../src/memory/postgres-store.js';
+import { startTestPostgres, type TestPostgres } from './support/postgres.js';
+
+const cleanups: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+async function start(dataDir?: string): Promise<TestPostgres> {
+  const pg = await startTestPostgres(dataDir ? { dataDir } : {});
+  cleanups.push(() => pg.stop());
+  return pg;
+}
+
+function connect(url: string): Database {
+  const d = createDatabase(url, { max: 2, connectTimeoutSeconds: 2 });
+  cleanups.push(() => d.close());
+  return d;
+}
+
+describe('postgres memory store', () => {
+  it('keeps facts across a restart of the database and the service', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memory-restart-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    let pg = await start(dir);
+    let database = connect(pg.url);
+    const first = createPostgresStore({ database, embeddingModel: null });
+    await first.init();
+    const { fact } = await first.add({ userId: 'alice', kind: 'remembered', text: 'Is vegetarian' });
+    await database.close();
+    await pg.stop();
+    cleanups.length = 1; // only the directory removal is left
+
+    pg = await start(dir);
+    database = connect(pg.url);
+    const second = createPostgresStore({ database, embeddingModel: null });
+    await second.init();
+    expect((await second.list('alice')).items).toEqual([fact]);
+  });
+
+  it('lets two service instances initialise the same empty database at once', async () => {
+    const pg = await start();
+    const stores = [connect(pg.url), connect(pg.url)].map((database) =>
+      createPostgresStore({ database, embeddingModel: 'text-embedding-3-small' }),
+    );
+    await Promise.all(stores.map((s) => s.init()));
+    const [a, b] = stores as [(typeof stores)[0], (typeof stores)[0]];
+    await a.add({ userId: 'bob', kind: 'learned', text: 'Studies physics' });
+    expect((await b.list('bob')).total).toBe(1);
+    expect((await b.health()).ready).toBe(true);
+  });
+
+  it('refuses to start when the vector column has other dimensions than the model', async () => {
+    const pg = await start();
+    const database = connect(pg.url);
+    await createPostgresStore({ database, embeddingModel: 'text-embedding-3-small' }).init();
+    const wrong = createPostgresStore({ database, embeddingModel: 'text-embedding-3-large' });
+    const err = await wrong.init().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EmbeddingDimensionError);
+    expect((err as Error).message).toMatch(/vector\(1536\).*text-embedding-3-large.*3072/);
+    expect((await wrong.health()).initialized).toBe(false);
+  });
+
+  it('reports not ready when the database stops answering, and queries fail instead of hanging', async () => {
+    const pg = await start();
+    const database = connect(pg.url);
+    const store = createPostgresStore({ database, embeddingModel: null, healthTimeoutMs: 1500 });
+    await store.init();
+    expect(await store.health()).toMatchObject({ backend: 'postgres', initialized: true, ready: true, semantic_search: false, embedding_model: null });
+    await pg.stop();
+    cleanups.length = 0;
+    cleanups.push(() => database.close());
+    expect(await store.health()).toMatchObject({ initialized: true, ready: false });
+    await expect(store.list('alice')).rejects.toThrow();
+  });
+});
