@@ -1,0 +1,92 @@
+/**
+ * Reads a chat-completions request the way the offline model needs it: the user's question (the last
+ * user message), the tools offered, and the tool calls already made since that question with their
+ * results unwrapped from the pipeline's untrusted-data markers.
+ */
+
+export interface OfferedTool {
+  name: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ToolOutcomeSeen {
+  name: string;
+  arguments: Record<string, unknown>;
+  /** The result text without the untrusted-data markers. */
+  result: string;
+}
+
+export interface Conversation {
+  question: string;
+  offered: Set<string>;
+  /** Calls answered since the question, in call order. */
+  done: ToolOutcomeSeen[];
+  /** Any system text (for recall blocks and the like); never echoed. */
+  system: string;
+}
+
+interface WireMessage {
+  role?: unknown;
+  content?: unknown;
+  tool_calls?: Array<{ id?: string; function?: { name?: string; arguments?: string } }>;
+  tool_call_id?: unknown;
+}
+
+/** Message content as plain text: a string, or the text parts of a content array. */
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content))
+    return content
+      .map((p) => (p && typeof p === 'object' && 'text' in p && typeof p.text === 'string' ? p.text : ''))
+      .join('');
+  return '';
+}
+
+// src/tools/untrusted-result.ts wraps results as `<<<TOOL RESULT name ...>>>\n...\n<<<END TOOL RESULT name>>>`.
+const WRAPPED = /^\s*<<<TOOL RESULT [^\n]*>>>\n([\s\S]*?)\n<<<END TOOL RESULT [^\n]*>>>\s*$/;
+
+/** The tool's own text, without the pipeline's markers when present. */
+export function unwrapToolResult(text: string): string {
+  return WRAPPED.exec(text)?.[1] ?? text;
+}
+
+function parseArgs(raw: string | undefined): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(raw ?? '{}');
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Extracts what the rules need from a request body (`messages` and `tools` as OpenAI sends them). */
+export function readConversation(body: { messages?: unknown; tools?: unknown }): Conversation {
+  const messages: WireMessage[] = Array.isArray(body.messages) ? body.messages : [];
+  const offered = new Set<string>();
+  for (const t of Array.isArray(body.tools) ? body.tools : []) {
+    const name = (t as { function?: { name?: unknown } })?.function?.name;
+    if (typeof name === 'string') offered.add(name);
+  }
+  let lastUser = -1;
+  messages.forEach((m, i) => {
+    if (m.role === 'user') lastUser = i;
+  });
+  const question = lastUser >= 0 ? textOf(messages[lastUser]!.content).trim() : '';
+  const calls = new Map<string, { name: string; arguments: Record<string, unknown> }>();
+  const done: ToolOutcomeSeen[] = [];
+  for (const m of messages.slice(lastUser + 1)) {
+    if (m.role === 'assistant') {
+      for (const tc of m.tool_calls ?? []) {
+        if (tc.id) calls.set(tc.id, { name: tc.function?.name ?? '', arguments: parseArgs(tc.function?.arguments) });
+      }
+    } else if (m.role === 'tool' && typeof m.tool_call_id === 'string') {
+      const call = calls.get(m.tool_call_id);
+      if (call) done.push({ ...call, result: unwrapToolResult(textOf(m.content)) });
+    }
+  }
+  const system = messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => textOf(m.content))
+    .join('\n');
+  return { question, offered, done, system };
+}

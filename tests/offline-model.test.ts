@@ -1,0 +1,202 @@
+/**
+ * The offline model through the service's real model gateway (the `openai` package over the offline
+ * fetch), with the real sandbox tool server behind the real MCP tools client and the real
+ * `maps_show_map` tool: each pass asks for the tools its rules pick, and the answer is written from
+ * the results the tools actually returned.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCatalog } from '../src/campus/catalog.js';
+import { startSandboxToolServer, type SandboxToolServer } from '../src/campus/sandbox/tool-server.js';
+import { createShowMapTool } from '../src/campus/show-map-tool.js';
+import { silentLogger } from '../src/logger.js';
+import type { ModelGateway, ModelMessage, PassEvent, ToolCallRequest, ToolDefinition } from '../src/model/gateway.js';
+import { OFFLINE_INTRO, TOOLS_OFF } from '../src/model/offline/answers.js';
+import { OFFLINE_BASE_URL, createOfflineModelFetch } from '../src/model/offline/offline-fetch.js';
+import { createOpenAIGateway } from '../src/model/openai-gateway.js';
+import type { CampusTools } from '../src/tools/campus-tools.js';
+import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
+import { wrapUntrustedResult } from '../src/tools/untrusted-result.js';
+import type { TurnRequest } from '../src/pipeline/types.js';
+
+const WEDNESDAY_NOON = new Date('2026-11-18T17:30:00Z');
+const REMEMBER_TOOL: ToolDefinition = {
+  name: 'memory_remember',
+  description: 'Save a fact the user asked you to remember.',
+  parameters: { type: 'object', properties: { fact: { type: 'string' } }, required: ['fact'] },
+};
+
+let sandbox: SandboxToolServer;
+let tools: CampusTools;
+let gateway: ModelGateway;
+let campusDefs: ToolDefinition[];
+const showMap = createShowMapTool({ catalog: loadCatalog(null), mapBaseUrl: 'https://maps.example' });
+const showMapDef: ToolDefinition = { name: showMap.name, description: showMap.description, parameters: showMap.parameters };
+
+beforeAll(async () => {
+  sandbox = await startSandboxToolServer({ port: 0, host: '127.0.0.1', now: () => WEDNESDAY_NOON });
+  tools = createMcpCampusTools({ url: sandbox.url, logger: silentLogger });
+  campusDefs = (await tools.list()).map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema }));
+  gateway = createOpenAIGateway({ baseUrl: OFFLINE_BASE_URL, apiKey: 'offline', fetch: createOfflineModelFetch() });
+});
+
+afterAll(async () => {
+  await tools?.close();
+  await sandbox?.close();
+});
+
+async function pass(messages: ModelMessage[], offered: ToolDefinition[]) {
+  const events: PassEvent[] = [];
+  for await (const e of gateway.streamPass({ model: 'any/model', messages, tools: offered, signal: new AbortController().signal })) events.push(e);
+  return events;
+}
+
+/** Runs passes like the pipeline does: tool calls run for real, results go back wrapped as untrusted data. */
+async function turn(question: string, offered: ToolDefinition[], remembered: string[] = []) {
+  const messages: ModelMessage[] = [
+    { role: 'system', content: 'You are the campus assistant.' },
+    { role: 'user', content: question },
+  ];
+  const called: Array<{ name: string; args: Record<string, unknown> }> = [];
+  let maps = 0;
+  for (let i = 0; i < 5; i++) {
+    const events = await pass(messages, offered);
+    expect(events.filter((e) => e.type === 'usage')).toHaveLength(1);
+    const calls = events.find((e): e is { type: 'tool_calls'; calls: ToolCallRequest[] } => e.type === 'tool_calls')?.calls;
+    const text = events.filter((e) => e.type === 'text').map((e) => (e as { text: string }).text);
+    if (!calls) return { text: text.join(''), pieces: text.length, called, maps };
+    messages.push({ role: 'assistant', content: null, tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) });
+    for (const c of calls) {
+      const args = JSON.parse(c.arguments) as Record<string, unknown>;
+      called.push({ name: c.name, args });
+      let content: string;
+      if (c.name === showMap.name) {
+        const r = await showMap.run(args, { request: {} as TurnRequest, signal: new AbortController().signal });
+        maps += r.events?.filter((e) => e.type === 'map_request').length ?? 0;
+        content = r.content;
+      } else if (c.name === 'memory_remember') {
+        remembered.push(String(args.fact));
+        content = `Saved to memory: ${args.fact}`;
+      } else {
+        content = (await tools.call(c.name, args, new AbortController().signal)).text;
+      }
+      messages.push({ role: 'tool', tool_call_id: c.id, content: wrapUntrustedResult(c.name, content) });
+    }
+  }
+  throw new Error('the offline model never stopped calling tools');
+}
+
+describe('offline model over the real gateway and sandbox tools', () => {
+  it('answers "Where is Gates?" by searching the buildings, then showing GHC on the map', async () => {
+    const r = await turn('Where is Gates?', [...campusDefs, showMapDef]);
+    expect(r.called).toEqual([
+      { name: 'maps_search_buildings', args: { query: 'Gates' } },
+      { name: 'maps_show_map', args: { destination: 'GHC' } },
+    ]);
+    expect(r.maps).toBe(1);
+    expect(r.text).toContain('**Gates & Hillman Centers** (GHC)');
+    expect(r.text).toContain('40.44350, -79.94450'); // the sandbox's coordinates, not the model's
+    expect(r.text).toContain('on the map');
+    expect(r.pieces).toBeGreaterThan(3); // streamed in pieces, not one blob
+  });
+
+  it('asks for directions with an origin', async () => {
+    const r = await turn('How do I get from Wean Hall to the UC?', [...campusDefs, showMapDef]);
+    // The sandbox search does not know the nickname; the map tool's catalog does.
+    expect(r.called).toEqual([
+      { name: 'maps_search_buildings', args: { query: 'UC' } },
+      { name: 'maps_show_map', args: { destination: 'UC', origin: 'Wean Hall' } },
+    ]);
+    expect(r.maps).toBe(1);
+    expect(r.text).toBe('That is **Cohon University Center (CUC)**. The map beside this answer shows the walking route from Wean Hall.');
+  });
+
+  it('lists what is open right now from the eats tool', async () => {
+    const r = await turn('What can I eat right now?', campusDefs);
+    expect(r.called).toEqual([{ name: 'eats_get_locations_open_now', args: {} }]);
+    expect(r.text).toContain("Here's what is open on campus right now:");
+    expect(r.text).toContain('**Schatz Dining Room**, Cohon University Center, 2nd floor');
+  });
+
+  it('looks up a course number with the aspects asked for, and admits an unknown course', async () => {
+    const r = await turn('What are the prereqs for 15213 and who teaches it?', campusDefs);
+    expect(r.called.map((c) => c.name)).toEqual(['courses_fetch_course_by_id', 'courses_fetch_course_requisites', 'courses_fetch_course_instructors']);
+    expect(r.called[0]!.args).toEqual({ course_id: '15-213' });
+    expect(r.text).toContain('**15-213 Introduction to Computer Systems**');
+    expect(r.text).toContain('Prerequisites: 15-122.');
+    expect(r.text).toContain('Taught by Brian Railing, David Varodayan.');
+    const unknown = await turn('Tell me about 99-999', campusDefs);
+    expect(unknown.text).toBe("I couldn't find course 99-999 in the course catalog. Check the number (for example 15-122).");
+  });
+
+  it('remembers through memory_remember with a third-person fact', async () => {
+    const saved: string[] = [];
+    const r = await turn('Please remember that I am vegetarian', [...campusDefs, REMEMBER_TOOL], saved);
+    expect(saved).toEqual(['Is vegetarian']);
+    expect(r.text).toBe('Got it, I\'ll remember that: "Is vegetarian".');
+  });
+
+  it('searches the guide', async () => {
+    const r = await turn('How does DineXtra work with my meal plan?', campusDefs);
+    expect(r.called[0]!.name).toBe('guide_search_guide');
+    expect(r.text).toMatch(/^From the student guide:\n\n- \*\*Meal Plans/);
+  });
+
+  it('says it is the offline model when no rule applies, and that tools are off when their group is disabled', async () => {
+    expect((await turn('Tell me a joke', campusDefs)).text).toBe(OFFLINE_INTRO);
+    const noEats = campusDefs.filter((t) => !t.name.startsWith('eats_'));
+    const r = await turn('What can I eat right now?', noEats);
+    expect(r.called).toEqual([]);
+    expect(r.text).toBe(TOOLS_OFF);
+  });
+});
+
+describe('offline model protocol', () => {
+  it('gives non-streamed completions a short title, and JSON mode an empty fact list', async () => {
+    const title = await gateway.complete({ model: 'x/y', messages: [{ role: 'user', content: 'Where is Gates?' }] });
+    expect(title.text).toBe('Finding Gates');
+    expect(title.usage.estimated).toBe(false);
+    const json = await gateway.complete({ model: 'x/y', messages: [{ role: 'user', content: 'I like pizza' }], json: true });
+    expect(JSON.parse(json.text)).toEqual({ facts: [] });
+  });
+
+  it('streams OpenAI chunks with tool-call arguments split across chunks and a usage-only chunk', async () => {
+    const client = new OpenAI({ baseURL: OFFLINE_BASE_URL, apiKey: 'k', fetch: createOfflineModelFetch({ now: () => WEDNESDAY_NOON }) });
+    const stream = await client.chat.completions.create({
+      model: 'x/y',
+      messages: [{ role: 'user', content: 'Where is Wean?' }],
+      tools: campusDefs.map((t) => ({ type: 'function' as const, function: { name: t.name, parameters: t.parameters } })),
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    const chunks = [];
+    for await (const c of stream) chunks.push(c);
+    expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
+    const argPieces = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).map((t) => t.function?.arguments ?? '');
+    expect(argPieces.filter(Boolean).length).toBeGreaterThan(1);
+    expect(argPieces.join('')).toBe('{"query":"Wean"}');
+    expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(chunks.at(-1)!.choices).toEqual([]);
+    expect(chunks.at(-1)!.usage!.total_tokens).toBeGreaterThan(0);
+    expect(chunks[0]!.created).toBe(Math.floor(WEDNESDAY_NOON.getTime() / 1000));
+  });
+
+  it('stops a stream when the caller aborts, and answers unknown routes with an OpenAI error body', async () => {
+    const offline = createOfflineModelFetch();
+    const controller = new AbortController();
+    const res = await offline(`${OFFLINE_BASE_URL}/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'x', stream: true, messages: [{ role: 'user', content: 'hello' }] }),
+      signal: controller.signal,
+    });
+    const reader = res.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await expect(reader.read()).rejects.toThrow(/abort/i);
+    const missing = await offline(`${OFFLINE_BASE_URL}/embeddings`, { method: 'POST', body: '{}' });
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).error.message).toMatch(/no route/);
+    const bad = await offline(`${OFFLINE_BASE_URL}/chat/completions`, { method: 'POST', body: 'nope' });
+    expect(bad.status).toBe(400);
+  });
+});
