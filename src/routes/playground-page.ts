@@ -1,0 +1,214 @@
+/**
+ * The playground page served at `GET /` outside production: one self-contained HTML document (inline
+ * style and script, no build step, no external assets) that chats with this service over the same SSE
+ * wire format the front end reads, shows status lines, the map link, memory changes and the user's
+ * memory with delete buttons, and toggles tool groups through `disabled_tools`. The script avoids
+ * template literals so this TypeScript template string stays a plain string.
+ */
+
+const STYLE = `
+*{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,sans-serif;background:#f5f5f4;color:#1c1917}
+header{padding:10px 16px;background:#7f1d1d;color:#fff;display:flex;gap:16px;align-items:center;flex-wrap:wrap}
+header h1{font-size:17px;margin:0}header small{opacity:.85}
+main{display:grid;grid-template-columns:1fr 300px;gap:12px;padding:12px;height:calc(100vh - 52px)}
+#chat{display:flex;flex-direction:column;background:#fff;border-radius:8px;min-height:0}
+#log{flex:1;overflow:auto;padding:12px}
+.msg{margin:6px 0;padding:8px 10px;border-radius:8px;white-space:pre-wrap}
+.user{background:#e7e5e4;margin-left:20%}.assistant{background:#fef2f2;margin-right:10%}
+.status,.note{color:#57534e;font-size:13px;font-style:italic;padding:2px 10px}.error{background:#fee2e2;color:#991b1b}
+.services{font-size:12px;color:#78716c;margin-top:4px}.map{display:block;margin-top:6px}
+form{display:flex;gap:8px;padding:10px;border-top:1px solid #e7e5e4}#q{flex:1;padding:8px;font:inherit}
+aside{background:#fff;border-radius:8px;padding:12px;overflow:auto}aside h2{font-size:15px;margin:12px 0 6px}
+aside label{display:block;margin:4px 0}aside input[type=text],aside input[type=password]{width:100%;padding:6px;font:inherit}
+#memory li{margin:4px 0;display:flex;gap:6px;justify-content:space-between;align-items:flex-start}
+#memory small{color:#78716c}button{font:inherit;cursor:pointer}
+`;
+
+const SCRIPT = `
+(function () {
+  'use strict';
+  var GROUPS = ['maps', 'courses', 'eats', 'guide'];
+  var history = [];
+  var $ = function (id) { return document.getElementById(id); };
+  var saved = window.sessionStorage;
+  $('token').value = saved.getItem('pg.token') || '';
+  $('user').value = saved.getItem('pg.user') || 'playground-user';
+  $('token').addEventListener('change', function () { saved.setItem('pg.token', $('token').value); loadMemory(); });
+  $('user').addEventListener('change', function () { saved.setItem('pg.user', $('user').value); history = []; loadMemory(); });
+
+  function headers(json) {
+    var h = {};
+    if (json) h['Content-Type'] = 'application/json';
+    var token = $('token').value.trim();
+    if (token) h.Authorization = 'Bearer ' + token;
+    return h;
+  }
+  function userId() { return $('user').value.trim(); }
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function add(cls, text) {
+    var e = el('div', 'msg ' + cls, text);
+    $('log').appendChild(e);
+    $('log').scrollTop = $('log').scrollHeight;
+    return e;
+  }
+  function describe(envelope, status) {
+    if (status === 401) return 'The service wants a bearer token: enter it under Settings.';
+    if (envelope && envelope.error) return envelope.error + (envelope.detail ? ': ' + envelope.detail : '');
+    return 'Request failed (' + status + ')';
+  }
+
+  // SSE frames are separated by a blank line; comment lines (": keep-alive") are ignored.
+  function drain(buffer, onEvent) {
+    var parts = buffer.replace(/\\r\\n/g, '\\n').split('\\n\\n');
+    var rest = parts.pop();
+    parts.forEach(function (frame) {
+      var type = 'message', data = [];
+      frame.split('\\n').forEach(function (line) {
+        if (line.indexOf('event:') === 0) type = line.slice(6).trim();
+        else if (line.indexOf('data:') === 0) data.push(line.slice(5).replace(/^ /, ''));
+      });
+      if (data.length) onEvent(type, JSON.parse(data.join('\\n')));
+    });
+    return rest;
+  }
+
+  async function send(event) {
+    event.preventDefault();
+    var query = $('q').value.trim();
+    if (!query) return;
+    $('q').value = '';
+    $('send').disabled = true;
+    add('user', query);
+    var bubble = add('assistant');
+    bubble.setAttribute('data-role', 'answer');
+    var text = el('div', 'text');
+    bubble.appendChild(text);
+    var status = add('status', 'Sending...');
+    var answer = '';
+    var body = { query: query, message_history: history.slice(-40),
+      disabled_tools: GROUPS.filter(function (g) { return !$('group-' + g).checked; }) };
+    if (userId()) body.user_id = userId();
+    function onEvent(type, data) {
+      if (type === 'status') status.textContent = data.text;
+      else if (type === 'delta') { answer += data.text; text.textContent = answer; }
+      else if (type === 'map' && data.url) {
+        var a = el('a', 'map', 'Open map: ' + (data.mode === 'directions' ? data.src_label + ' → ' + data.dest_label : data.target_label));
+        a.href = data.url; a.target = '_blank'; a.rel = 'noopener noreferrer';
+        bubble.appendChild(a);
+      } else if (type === 'memory') { add('note', data.text); loadMemory(); }
+      else if (type === 'done') {
+        text.textContent = data.response_text;
+        history.push({ role: 'user', content: query }, { role: 'assistant', content: data.response_text });
+        if (data.services_used.length) bubble.appendChild(el('div', 'services', 'Tools: ' + data.services_used.join(', ')));
+      } else if (type === 'error') { bubble.classList.add('error'); text.textContent = describe(data, 500); }
+    }
+    try {
+      var res = await fetch('/agent/respond/stream', { method: 'POST', headers: headers(true), body: JSON.stringify(body) });
+      if (!res.ok) {
+        var envelope = await res.json().catch(function () { return null; });
+        bubble.classList.add('error');
+        text.textContent = describe(envelope, res.status);
+        return;
+      }
+      var reader = res.body.getReader(), decoder = new TextDecoder(), buffer = '';
+      for (;;) {
+        var chunk = await reader.read();
+        if (chunk.done) break;
+        buffer = drain(buffer + decoder.decode(chunk.value, { stream: true }), onEvent);
+      }
+    } catch (err) {
+      bubble.classList.add('error');
+      text.textContent = 'Connection lost: ' + err.message;
+    } finally {
+      status.remove();
+      $('send').disabled = false;
+      $('q').focus();
+    }
+  }
+
+  async function loadMemory() {
+    var list = $('memory');
+    var uid = userId();
+    list.textContent = '';
+    if (!uid) { list.appendChild(el('li', '', 'Set a user id to use memory.')); return; }
+    var res = await fetch('/memory/' + encodeURIComponent(uid), { headers: headers(false) });
+    var page = await res.json().catch(function () { return null; });
+    if (!res.ok) { list.appendChild(el('li', 'error', describe(page, res.status))); return; }
+    if (!page.items.length) list.appendChild(el('li', '', 'Nothing remembered yet.'));
+    page.items.forEach(function (item) {
+      var li = el('li');
+      li.setAttribute('data-fact-id', item.id);
+      var label = el('span', '', item.text + ' ');
+      label.appendChild(el('small', '', item.type));
+      var del = el('button', '', 'Delete');
+      del.setAttribute('aria-label', 'Delete ' + item.text);
+      del.addEventListener('click', async function () {
+        del.disabled = true;
+        var r = await fetch('/memory/' + encodeURIComponent(uid) + '/items/' + item.type + '/' + encodeURIComponent(item.id),
+          { method: 'DELETE', headers: headers(false) });
+        if (!r.ok) add('note error', describe(await r.json().catch(function () { return null; }), r.status));
+        loadMemory();
+      });
+      li.appendChild(label);
+      li.appendChild(del);
+      list.appendChild(li);
+    });
+  }
+
+  $('forget-all').addEventListener('click', async function () {
+    var uid = userId();
+    if (!uid) return;
+    var r = await fetch('/memory/' + encodeURIComponent(uid), { method: 'DELETE', headers: headers(false) });
+    var out = await r.json().catch(function () { return null; });
+    add('note', r.ok ? 'Forgot ' + out.removed + ' fact(s).' : describe(out, r.status));
+    loadMemory();
+  });
+  $('composer').addEventListener('submit', send);
+
+  fetch('/api/health').then(function (r) { return r.json(); }).then(function (h) {
+    $('health').textContent = 'model: ' + (h.model ? h.model.mode : '?') + ' · memory: ' + h.memory.backend + ' · ' + h.status;
+  }).catch(function () { $('health').textContent = 'health unavailable'; });
+  loadMemory();
+})();
+`;
+
+/** The page; `nonce` authorises the one inline script under the page's Content-Security-Policy. */
+export function playgroundPage(nonce: string): string {
+  const toggles = ['maps', 'courses', 'eats', 'guide']
+    .map((g) => `<label><input type="checkbox" id="group-${g}" checked> ${g}</label>`)
+    .join('\n');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Campus assistant playground</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<header><h1>Campus assistant playground</h1><small id="health">checking health…</small></header>
+<main>
+<section id="chat">
+<div id="log" aria-live="polite"></div>
+<form id="composer"><input id="q" autocomplete="off" placeholder="Ask: Where is Gates? What can I eat right now?" aria-label="Question" autofocus><button id="send">Send</button></form>
+</section>
+<aside>
+<h2>Settings</h2>
+<label>Bearer token (if the service has AGENT_SHARED_SECRET)<input type="password" id="token" autocomplete="off"></label>
+<label>User id<input type="text" id="user"></label>
+<h2>Tool groups</h2>
+${toggles}
+<h2>Memory</h2>
+<ul id="memory"></ul>
+<button id="forget-all" type="button">Forget all</button>
+</aside>
+</main>
+<script nonce="${nonce}">${SCRIPT}</script>
+</body>
+</html>`;
+}
