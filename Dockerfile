@@ -50,6 +50,9 @@ COPY --from=build /app/dist ./dist
 # Migrations are applied by the service at start (src/db/migrate.ts reads ./drizzle), never at build.
 COPY drizzle ./drizzle
 COPY package.json ./
+# The one writable place besides /tmp: mount a volume here for TOKEN_BUDGET_STORE=sqlite
+# (TOKEN_USAGE_DB=/app/data/token-usage.sqlite); a named volume inherits this ownership.
+RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 5055
 # The platform checks /api/health too; this one makes `docker ps` honest. Slim images have no curl:

@@ -1,0 +1,159 @@
+/**
+ * Resident memory of the production entry point: `node dist/src/server.js` from a clean production
+ * install (tests/support/production-install.ts: the Dockerfile's steps; node_modules is reused from
+ * the lockfile-keyed cache, dist/ is built fresh), with the image's NODE_OPTIONS read from the
+ * Dockerfile, AGENT_ENV=production against PGlite (Postgres + pgvector), a real MCP server and the
+ * fake gateway. Measured from /proc: VmRSS idle, then the peak (VmHWM, reset before the load) while
+ * 100 streaming turns run at once, each held open by the gateway's paced chunks.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startFakeGateway } from '../tests/fakes/fake-gateway.js';
+import { startTestPostgres } from '../tests/support/postgres.js';
+import { prepareProductionInstall } from '../tests/support/production-install.js';
+import { REPO_ROOT, spawnService, type ServiceProcess } from '../tests/support/spawn-service.js';
+import { startTestMcpServer } from '../tests/support/test-mcp-server.js';
+
+const CONCURRENT = 100;
+const ROUNDS = 3;
+/** Chunks per answer × delay between them: each stream stays open ~2 s, so all 100 overlap. */
+const CHUNKS = 40;
+const CHUNK_DELAY_MS = 50;
+/** The issue's budget: under 200 MB resident under load, inside a 256 MB container limit. */
+const TARGET_MB = 200;
+const SECRET = 'footprint-bench-shared-secret-0123456789';
+
+const mb = (kb: number) => (kb / 1024).toFixed(1);
+
+/** The image's NODE_OPTIONS, so the bench runs with exactly the heap bound the image ships. */
+function imageNodeOptions(): string[] {
+  const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+  const match = /NODE_OPTIONS="([^"]+)"/.exec(dockerfile);
+  if (!match) throw new Error('footprint: no NODE_OPTIONS="…" in the Dockerfile');
+  return match[1]!.split(/\s+/).filter(Boolean);
+}
+
+/** A field of /proc/<pid>/status in kB (Linux). */
+function procStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  if (!match) throw new Error(`footprint: ${field} missing from /proc/${pid}/status`);
+  return Number(match[1]);
+}
+
+/** Resets the peak-RSS counter (VmHWM) to the current RSS; "5" is the kernel's clear_refs code for it. */
+function resetPeak(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+/** One streaming turn, read to its end; true when the last event was `done`. */
+async function streamTurn(service: ServiceProcess, i: number, onOpen: () => void): Promise<boolean> {
+  const res = await fetch(`${service.url}/agent/respond/stream`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${SECRET}` },
+    body: JSON.stringify({ query: `Where can I get coffee near building ${i}?`, user_id: `bench-user-${i % 25}` }),
+  });
+  if (res.status !== 200 || !res.body) return false;
+  onOpen();
+  let text = '';
+  const decoder = new TextDecoder();
+  for await (const chunk of res.body) text += decoder.decode(chunk as Uint8Array, { stream: true });
+  // The last frame names its event; `done` is the end of a good turn (CONTRACT.md "Stream").
+  return /event: done\n[^\n]*\n\n\s*$/.test(text);
+}
+
+async function main(): Promise<void> {
+  const nodeArgs = imageNodeOptions();
+  const [install, db, gateway, mcp] = await Promise.all([
+    prepareProductionInstall({ reuseDependencies: true, log: (l) => process.stderr.write(`footprint: ${l}\n`) }),
+    startTestPostgres(),
+    startFakeGateway(),
+    startTestMcpServer({ tools: [{ name: 'eats_get_locations_open_now', run: async () => 'Resnik Cafe is open.' }] }),
+  ]);
+  const answer = 'Resnik Cafe in the Resnik House is open until 8 pm and serves coffee. '.repeat(4);
+  gateway.handler = () => ({ text: Array.from({ length: CHUNKS }, (_, k) => answer.slice(k * 7, k * 7 + 7) || '.'), chunkDelayMs: CHUNK_DELAY_MS });
+
+  let service: ServiceProcess | null = null;
+  try {
+    service = await spawnService({
+      entry: 'dist',
+      cwd: install.dir,
+      nodeArgs,
+      env: {
+        AGENT_ENV: 'production',
+        DATABASE_URL: db.url,
+        MCP_SERVER_URL: mcp.url,
+        LLM_GATEWAY_API_KEY: 'sk-footprint-bench',
+        LLM_GATEWAY_BASE_URL: gateway.baseUrl,
+        AGENT_SHARED_SECRET: SECRET,
+        TOKEN_BUDGET_STORE: 'postgres',
+        LOG_LEVEL: 'info',
+      },
+    });
+    const pid = service.child.pid!;
+    const health = await fetch(`${service.url}/api/health`);
+    if (health.status !== 200) throw new Error(`footprint: health answered ${health.status}`);
+    const startPeak = procStatusKb(pid, 'VmHWM');
+    const idle = procStatusKb(pid, 'VmRSS');
+
+    // One turn first, so lazily loaded modules (openai, MCP client) count as idle, not as load.
+    if (!(await streamTurn(service, -1, () => undefined))) throw new Error('footprint: warm-up turn did not end with done');
+    const idleWarm = procStatusKb(pid, 'VmRSS');
+
+    resetPeak(pid);
+    let open = 0;
+    let maxOpen = 0;
+    let completed = 0;
+    let failed = 0;
+    const started = performance.now();
+    for (let round = 0; round < ROUNDS; round++) {
+      const results = await Promise.all(
+        Array.from({ length: CONCURRENT }, (_, i) =>
+          streamTurn(service!, round * CONCURRENT + i, () => {
+            open++;
+            maxOpen = Math.max(maxOpen, open);
+          }).finally(() => {
+            open = Math.max(0, open - 1);
+          }),
+        ),
+      );
+      for (const ok of results) ok ? completed++ : failed++;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const loadPeak = procStatusKb(pid, 'VmHWM');
+    const after = procStatusKb(pid, 'VmRSS');
+
+    const exit = await service.stop('SIGTERM');
+    const verdict = loadPeak / 1024 < TARGET_MB ? 'under' : '**over**';
+    process.stdout.write(
+      [
+        '## Footprint: resident memory of the production entry point',
+        '',
+        `Method: \`node ${nodeArgs.join(' ')} dist/src/server.js\` (the Dockerfile's NODE_OPTIONS) from a clean ` +
+          '`npm ci --omit=dev` install, `AGENT_ENV=production`, Postgres+pgvector (PGlite over the wire), a real MCP ' +
+          `server, the fake gateway streaming ${CHUNKS} chunks ${CHUNK_DELAY_MS} ms apart. Load: ${ROUNDS} rounds of ` +
+          `${CONCURRENT} concurrent \`/agent/respond/stream\` turns. RSS from /proc (VmRSS; peak = VmHWM, reset before the load).`,
+        '',
+        '| Phase | Resident (MB) |',
+        '|---|---:|',
+        `| start-up peak | ${mb(startPeak)} |`,
+        `| idle after start | ${mb(idle)} |`,
+        `| idle after one turn | ${mb(idleWarm)} |`,
+        `| **peak under ${CONCURRENT} concurrent streaming turns** | **${mb(loadPeak)}** |`,
+        `| after the load | ${mb(after)} |`,
+        '',
+        `${completed} turns ended with \`done\`, ${failed} did not; at most ${maxOpen} streams were open at once; ` +
+          `${(completed / seconds).toFixed(1)} turns/s. Peak is ${verdict} the ${TARGET_MB} MB target ` +
+          `(container limit 256 MB). SIGTERM exit code ${exit.code}.`,
+        '',
+      ].join('\n'),
+    );
+    if (failed > 0 || exit.code !== 0) process.exitCode = 1;
+  } finally {
+    await service?.stop('SIGKILL').catch(() => undefined);
+    await Promise.allSettled([db.stop(), gateway.close(), mcp.close()]);
+    install.remove();
+  }
+}
+
+await main();
