@@ -57,7 +57,8 @@ async function streamTurn(service: ServiceProcess, i: number, onOpen: () => void
   onOpen();
   let text = '';
   const decoder = new TextDecoder();
-  for await (const chunk of res.body) text += decoder.decode(chunk as Uint8Array, { stream: true });
+  const reader = res.body.getReader();
+  for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
   // The last frame names its event; `done` is the end of a good turn (CONTRACT.md "Stream").
   return /event: done\n[^\n]*\n\n\s*$/.test(text);
 }
