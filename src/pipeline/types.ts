@@ -100,7 +100,8 @@ export type ClientEvent =
   | { type: 'map'; map: CmuMaps }
   | { type: 'memory'; data: MemoryEventData }
   | { type: 'done'; response: CompleteResponse }
-  | { type: 'error'; envelope: Envelope };
+  /** `status` is the HTTP status the JSON route answers with; the stream carries only the envelope. */
+  | { type: 'error'; envelope: Envelope; status?: number };
 
 /** How a tool call of this turn went; `kind` separates campus tools from the service's own. */
 export interface ToolOutcome {

@@ -27,3 +27,10 @@ export interface CampusTools {
   call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CampusToolResult>;
   close(): Promise<void>;
 }
+
+/** No tool server: lists nothing, every call fails. The default in tests that need no campus tools. */
+export const noCampusTools: CampusTools = {
+  list: async () => [],
+  call: async () => ({ ok: false, text: 'no campus tool server configured' }),
+  close: async () => undefined,
+};

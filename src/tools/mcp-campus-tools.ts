@@ -144,7 +144,13 @@ export function createMcpCampusTools(options: McpCampusToolsOptions): CampusTool
         );
         return { ok: result.isError !== true, text: textOf(result.content) };
       } catch (err) {
-        if (!signal.aborted) log.warn('tool call failed', { tool: name, err });
+        // Class and code only: a transport error can quote the server's body, which may echo arguments.
+        if (!signal.aborted)
+          log.warn('tool call failed', {
+            tool: name,
+            error: err instanceof Error ? err.name : typeof err,
+            code: (err as { code?: unknown })?.code,
+          });
         return { ok: false, text: err instanceof Error ? err.message : String(err) };
       }
     },

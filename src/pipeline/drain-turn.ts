@@ -1,0 +1,20 @@
+/**
+ * The JSON route's consumer of the turn: drains the same event stream the SSE route encodes and returns
+ * the complete response object carried by `done`; an `error` event becomes the thrown AppError.
+ */
+import { AppError } from '../http/errors.js';
+import type { ClientEvent, CompleteResponse } from './types.js';
+
+const STATUSES = [400, 401, 404, 405, 413, 429, 500, 503] as const;
+
+/** Resolves with `done`'s response; throws an AppError carrying the `error` event's envelope. */
+export async function drainTurn(events: AsyncIterable<ClientEvent>): Promise<CompleteResponse> {
+  for await (const e of events) {
+    if (e.type === 'done') return e.response;
+    if (e.type === 'error') {
+      const status = STATUSES.find((s) => s === e.status) ?? 500;
+      throw new AppError(status, e.envelope.error, e.envelope.detail);
+    }
+  }
+  throw new AppError(500, 'internal error', 'the turn ended without an answer');
+}

@@ -1,0 +1,47 @@
+/**
+ * The plan of a turn, decided without a model call: which tool groups to bind (hint words in the
+ * message; a follow-up keeps the conversation's groups; conversational messages bind none; disabled
+ * groups never), whether unknown-group tools and `maps_show_map` are bound, and the memory hooks.
+ */
+import type { TurnMemory } from '../../memory/turn-memory.js';
+import { hintedGroups, isConversational, isFollowUp } from '../../tools/group-hints.js';
+import { TOOL_GROUPS, type Plan, type ToolGroup, type TurnRequest } from '../types.js';
+
+/** How many earlier user turns define "the groups of the conversation". */
+const RECENT_USER_TURNS = 3;
+
+function recentGroups(request: TurnRequest): ToolGroup[] {
+  const turns = request.history.filter((t) => t.role === 'user').slice(-RECENT_USER_TURNS);
+  return [...new Set(turns.flatMap((t) => hintedGroups(t.content)))];
+}
+
+function ordered(groups: Iterable<ToolGroup>): ToolGroup[] {
+  const set = new Set(groups);
+  return TOOL_GROUPS.filter((g) => set.has(g));
+}
+
+/**
+ * Plans a turn. A message with no hint words that is neither conversational nor a follow-up of a
+ * conversation with groups binds every enabled group: unsure is better answered with tools than without.
+ */
+export function planTurn(request: TurnRequest, memory: Pick<TurnMemory, 'plan'>): Plan {
+  const { query } = request;
+  const hinted = hintedGroups(query);
+  const conversational = hinted.length === 0 && isConversational(query);
+  let groups: ToolGroup[];
+  if (conversational) groups = [];
+  else if (hinted.length > 0) groups = isFollowUp(query) ? ordered([...hinted, ...recentGroups(request)]) : ordered(hinted);
+  else {
+    const recent = recentGroups(request);
+    groups = recent.length > 0 ? ordered(recent) : [...TOOL_GROUPS];
+  }
+  const memoryPlan = request.userId ? memory.plan(query, request.history) : { recall: false, tools: false };
+  return {
+    groups: groups.filter((g) => !request.disabledGroups.includes(g)),
+    ungroupedTools: !conversational,
+    showMap: !request.disabledGroups.includes('maps'),
+    conversational,
+    recallMemory: memoryPlan.recall,
+    memoryTools: memoryPlan.tools,
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * The tools bound to one turn: the campus tools of the planned groups (plus ungrouped ones), the map
+ * tool and the memory tools, as definitions for the model and one `run` for a model's tool call. Running
+ * never throws: bad arguments, an unknown name, a failed or timed-out tool all become guidance text.
+ */
+import type { Logger } from '../logger.js';
+import type { ToolCallRequest, ToolDefinition } from '../model/gateway.js';
+import type { CampusTool, CampusTools } from '../tools/campus-tools.js';
+import { isEmptyToolResult } from '../tools/empty-result.js';
+import type { LocalTool } from '../tools/local-tool.js';
+import { SHOW_MAP_TOOL } from '../tools/tool-groups.js';
+import { toolFailureGuidance, wrapUntrustedResult } from '../tools/untrusted-result.js';
+import type { Plan, ToolOutcome, TurnEvent, TurnRequest } from './types.js';
+
+export interface ToolRun {
+  /** What the model sees as the tool message. */
+  content: string;
+  /** Null when nothing was called (unknown name, bad arguments). */
+  outcome: ToolOutcome | null;
+  events: TurnEvent[];
+}
+
+export interface Toolbox {
+  definitions: ToolDefinition[];
+  run(call: ToolCallRequest, signal: AbortSignal): Promise<ToolRun>;
+}
+
+export interface BindToolsInput {
+  plan: Plan;
+  request: TurnRequest;
+  /** The tool server's current list. */
+  campusTools: readonly CampusTool[];
+  campus: CampusTools;
+  showMapTool: LocalTool | null;
+  memoryTools: readonly LocalTool[];
+  logger: Logger;
+}
+
+function parseArgs(raw: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(raw.trim() || '{}');
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Selects this turn's tools from the plan and returns the definitions and the runner. */
+export function bindTools(input: BindToolsInput): Toolbox {
+  const { plan, request, campus, logger } = input;
+  const campusBound = input.campusTools.filter((t) =>
+    t.name === SHOW_MAP_TOOL ? false : t.group === null ? plan.ungroupedTools : plan.groups.includes(t.group),
+  );
+  const local: LocalTool[] = [];
+  if (plan.showMap && input.showMapTool) local.push(input.showMapTool);
+  if (plan.memoryTools && request.userId) local.push(...input.memoryTools);
+
+  const byName = new Map<string, { campus: CampusTool } | { local: LocalTool }>();
+  for (const t of campusBound) byName.set(t.name, { campus: t });
+  for (const t of local) byName.set(t.name, { local: t });
+
+  const definitions: ToolDefinition[] = [
+    ...campusBound.map((t) => ({ name: t.name, description: t.description, parameters: t.inputSchema })),
+    ...local.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+  ];
+
+  async function run(call: ToolCallRequest, signal: AbortSignal): Promise<ToolRun> {
+    const bound = byName.get(call.name);
+    if (!bound) return { content: `There is no tool named ${JSON.stringify(call.name.slice(0, 80))} this turn; answer without it.`, outcome: null, events: [] };
+    const args = parseArgs(call.arguments);
+    if (!args) return { content: `The arguments for ${call.name} were not a JSON object; call it again with valid arguments.`, outcome: null, events: [] };
+
+    if ('campus' in bound) {
+      const tool = bound.campus;
+      const result = await campus.call(tool.name, args, signal);
+      const outcome: ToolOutcome = { name: tool.name, kind: 'campus', group: tool.group, ok: result.ok, empty: result.ok && isEmptyToolResult(result.text) };
+      if (!result.ok) {
+        // The raw error may name hosts or echo the user's words: neither the model nor the log gets it.
+        if (!signal.aborted) logger.warn('campus tool failed', { tool: tool.name });
+        return { content: toolFailureGuidance(tool.name), outcome, events: [] };
+      }
+      return { content: wrapUntrustedResult(tool.name, result.text), outcome, events: [] };
+    }
+
+    const tool = bound.local;
+    const outcome: ToolOutcome = { name: tool.name, kind: tool.kind, group: tool.kind === 'map' ? 'maps' : null, ok: true, empty: false };
+    try {
+      const result = await tool.run(args, { request, signal });
+      return { content: result.content, outcome, events: result.events ?? [] };
+    } catch (err) {
+      // Only the error's class: its message may carry the model's arguments, i.e. the user's words.
+      logger.warn('local tool failed', { tool: tool.name, error: err instanceof Error ? err.name : typeof err });
+      return { content: toolFailureGuidance(tool.name), outcome: { ...outcome, ok: false }, events: [] };
+    }
+  }
+
+  return { definitions, run };
+}

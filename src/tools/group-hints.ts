@@ -1,0 +1,47 @@
+/**
+ * Planning hints: which tool groups a message asks about, from hint words per group, and whether a
+ * message is conversational ("thanks!", "reply in one sentence") or a follow-up ("what about Wean?").
+ * Deterministic on purpose: no model call before the answer starts.
+ */
+import type { ToolGroup } from '../pipeline/types.js';
+
+const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
+  [
+    'eats',
+    /\b(food|eat|eats|eating|dining|dine|lunch|dinner|breakfast|brunch|coffee|cafe|café|restaurants?|pizza|sushi|hungry|snacks?|menu|cuisine|vegetarian|vegan|halal|kosher|drinks?|tea|boba|bagels?|sandwich(es)?|salad|burgers?|open now)\b/i,
+  ],
+  [
+    'courses',
+    /\b(courses?|class(es)?|prereq(uisite)?s?|co-?req(uisite)?s?|professors?|instructors?|lectures?|units|syllabus|gen-?eds?|semester|taught|teaches|department|\d{2}-?\d{3})\b/i,
+  ],
+  [
+    'maps',
+    /\b(where|directions?|buildings?|near|nearby|nearest|closest|how (do|can) i get|get to|route|walk(ing)?|map|located|location|distance|far|room)\b/i,
+  ],
+  [
+    'guide',
+    /\b(housing|dorms?|residence|meal ?plans?|polic(y|ies)|registration|register|shuttle|parking|tuition|financial aid|orientation|wi-?fi|id card|laundry|mail|move-?in|guide)\b/i,
+  ],
+];
+
+const SMALL_TALK =
+  /^(thanks|thank you|thx|ty|ok(ay)?|cool|great|nice|awesome|perfect|got it|sounds good|hi|hello|hey|bye|good ?bye|good (morning|night|evening)|you'?re (great|awesome|the best)|lol|haha)\b[\s!.,:)]*(so much|a lot|again|!)*[\s!.,:)]*$/i;
+const FORMAT_REQUEST =
+  /\b(reply|answer|respond|say (it|that)|explain (it|that)|make it|rewrite|rephrase|summari[sz]e|shorter|longer|simpler|in one sentence|in (a )?bullet|translate|in (english|spanish|french|german|chinese))\b/i;
+const FOLLOW_UP = /^\s*(and|also|what about|how about|and what about|what of|same for|same question for|or)\b/i;
+
+/** Known groups whose hint words appear in the text, in a fixed order. */
+export function hintedGroups(text: string): ToolGroup[] {
+  return HINTS.filter(([, re]) => re.test(text)).map(([g]) => g);
+}
+
+/** Small talk or a request about the form of the previous answer: no data tools needed. */
+export function isConversational(text: string): boolean {
+  const t = text.trim();
+  return SMALL_TALK.test(t) || (FORMAT_REQUEST.test(t) && hintedGroups(t).length === 0);
+}
+
+/** A message that leans on the conversation so far ("what about Wean Hall?"). */
+export function isFollowUp(text: string): boolean {
+  return FOLLOW_UP.test(text);
+}
