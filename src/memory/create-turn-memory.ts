@@ -1,0 +1,62 @@
+/**
+ * createTurnMemory: the TurnMemory the pipeline uses (src/memory/turn-memory.ts), assembled from the
+ * planner, recall, the remember/forget tools and background extraction over one store. Anonymous turns
+ * never get here: the pipeline uses `noTurnMemory` for them.
+ */
+import type { BackgroundTasks } from '../lifecycle/background-tasks.js';
+import type { Logger } from '../logger.js';
+import type { ModelGateway } from '../model/gateway.js';
+import type { Embedder } from './embeddings.js';
+import { createExtractor } from './extraction.js';
+import { createForgetTool } from './forget-tool.js';
+import { planMemory } from './memory-plan.js';
+import { createRateLimiter } from './rate-limit.js';
+import { createRecall } from './recall.js';
+import { createRememberTool } from './remember-tool.js';
+import type { MemoryStore } from './store.js';
+import type { TurnMemory } from './turn-memory.js';
+
+export interface TurnMemoryOptions {
+  store: MemoryStore;
+  /** Null without EMBEDDINGS_API_KEY: recall by recency, dedupe by normalised text only. */
+  embedder: Embedder | null;
+  gateway: ModelGateway;
+  background: BackgroundTasks;
+  logger: Logger;
+  /** config.gateway.extractionModel (MEMORY_EXTRACTION_MODEL). */
+  extractionModel: string;
+  /** Spacing of extractions per user; 0 turns the limit off (tests). */
+  extractionIntervalMs?: number;
+  /** The clock of the rate limit, in milliseconds. */
+  now?: () => number;
+}
+
+export function createTurnMemory(options: TurnMemoryOptions): TurnMemory {
+  const logger = options.logger.child({ component: 'memory' });
+  const deps = { store: options.store, embedder: options.embedder, logger };
+  const recall = createRecall(deps);
+  const extract = createExtractor({ ...deps, gateway: options.gateway, model: options.extractionModel });
+  const limiter = createRateLimiter({
+    intervalMs: options.extractionIntervalMs,
+    ...(options.now && { now: options.now }),
+  });
+
+  return {
+    plan: (query, history) => planMemory(query, history),
+    recall,
+    tools: (userId) => [createRememberTool(userId, deps), createForgetTool(userId, deps)],
+    afterTurn(turn) {
+      try {
+        if (!turn.answer.trim()) return;
+        if (!limiter.tryAcquire(turn.userId)) {
+          logger.debug('memory extraction skipped: rate limited');
+          return;
+        }
+        // Registered with the background registry: SIGTERM waits for it; a failure is logged there.
+        options.background.run('memory extraction', () => extract(turn));
+      } catch (err) {
+        logger.error('memory extraction could not be scheduled', { err });
+      }
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * `memory_forget` (args `{query?, all?, confirm?}`): removes the user's facts that match. It removes a
+ * single clear match at once; asks for confirmation (the model calls again with `confirm: true`) before
+ * removing several; refuses to guess between two close semantic matches; `all` forgets everything
+ * (confirmation first when there is more than one fact). Each removal emits a `memory` remove event.
+ */
+import { z } from 'zod';
+import type { TurnEvent } from '../pipeline/types.js';
+import type { LocalTool, LocalToolResult } from '../tools/local-tool.js';
+import { embedOrNull } from './embeddings.js';
+import { normalizeFactText } from './fact-text.js';
+import type { MemoryToolDeps } from './remember-tool.js';
+import type { Fact } from './store.js';
+import { MAX_PAGE_LIMIT } from './store-rules.js';
+
+export const FORGET_TOOL_NAME = 'memory_forget';
+
+/** A semantic match this close to the request is taken to mean the same fact. */
+export const FORGET_MIN_SIMILARITY = 0.75;
+/** Two semantic matches within this margin are too close to choose between. */
+export const FORGET_AMBIGUITY_MARGIN = 0.05;
+/** How many candidates a confirmation question lists. */
+const MAX_LISTED = 10;
+
+const Args = z
+  .object({
+    query: z.string().trim().min(1).max(500).optional(),
+    all: z.boolean().optional(),
+    confirm: z.boolean().optional(),
+  })
+  .refine((a) => a.all === true || a.query !== undefined, 'pass a query, or all: true');
+
+const listed = (facts: readonly Fact[]) =>
+  facts
+    .slice(0, MAX_LISTED)
+    .map((f) => `- "${f.text}"`)
+    .join('\n');
+
+const removeEvent = (text: string): TurnEvent => ({ type: 'memory', data: { op: 'remove', text } });
+
+/** The forget tool bound to one user. */
+export function createForgetTool(userId: string, deps: MemoryToolDeps): LocalTool {
+  const { store } = deps;
+
+  /** Every fact of the user (at most MAX_FACTS_PER_USER, so a few pages). */
+  const allFacts = async (id: string): Promise<Fact[]> => {
+    const out: Fact[] = [];
+    for (let offset = 0; ; offset += MAX_PAGE_LIMIT) {
+      const page = await store.list(id, { limit: MAX_PAGE_LIMIT, offset });
+      out.push(...page.items);
+      if (page.items.length < MAX_PAGE_LIMIT || out.length >= page.total) return out;
+    }
+  };
+
+  const removeFacts = async (facts: readonly Fact[]): Promise<LocalToolResult> => {
+    const removed = await store.remove(userId, facts.map((f) => f.id));
+    if (removed.length === 0) return { content: 'Nothing was removed: those facts were already gone.' };
+    const texts = removed.map((f) => f.text);
+    return {
+      content: `Forgot ${removed.length === 1 ? 'this fact' : `${removed.length} facts`}:\n${listed(removed)}`,
+      events: [removeEvent(`Forgot: ${texts.join('; ')}`)],
+    };
+  };
+
+  const forgetAll = async (confirm: boolean): Promise<LocalToolResult> => {
+    const count = await store.count(userId);
+    if (count === 0) return { content: 'Memory is already empty; nothing to forget.' };
+    if (count > 1 && !confirm) {
+      return {
+        content:
+          `Not removed yet: this would forget all ${count} saved facts. Ask the user to confirm; if they do, ` +
+          'call memory_forget again with {"all": true, "confirm": true}.',
+      };
+    }
+    const removed = await store.clear(userId);
+    return {
+      content: `Forgot everything: ${removed} fact${removed === 1 ? '' : 's'} removed.`,
+      events: [removeEvent(`Forgot: everything (${removed} fact${removed === 1 ? '' : 's'})`)],
+    };
+  };
+
+  const forgetMatching = async (query: string, confirm: boolean, signal: AbortSignal): Promise<LocalToolResult> => {
+    const wanted = normalizeFactText(query);
+    const textual = wanted
+      ? (await allFacts(userId)).filter((f) => normalizeFactText(f.text).includes(wanted))
+      : [];
+    const exact = textual.find((f) => normalizeFactText(f.text) === wanted);
+    if (exact) return removeFacts([exact]);
+    if (textual.length === 1) return removeFacts(textual);
+    if (textual.length > 1) {
+      if (confirm) return removeFacts(textual);
+      return {
+        content:
+          `Not removed yet: ${textual.length} saved facts match:\n${listed(textual)}\nAsk the user whether to forget ` +
+          'all of them (then call memory_forget again with the same query and "confirm": true) or which one.',
+      };
+    }
+
+    const [vector] = await embedOrNull(
+      deps.embedder,
+      [query],
+      (err) => deps.logger.warn('memory_forget: embedding failed; matching by text only', { err }),
+      signal,
+    );
+    const semantic = vector ? (await store.search(userId, vector, 3)).filter((f) => f.similarity >= FORGET_MIN_SIMILARITY) : [];
+    if (semantic.length === 0) return { content: 'No saved fact matches that; nothing was removed.' };
+    const [best, second] = semantic;
+    if (second && best!.similarity - second.similarity < FORGET_AMBIGUITY_MARGIN) {
+      return {
+        content:
+          `Not removed: several saved facts match about equally well:\n${listed(semantic)}\n` +
+          'Ask the user which one to forget, and call memory_forget with its exact text.',
+      };
+    }
+    return removeFacts([best!]);
+  };
+
+  return {
+    name: FORGET_TOOL_NAME,
+    kind: 'memory',
+    description:
+      'Forget saved facts about the user when they ask. {"query": "<what to forget>"} removes the matching ' +
+      'fact; {"all": true} forgets everything. When several facts match, or for everything, the tool asks ' +
+      'for confirmation first: ask the user, then call again with "confirm": true.',
+    parameters: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'Words of the fact to forget.' },
+        all: { type: 'boolean', description: 'Forget every saved fact.' },
+        confirm: { type: 'boolean', description: 'The user confirmed removing several facts.' },
+      },
+      additionalProperties: false,
+    },
+    async run(args, ctx) {
+      const parsed = Args.safeParse(args ?? {});
+      if (!parsed.success) {
+        return { content: 'Nothing removed: pass {"query": "<what to forget>"} or {"all": true}.' };
+      }
+      const { query, all, confirm = false } = parsed.data;
+      try {
+        return all ? await forgetAll(confirm) : await forgetMatching(query!, confirm, ctx.signal);
+      } catch (err) {
+        deps.logger.error('memory_forget failed', { err });
+        return { content: 'Memory is unavailable right now; nothing was removed. Tell the user so.' };
+      }
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The memory planner: deterministic hints from the user's message. Recall when the user talks about
+ * themselves, their preferences, asks what the assistant knows about them, or wants a recommendation
+ * (where their facts change the answer); the remember/forget tools when they ask to remember, forget
+ * or delete memory, or ask what the assistant knows. No model call: this runs before every turn.
+ */
+import type { HistoryTurn } from '../pipeline/types.js';
+
+/** Asks about, or to change, what is stored. */
+const MEMORY_REQUEST = [
+  /\b(remember|memori[sz]e|keep in mind|note (that|down)|don'?t forget|save (this|that|it))\b/i,
+  /\b(forget|unlearn|erase|wipe|delete|remove|clear)\b[^.?!]{0,40}\b(memory|memories|facts?|that|this|it|everything|about me|what you know)\b/i,
+  /\b(forget)\b/i,
+  /\bwhat (do|did) you (know|remember|have (saved|stored)|recall) about me\b/i,
+  /\bwhat (have you|did you) (learned|learn|saved|stored|remembered) about me\b/i,
+  /\b(my|your) (memory|memories|saved facts)\b/i,
+];
+
+/** The user talks about themselves, their preferences, or wants something picked for them. */
+const SELF_OR_PREFERENCE = [
+  /\b(i am|i'm|im|i was|i have|i've|i like|i love|i hate|i prefer|i don'?t (like|eat)|i can'?t (eat|have)|i live|i study|i major|i work)\b/i,
+  /\b(my|mine|myself)\b/i,
+  /\b(prefer|preference|favou?rite|allerg\w*|vegetarian|vegan|halal|kosher|gluten|dairy|diet\w*)\b/i,
+  /\b(recommend\w*|suggest\w*|suggestion|should i|where (should|can|could) i|what (should|could) i|any (good|ideas?)|for me)\b/i,
+];
+
+export interface MemoryPlan {
+  recall: boolean;
+  tools: boolean;
+}
+
+/** Decides the memory hooks of one turn from the message (history is reserved for future cues). */
+export function planMemory(query: string, _history: readonly HistoryTurn[] = []): MemoryPlan {
+  const tools = MEMORY_REQUEST.some((r) => r.test(query));
+  const recall = tools || SELF_OR_PREFERENCE.some((r) => r.test(query));
+  return { recall, tools };
+}
