@@ -1,0 +1,44 @@
+/**
+ * `npm run chat`: an interactive terminal client for a running service. Defaults come from the same
+ * configuration the service reads (AGENT_URL or PORT, AGENT_SHARED_SECRET); flags override them.
+ */
+import { ConfigError, parseConfig } from '../src/config.js';
+import { runChat } from './chat/chat-session.js';
+import { USAGE, parseChatArgs } from './chat/options.js';
+import { createServiceClient } from './chat/service-client.js';
+
+async function main(): Promise<void> {
+  let defaults: { url: string; secret: string | null };
+  try {
+    const config = parseConfig(process.env);
+    defaults = { url: config.agentUrl, secret: config.sharedSecret };
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`chat: ${err.message}\n`);
+    process.exit(2);
+  }
+  let options;
+  try {
+    options = parseChatArgs(process.argv.slice(2), defaults);
+  } catch (err) {
+    process.stderr.write(`chat: ${(err as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+  if (options.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  process.stdout.write(`Campus assistant at ${options.url}\n`);
+  await runChat({
+    client: createServiceClient({ url: options.url, secret: options.secret }),
+    userId: options.userId,
+    disabledTools: options.disabledTools,
+    input: process.stdin,
+    output: process.stdout,
+  });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`chat: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

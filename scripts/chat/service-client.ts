@@ -1,0 +1,89 @@
+/**
+ * The HTTP calls the terminal client makes to a running service: a streamed chat turn, and the memory
+ * routes (list, delete one, clear). Failures come back as the service's envelope `{error, detail}`.
+ */
+import { readSseEvents, type WireEvent } from './sse-events.js';
+
+export interface ServiceClientOptions {
+  /** Base URL of the service, without a trailing slash. */
+  url: string;
+  /** AGENT_SHARED_SECRET of the service, or null when it has none. */
+  secret: string | null;
+  fetch?: typeof fetch;
+}
+
+export interface Envelope {
+  error: string;
+  detail: string;
+}
+
+export interface MemoryItem {
+  id: string;
+  type: 'learned' | 'remembered';
+  text: string;
+  created_at: string;
+}
+
+/** A failed request, carrying the service's envelope (or a transport message). */
+export class ServiceError extends Error {
+  constructor(
+    readonly status: number,
+    readonly envelope: Envelope,
+  ) {
+    super(`${envelope.error}: ${envelope.detail}`);
+    this.name = 'ServiceError';
+  }
+}
+
+export interface ChatTurnRequest {
+  query: string;
+  user_id?: string;
+  message_history: Array<{ role: 'user' | 'assistant'; content: string }>;
+  disabled_tools: string[];
+}
+
+export function createServiceClient(options: ServiceClientOptions) {
+  const doFetch = options.fetch ?? fetch;
+  const headers = (json: boolean): Record<string, string> => ({
+    ...(json ? { 'Content-Type': 'application/json' } : {}),
+    ...(options.secret ? { Authorization: `Bearer ${options.secret}` } : {}),
+  });
+
+  async function request(path: string, init: RequestInit): Promise<Response> {
+    const res = await doFetch(`${options.url}${path}`, init);
+    if (res.ok) return res;
+    const body = (await res.json().catch(() => null)) as Partial<Envelope> | null;
+    throw new ServiceError(res.status, {
+      error: body?.error ?? `HTTP ${res.status}`,
+      detail: res.status === 401 ? 'the service wants a bearer token: pass --secret or set AGENT_SHARED_SECRET' : body?.detail ?? '',
+    });
+  }
+
+  const memoryPath = (userId: string) => `/memory/${encodeURIComponent(userId)}`;
+
+  return {
+    /** Streams one turn's events; the HTTP errors before the stream starts are thrown. */
+    async *streamTurn(body: ChatTurnRequest, signal?: AbortSignal): AsyncGenerator<WireEvent> {
+      const res = await request('/agent/respond/stream', {
+        method: 'POST',
+        headers: headers(true),
+        body: JSON.stringify(body),
+        ...(signal ? { signal } : {}),
+      });
+      if (!res.body) return;
+      yield* readSseEvents(res.body);
+    },
+    async listMemory(userId: string): Promise<{ items: MemoryItem[]; total: number }> {
+      return (await request(memoryPath(userId), { headers: headers(false) })).json() as Promise<{ items: MemoryItem[]; total: number }>;
+    },
+    async deleteMemory(userId: string, item: Pick<MemoryItem, 'id' | 'type'>): Promise<void> {
+      await request(`${memoryPath(userId)}/items/${item.type}/${encodeURIComponent(item.id)}`, { method: 'DELETE', headers: headers(false) });
+    },
+    async clearMemory(userId: string): Promise<number> {
+      const res = await request(memoryPath(userId), { method: 'DELETE', headers: headers(false) });
+      return ((await res.json()) as { removed: number }).removed;
+    },
+  };
+}
+
+export type ServiceClient = ReturnType<typeof createServiceClient>;
