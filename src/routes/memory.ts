@@ -1,0 +1,92 @@
+/**
+ * The memory routes (CONTRACT.md): `GET /memory/{user_id}` (a page of facts, newest first),
+ * `DELETE /memory/{user_id}/items/{kind}/{item_id}` and `DELETE /memory/{user_id}`. Every query names
+ * its user: one user's memory is never reachable through another's path. A store that cannot be
+ * queried answers 503 with the envelope; the cause goes to the log only.
+ */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { AppEnv } from '../app.js';
+import type { AppDeps } from '../deps.js';
+import { NotFoundError, ServiceUnavailableError } from '../http/errors.js';
+import { validate } from '../http/validate.js';
+import { MAX_PAGE_LIMIT } from '../memory/store-rules.js';
+import { FACT_KINDS, type Fact } from '../memory/store.js';
+import { USER_ID_PATTERN } from '../pipeline/stages/validate.js';
+
+/** CONTRACT.md "Memory page": `q` at most 200 characters. */
+const MAX_Q_LENGTH = 200;
+
+const userParam = z.object({ user_id: z.string().regex(USER_ID_PATTERN, 'user_id has an invalid format') });
+const itemParams = userParam.extend({
+  kind: z.enum(FACT_KINDS, { error: 'kind must be learned or remembered' }),
+  // Ids are UUIDs; anything else within this bound simply names no fact (404).
+  item_id: z.string().min(1).max(128),
+});
+
+/** A non-negative integer written in decimal digits, or absent/empty for the default. */
+const intParam = (fallback: number, min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined || s === '') return fallback;
+      if (!/^\d{1,9}$/.test(s)) {
+        ctx.addIssue({ code: 'custom', message: 'must be an integer' });
+        return z.NEVER;
+      }
+      return Number(s);
+    })
+    .pipe(z.number().int().min(min).max(max));
+
+const pageQuery = z.object({
+  q: z
+    .string()
+    .max(MAX_Q_LENGTH)
+    .optional()
+    .transform((s) => (s ? s : undefined)),
+  kind: z
+    .enum(FACT_KINDS, { error: 'kind must be learned or remembered' })
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
+  limit: intParam(MAX_PAGE_LIMIT, 1, MAX_PAGE_LIMIT),
+  offset: intParam(0, 0, Number.MAX_SAFE_INTEGER),
+});
+
+/** A fact as the front end reads it (`type` is the kind; snake_case, ISO-8601 UTC time). */
+const toItem = (f: Fact) => ({ id: f.id, type: f.kind, text: f.text, created_at: f.createdAt.toISOString() });
+
+export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger'>) {
+  const { memory, logger } = deps;
+
+  /** Runs a store call; a store failure becomes a 503 envelope, with the cause logged. */
+  async function query<T>(what: string, requestId: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      logger.error('memory store query failed', { op: what, request_id: requestId, err });
+      throw new ServiceUnavailableError('the memory store cannot be reached right now; try again later', 'memory unavailable');
+    }
+  }
+
+  return new Hono<AppEnv>()
+    .get('/memory/:user_id', validate('param', userParam), validate('query', pageQuery), async (c) => {
+      const { user_id } = c.req.valid('param');
+      const { q, kind, limit, offset } = c.req.valid('query');
+      const page = await query('list', c.get('requestId'), () =>
+        memory.list(user_id, { limit, offset, ...(q && { q }), ...(kind && { kind }) }),
+      );
+      return c.json({ items: page.items.map(toItem), total: page.total, limit, offset });
+    })
+    .delete('/memory/:user_id/items/:kind/:item_id', validate('param', itemParams), async (c) => {
+      const { user_id, kind, item_id } = c.req.valid('param');
+      const [removed] = await query('remove', c.get('requestId'), () => memory.remove(user_id, [item_id], kind));
+      if (!removed) throw new NotFoundError(`no ${kind} memory item with this id`);
+      return c.json({ status: 'deleted', id: removed.id, type: removed.kind });
+    })
+    .delete('/memory/:user_id', validate('param', userParam), async (c) => {
+      const { user_id } = c.req.valid('param');
+      const removed = await query('clear', c.get('requestId'), () => memory.clear(user_id));
+      return c.json({ status: 'cleared', removed });
+    });
+}
