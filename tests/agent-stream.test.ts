@@ -1,0 +1,163 @@
+/**
+ * `POST /agent/respond/stream` on a real listening server: SSE headers and frames, deltas that add up to
+ * `done.response_text`, status events around tools, the `error` event, and a client that disconnects
+ * mid-stream aborting the upstream model request (and still being charged).
+ */
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Admission } from '../src/admission/admission.js';
+import { createApp } from '../src/app.js';
+import type { AppDeps } from '../src/deps.js';
+import { TooManyRequestsError } from '../src/http/errors.js';
+import { silentLogger } from '../src/logger.js';
+import { createOpenAIGateway } from '../src/model/openai-gateway.js';
+import type { Usage } from '../src/pipeline/types.js';
+import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
+import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
+import { createTestDeps } from './support/deps.js';
+import { startTestMcpServer } from './support/test-mcp-server.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+interface Frame {
+  event: string;
+  data: any;
+}
+
+function parseFrames(raw: string): { frames: Frame[]; comments: string[] } {
+  const frames: Frame[] = [];
+  const comments: string[] = [];
+  for (const block of raw.split('\n\n')) {
+    if (!block.trim()) continue;
+    if (block.startsWith(':')) {
+      comments.push(block);
+      continue;
+    }
+    const lines = block.split('\n');
+    expect(lines).toHaveLength(2);
+    const event = lines[0]!.replace(/^event: /, '');
+    frames.push({ event, data: JSON.parse(lines[1]!.replace(/^data: /, '')) });
+  }
+  return { frames, comments };
+}
+
+async function start(deps: Partial<AppDeps> = {}) {
+  const gw = await startFakeGateway();
+  const mcp = await startTestMcpServer({ tools: [{ name: 'eats_get_locations_open_now', run: async () => '### 🟢 Schatz Dining Room' }] });
+  const campusTools = createMcpCampusTools({ url: mcp.url, logger: silentLogger });
+  const charges: Usage[] = [];
+  let charged: () => void = () => undefined;
+  const chargedOnce = new Promise<void>((r) => (charged = r));
+  const admission: Admission = {
+    admit: async () => ({ refusal: null }),
+    charge: async (_r, u) => {
+      charges.push(u);
+      charged();
+    },
+    reviewAnswer: async () => null,
+  };
+  const app = createApp(
+    await createTestDeps({ gateway: createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-stream-test', retryBackoffMs: 1 }), campusTools, admission, ...deps }),
+  );
+  const server = await new Promise<Server>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
+  });
+  closers.push(() => gw.close(), () => mcp.close(), () => campusTools.close(), () => new Promise((r) => { server.closeAllConnections(); server.close(r); }));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent/respond/stream`;
+  const post = (body: unknown, signal?: AbortSignal) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...(signal && { signal }) });
+  return { gw, mcp, post, charges, chargedOnce };
+}
+
+describe('POST /agent/respond/stream', () => {
+  it('streams deltas that concatenate to done.response_text, with the contract headers', async () => {
+    const s = await start();
+    s.gw.enqueue({ text: ['The ', 'library ', 'opens at **8 AM**.\nSee you!'] });
+    const res = await s.post({ query: 'thanks, and in one sentence?' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(res.headers.get('cache-control')).toBe('no-cache');
+    expect(res.headers.get('x-accel-buffering')).toBe('no');
+    const { frames } = parseFrames(await res.text());
+    const deltas = frames.filter((f) => f.event === 'delta').map((f) => f.data.text);
+    expect(deltas.length).toBeGreaterThan(1);
+    const done = frames.at(-1)!;
+    expect(done.event).toBe('done');
+    expect(deltas.join('')).toBe(done.data.response_text);
+    expect(done.data.response_text).toBe('The library opens at **8 AM**.\nSee you!');
+    expect(Object.keys(done.data).sort()).toEqual(['action', 'cmu_maps', 'metadata', 'response_text', 'services_used', 'thought', 'tool_calls']);
+  });
+
+  it('sends status events while tools run and after, and a map before done', async () => {
+    const s = await start();
+    s.gw.enqueue(
+      { toolCalls: [{ name: 'eats_get_locations_open_now', arguments: {} }, { name: 'maps_show_map', arguments: { destination: 'Wean Hall' } }] },
+      { text: 'Schatz is open.' },
+    );
+    const { frames } = parseFrames(await (await s.post({ query: 'What food is open near Wean?' })).text());
+    const kinds = frames.map((f) => (f.event === 'status' ? `status:${f.data.text}` : f.event));
+    expect(kinds).toEqual(['status:Checking campus tools...', 'status:Writing answer...', 'delta', 'map', 'done']);
+    expect(frames[3]!.data).toMatchObject({ mode: 'location', target: 'WEH' });
+    expect(frames[4]!.data.cmu_maps).toEqual(frames[3]!.data);
+    expect(frames[4]!.data.services_used).toEqual(['eats_get_locations_open_now']);
+  });
+
+  it('ends a failed turn with one error event carrying a generic envelope', async () => {
+    const s = await start();
+    s.gw.enqueue({ status: 503, errorMessage: 'upstream secret-host.internal' }, { status: 503 });
+    const res = await s.post({ query: 'hello there' });
+    expect(res.status).toBe(200);
+    const raw = await res.text();
+    expect(raw).not.toContain('secret-host');
+    const { frames } = parseFrames(raw);
+    expect(frames.at(-1)).toEqual({ event: 'error', data: { error: 'model unavailable', detail: expect.any(String) } });
+    expect(frames.filter((f) => f.event === 'done')).toHaveLength(0);
+  });
+
+  it('answers errors before the stream as plain JSON envelopes', async () => {
+    const s = await start({
+      admission: {
+        admit: async () => {
+          throw new TooManyRequestsError('spent', 60);
+        },
+        charge: async () => undefined,
+        reviewAnswer: async () => null,
+      },
+    });
+    const res = await s.post({ query: 'hi' });
+    expect(res.status).toBe(429);
+    expect(res.headers.get('content-type')).toMatch(/application\/json/);
+    expect((await res.json()).error).toBe('daily token budget exhausted');
+    const bad = await s.post({ query: '' });
+    expect(bad.status).toBe(400);
+  });
+
+  it('aborts the upstream model request within a second of a client disconnect, and still charges', async () => {
+    const s = await start();
+    s.gw.enqueue({ text: ['Partial ', 'answer'], hang: true, usage: null });
+    const controller = new AbortController();
+    const res = await s.post({ query: 'tell me a long story' }, controller.signal);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let seen = '';
+    while (!seen.includes('event: delta')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += decoder.decode(value, { stream: true });
+    }
+    expect(seen).toContain('event: delta');
+    const disconnectedAt = Date.now();
+    controller.abort();
+    await s.gw.waitForAbort();
+    expect(s.gw.abortTimes[0]! - disconnectedAt).toBeLessThan(1_000);
+    await s.chargedOnce;
+    expect(s.charges).toHaveLength(1);
+    expect(s.charges[0]!.estimated).toBe(true);
+    expect(s.charges[0]!.totalTokens).toBeGreaterThan(0);
+  });
+});
