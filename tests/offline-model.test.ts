@@ -181,6 +181,18 @@ describe('offline model protocol', () => {
     expect(chunks[0]!.created).toBe(Math.floor(WEDNESDAY_NOON.getTime() / 1000));
   });
 
+  it('paces streamed frames with the injected timer when asked to', async () => {
+    const pauses: number[] = [];
+    const paced = createOfflineModelFetch({ pieceDelayMs: 7, setTimeout: (fn, ms) => (pauses.push(ms), queueMicrotask(fn)) });
+    const res = await paced(`${OFFLINE_BASE_URL}/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'x', stream: true, messages: [{ role: 'user', content: 'hello' }] }),
+    });
+    const frames = (await res.text()).split('\n\n').filter(Boolean);
+    expect(frames.at(-1)).toBe('data: [DONE]');
+    expect(pauses).toEqual(Array(frames.length - 1).fill(7)); // none before the first frame
+  });
+
   it('stops a stream when the caller aborts, and answers unknown routes with an OpenAI error body', async () => {
     const offline = createOfflineModelFetch();
     const controller = new AbortController();

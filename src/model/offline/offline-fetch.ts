@@ -16,9 +16,19 @@ export const OFFLINE_MODEL_ID = 'offline/sandbox-rules';
 /** Base URL to give the gateway client: any URL works; this one says what it is in logs. */
 export const OFFLINE_BASE_URL = 'http://offline-model.invalid/v1';
 
+/**
+ * Pause between streamed frames that the service uses, so a person watching the playground or the
+ * terminal sees the answer arrive piece by piece as from a real model (about 60 pieces a second).
+ */
+export const OFFLINE_PIECE_DELAY_MS = 15;
+
 export interface OfflineModelOptions {
   /** Clock for the `created` field. */
   now?: () => Date;
+  /** Pause between streamed frames; 0 (the default) sends them as fast as the reader pulls. */
+  pieceDelayMs?: number;
+  /** Timer for the pause, injectable like every timer in the service. */
+  setTimeout?: (fn: () => void, ms: number) => unknown;
 }
 
 function errorResponse(status: number, message: string, type = 'invalid_request_error'): Response {
@@ -48,6 +58,9 @@ function nonStreamReply(body: Record<string, unknown>, step: NextStep): { text: 
 /** Builds the offline model's fetch. Routes: `POST …/chat/completions`, `GET …/models`. */
 export function createOfflineModelFetch(options: OfflineModelOptions = {}): typeof fetch {
   const now = options.now ?? (() => new Date());
+  const pieceDelayMs = options.pieceDelayMs ?? 0;
+  const setTimer = options.setTimeout ?? ((fn, ms) => setTimeout(fn, ms));
+  const pause = () => new Promise<void>((resolve) => void setTimer(resolve, pieceDelayMs));
   let sequence = 0;
 
   return async function offlineModelFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
@@ -89,6 +102,7 @@ export function createOfflineModelFetch(options: OfflineModelOptions = {}): type
 
     const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
     const frames = [...streamChunks(meta, reply, includeUsage ? usage : null).map(sseFrame), sseFrame('[DONE]')];
+    const total = frames.length;
     const encoder = new TextEncoder();
     let onAbort: (() => void) | undefined;
     const stream = new ReadableStream<Uint8Array>({
@@ -96,7 +110,9 @@ export function createOfflineModelFetch(options: OfflineModelOptions = {}): type
         onAbort = () => controller.error(abortError(signal!));
         signal?.addEventListener('abort', onAbort, { once: true });
       },
-      pull(controller) {
+      async pull(controller) {
+        if (pieceDelayMs > 0 && frames.length > 0 && frames.length < total) await pause();
+        if (signal?.aborted) return;
         const frame = frames.shift();
         if (frame === undefined) {
           signal?.removeEventListener('abort', onAbort!);
