@@ -65,16 +65,18 @@ export function withMapPointer(map: CmuMaps, rest: string): string {
 }
 
 /**
- * The whole-text repair: with a map attached, drops failure-claim sentences and, if any were dropped,
- * leads with the map pointer. Without a map the text is returned unchanged.
+ * The whole-text repair: with a map attached, drops failure-claim sentences and, if any were dropped
+ * (here, or `alreadyDropped` earlier while streaming), leads with the map pointer. Without a map the
+ * text is returned unchanged.
  */
 export function repairFailureClaims(
   text: string,
   map: CmuMaps,
   ctx: FailureClaimContext = { otherToolFailed: false },
+  alreadyDropped = 0,
 ): { text: string; repaired: boolean } {
   if (!map.url) return { text, repaired: false };
   const dropped = dropSentences(text, (s) => isFailureClaim(s, ctx));
-  if (dropped.removed === 0) return { text, repaired: false };
+  if (dropped.removed + alreadyDropped === 0) return { text, repaired: false };
   return { text: withMapPointer(map, dropped.text), repaired: true };
 }

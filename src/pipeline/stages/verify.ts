@@ -1,30 +1,75 @@
 /**
- * Verify stage (placeholder until the guards land): turns raw model `text` into `delta` and emits the
- * `answer` event at the end. The guards issue replaces the body; the factory signature stays.
+ * Verify stage: between execute and deliver, every piece of model text is checked by deterministic
+ * code before it leaves as a `delta` (guards/answer-stream.ts: reasoning stripped, secrets and
+ * credentials redacted, system-prompt runs held back and refused, false map-failure claims dropped).
+ * It keeps the last valid `map_request` of the turn (none when maps are disabled), records which tools
+ * ran, passes every other event through, and at the end emits the `map` event (once, if a map
+ * survived) and the one `answer` event deliver builds `done` from.
  */
+import { createAnswerStream } from '../../guards/answer-stream.js';
 import type { Stage } from '../stage.js';
-import { NO_MAP, type CmuMaps } from '../types.js';
+import { NO_MAP, type CmuMaps, type TurnEvent } from '../types.js';
 
 export interface VerifyOptions {
   /** Configured secret values (security/secrets.ts). */
   secrets: readonly string[];
+  /**
+   * A suffix of the answer matching the system prompt is held back once it is this long (default
+   * 16): long enough that ordinary phrases shared with the prompt leave at once, short enough that
+   * almost nothing of a leaked run is sent before the 80-character window is recognised.
+   */
+  promptHoldMin?: number;
 }
 
-export function createVerifyStage(_options: VerifyOptions): Stage {
-  return async function* verify(events) {
-    let text = '';
+/** Creates the verify stage; `secrets` comes from `collectSecrets(config)`. */
+export function createVerifyStage(options: VerifyOptions): Stage {
+  return async function* verify(events, ctx) {
+    const mapsAllowed = ctx.plan.showMap && !ctx.request.disabledGroups.includes('maps');
+    const answer = createAnswerStream({
+      secrets: options.secrets,
+      systemPrompt: ctx.systemPrompt,
+      ...(options.promptHoldMin !== undefined ? { promptHoldMin: options.promptHoldMin } : {}),
+    });
     let map: CmuMaps = NO_MAP;
+    const toolsUsed: string[] = [];
+    let otherToolFailed = false;
+    // A failed turn (error event) or one answered upstream (a refusal) gets no answer from here.
+    let finished = false;
+
     for await (const e of events) {
-      if (e.type === 'text') {
-        text += e.text;
-        yield { type: 'delta', text: e.text };
-      } else if (e.type === 'map_request') {
-        map = e.map;
-      } else {
-        yield e;
+      switch (e.type) {
+        case 'text': {
+          const delta = answer.push(e.text);
+          if (delta) yield { type: 'delta', text: delta };
+          break;
+        }
+        case 'pass': {
+          const delta = answer.newPass(map.url ? { map, otherToolFailed } : null);
+          if (delta) yield { type: 'delta', text: delta };
+          break;
+        }
+        case 'map_request':
+          if (mapsAllowed) map = e.map;
+          break;
+        case 'tool':
+          if (!toolsUsed.includes(e.outcome.name)) toolsUsed.push(e.outcome.name);
+          if (!e.outcome.ok && e.outcome.kind !== 'map') otherToolFailed = true;
+          yield e;
+          break;
+        case 'error':
+        case 'answer':
+          finished = true;
+          yield e;
+          break;
+        default:
+          yield e satisfies TurnEvent;
       }
     }
-    if (map.url) yield { type: 'map', map };
-    yield { type: 'answer', text, map, notes: {} };
+    if (finished) return;
+
+    const final = answer.finish({ map, toolsUsed, otherToolFailed, query: ctx.request.query });
+    if (final.delta) yield { type: 'delta', text: final.delta };
+    if (final.map.url) yield { type: 'map', map: final.map };
+    yield { type: 'answer', text: final.text, map: final.map, notes: final.notes };
   };
 }

@@ -1,0 +1,79 @@
+/**
+ * Helpers for the verify-stage tests: a turn context, and running the stage over an array of events
+ * (arrays in, arrays out). Not a test file itself (no `.test.` in the name).
+ */
+import { createVerifyStage, type VerifyOptions } from '../src/pipeline/stages/verify.js';
+import type { TurnContext } from '../src/pipeline/stage.js';
+import type { AnswerNotes, CmuMaps, Plan, ToolOutcome, TurnEvent } from '../src/pipeline/types.js';
+
+export const PLAN: Plan = {
+  groups: ['maps', 'courses', 'eats', 'guide'],
+  ungroupedTools: true,
+  showMap: true,
+  conversational: false,
+  recallMemory: false,
+  memoryTools: false,
+};
+
+export function makeCtx(overrides: { query?: string; systemPrompt?: string; plan?: Partial<Plan>; disabled?: TurnContext['request']['disabledGroups'] } = {}): TurnContext {
+  return {
+    request: {
+      query: overrides.query ?? 'where is wean hall?',
+      userId: null,
+      history: [],
+      model: 'openai/gpt-4o-mini',
+      disabledGroups: overrides.disabled ?? [],
+    },
+    plan: { ...PLAN, ...overrides.plan },
+    signal: new AbortController().signal,
+    requestId: 'req-test',
+    systemPrompt: overrides.systemPrompt ?? 'You are the campus assistant.',
+  };
+}
+
+async function* fromArray(events: TurnEvent[]): AsyncGenerator<TurnEvent> {
+  for (const e of events) yield e;
+}
+
+export interface VerifyRun {
+  out: TurnEvent[];
+  deltas: string;
+  answer: { text: string; map: CmuMaps; notes: AnswerNotes } | null;
+  maps: CmuMaps[];
+}
+
+/** Runs the verify stage over `events` and collects what it emits. */
+export async function runVerify(events: TurnEvent[], ctx: TurnContext = makeCtx(), options: VerifyOptions = { secrets: [] }): Promise<VerifyRun> {
+  const out: TurnEvent[] = [];
+  for await (const e of createVerifyStage(options)(fromArray(events), ctx)) out.push(e);
+  const last = out.at(-1);
+  return {
+    out,
+    deltas: out.map((e) => (e.type === 'delta' ? e.text : '')).join(''),
+    answer: last?.type === 'answer' ? { text: last.text, map: last.map, notes: last.notes } : null,
+    maps: out.flatMap((e) => (e.type === 'map' ? [e.map] : [])),
+  };
+}
+
+/** Text events for `text` cut at the given offsets. */
+export function chunks(text: string, cuts: number[]): TurnEvent[] {
+  const out: TurnEvent[] = [];
+  let from = 0;
+  for (const cut of [...cuts, text.length]) {
+    if (cut > from) out.push({ type: 'text', text: text.slice(from, cut) });
+    from = Math.max(from, cut);
+  }
+  return out;
+}
+
+/** Text events of `size` characters each. */
+export function everyN(text: string, size: number): TurnEvent[] {
+  const cuts: number[] = [];
+  for (let i = size; i < text.length; i += size) cuts.push(i);
+  return chunks(text, cuts);
+}
+
+export function toolEvent(name: string, kind: ToolOutcome['kind'] = 'campus', ok = true): TurnEvent {
+  const group = kind === 'campus' ? ((name.split('_')[0] as ToolOutcome['group']) ?? null) : null;
+  return { type: 'tool', outcome: { name, kind, group, ok, empty: false } };
+}
