@@ -1,0 +1,101 @@
+/**
+ * The deterministic planner and request normalisation: hint words per group, conversational messages,
+ * follow-ups keeping the conversation's groups, disabled groups, the map tool and the memory hooks.
+ */
+import { describe, expect, it } from 'vitest';
+import { noTurnMemory, type TurnMemory } from '../src/memory/turn-memory.js';
+import { planTurn } from '../src/pipeline/stages/plan.js';
+import { chatRequestSchema, toTurnRequest } from '../src/pipeline/stages/validate.js';
+import type { HistoryTurn, ToolGroup, TurnRequest } from '../src/pipeline/types.js';
+import { normalizeDisabledTools } from '../src/tools/tool-groups.js';
+
+const req = (query: string, extra: Partial<TurnRequest> = {}): TurnRequest => ({
+  query,
+  userId: null,
+  history: [],
+  model: 'v/m',
+  disabledGroups: [],
+  ...extra,
+});
+
+describe('planTurn', () => {
+  it.each<[string, ToolGroup[]]>([
+    ['Where can I get vegan food for dinner?', ['maps', 'eats']],
+    ['What are the prerequisites for 15-122?', ['courses']],
+    ['Is 15122 taught in the spring?', ['courses']],
+    ['How do I get to Gates from Wean?', ['maps']],
+    ['When does the shuttle run and how do meal plans work?', ['guide']],
+    ['Which dining halls are open now?', ['eats']],
+  ])('binds the groups a message asks about: %s', (query, groups) => {
+    const plan = planTurn(req(query), noTurnMemory);
+    expect(plan.groups).toEqual(groups);
+    expect(plan.conversational).toBe(false);
+    expect(plan.ungroupedTools).toBe(true);
+  });
+
+  it.each(['thanks!', 'Thank you so much!', 'ok', 'reply in one sentence', 'Can you make it shorter?'])(
+    'binds no data tools for a conversational message: %s',
+    (query) => {
+      const plan = planTurn(req(query), noTurnMemory);
+      expect(plan).toMatchObject({ groups: [], conversational: true, ungroupedTools: false, showMap: true });
+    },
+  );
+
+  it('keeps the groups of the conversation on a follow-up', () => {
+    const history: HistoryTurn[] = [
+      { role: 'user', content: 'Is there coffee in Gates?' },
+      { role: 'assistant', content: 'Yes, La Prima.' },
+    ];
+    expect(planTurn(req('what about Wean Hall?', { history }), noTurnMemory).groups).toEqual(['eats']);
+    // A follow-up that names a new subject adds it to the conversation's groups.
+    expect(planTurn(req('and what about the course 15-213?', { history }), noTurnMemory).groups).toEqual(['courses', 'eats']);
+  });
+
+  it('binds every enabled group when a first message gives no hint', () => {
+    expect(planTurn(req('Tell me about Sorrells', { disabledGroups: ['guide'] }), noTurnMemory).groups).toEqual(['maps', 'courses', 'eats']);
+  });
+
+  it('never binds disabled groups, and drops the map tool when maps are disabled', () => {
+    const plan = planTurn(req('Where can I eat near Gates?', { disabledGroups: ['eats', 'maps'] }), noTurnMemory);
+    expect(plan.groups).toEqual([]);
+    expect(plan.showMap).toBe(false);
+  });
+
+  it('asks memory for its hooks only on turns with a user', () => {
+    const memory: Pick<TurnMemory, 'plan'> = { plan: () => ({ recall: true, tools: true }) };
+    expect(planTurn(req('remember I am vegan', { userId: 'u1' }), memory)).toMatchObject({ recallMemory: true, memoryTools: true });
+    expect(planTurn(req('remember I am vegan'), memory)).toMatchObject({ recallMemory: false, memoryTools: false });
+  });
+});
+
+describe('chat request normalisation', () => {
+  it('normalises disabled_tools ids and labels, ignoring unknown entries', () => {
+    expect(normalizeDisabledTools(['CMUMaps', 'cmu_maps', 'CMU Guide', 'courses', 'CMUEats', 'bus', 'x'])).toEqual(['maps', 'guide', 'courses', 'eats']);
+  });
+
+  it('trims the query, strips unknown fields, drops system turns and keeps the last 40', () => {
+    const history = Array.from({ length: 45 }, (_, i) => ({ role: i === 44 ? 'system' : 'user', content: `m${i}` }));
+    const body = chatRequestSchema.parse({ query: '  hi  ', message_history: history, disabled_tools: ['CMUEats', 3], legacy: true });
+    expect(body).not.toHaveProperty('legacy');
+    const request = toTurnRequest(body, 'default/model');
+    expect(request.query).toBe('hi');
+    expect(request.model).toBe('default/model');
+    expect(request.userId).toBeNull();
+    expect(request.history).toHaveLength(39);
+    expect(request.history[0]!.content).toBe('m5');
+    expect(request.disabledGroups).toEqual(['eats']);
+  });
+
+  it.each([
+    { query: 'x', model: 'no-vendor' },
+    { query: 'x', user_id: 'a'.repeat(129) },
+    { query: 'x'.repeat(8_001) },
+    { query: 7 },
+  ])('rejects %j', (body) => {
+    expect(chatRequestSchema.safeParse(body).success).toBe(false);
+  });
+
+  it('accepts the user_id alphabet', () => {
+    expect(chatRequestSchema.safeParse({ query: 'x', user_id: 'Ab0@:+=~-' }).success).toBe(true);
+  });
+});
