@@ -36,7 +36,7 @@ interface Harness {
   mcp: TestMcpServer;
   app: ReturnType<typeof createApp>;
   charges: Usage[];
-  post(body: unknown): Promise<Response>;
+  post(body: unknown): Response | Promise<Response>;
 }
 
 async function harness(opts: { tools?: TestTool[]; deps?: Partial<AppDeps>; mcpUrl?: string } = {}): Promise<Harness> {
@@ -221,7 +221,7 @@ describe('POST /agent/respond: before the turn', () => {
     expect(await res.json()).toEqual({ error: 'model gateway not configured', detail: expect.any(String) });
   });
 
-  it.each([
+  it.each<[unknown, string]>([
     [{ query: '   ' }, 'empty query'],
     [{ query: 'x'.repeat(8_001) }, 'query too long'],
     [{}, 'missing query'],
