@@ -1,0 +1,139 @@
+/**
+ * The terminal client against the real service started with no configuration: answers stream with
+ * status lines, map links and memory changes, the history goes with the next turn, and /memory,
+ * /forget and /forget-all work. Then the real `scripts/chat.ts` entry as a child process with piped
+ * stdin against a service that has a shared secret, with the secret from the environment and a wrong
+ * one from a flag.
+ */
+import { spawn } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runChat } from '../scripts/chat/chat-session.js';
+import { createServiceClient } from '../scripts/chat/service-client.js';
+import { REPO_ROOT, spawnService, type ServiceProcess } from './support/spawn-service.js';
+
+const SECRET = 'chat-client-test-secret-0123456789abcdef';
+let open: ServiceProcess;
+let locked: ServiceProcess;
+
+beforeAll(async () => {
+  [open, locked] = await Promise.all([
+    spawnService({ entry: 'source', env: {} }),
+    spawnService({ entry: 'source', env: { AGENT_SHARED_SECRET: SECRET } }),
+  ]);
+});
+
+afterAll(async () => {
+  await Promise.all([open?.stop(), locked?.stop()]);
+});
+
+/** Collects a stream's text and resolves waits when it matches; no sleeps. */
+function capture(stream: NodeJS.ReadableStream) {
+  let text = '';
+  const waiters: Array<{ re: RegExp; resolve: () => void }> = [];
+  stream.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+    for (const w of waiters.splice(0)) {
+      if (w.re.test(text)) w.resolve();
+      else waiters.push(w);
+    }
+  });
+  return {
+    get text() {
+      return text;
+    },
+    /** Resolves once the whole output so far matches `re`. */
+    until(re: RegExp): Promise<void> {
+      return re.test(text) ? Promise.resolve() : new Promise((resolve) => waiters.push({ re, resolve }));
+    },
+  };
+}
+
+describe('chat session against the zero-config service', () => {
+  it('streams answers, shows status, map and memory lines, keeps history, and manages memory', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const out = capture(output);
+    const bodies: Array<{ message_history: unknown[] }> = [];
+    const recordingFetch: typeof fetch = async (url, init) => {
+      if (String(url).endsWith('/agent/respond/stream')) bodies.push(JSON.parse(String(init?.body)));
+      return fetch(url, init);
+    };
+    const user = `chat-${process.pid}`;
+    const session = runChat({
+      client: createServiceClient({ url: open.url, secret: null, fetch: recordingFetch }),
+      userId: user,
+      disabledTools: [],
+      input,
+      output,
+    });
+    const promptCount = () => out.text.split('you> ').length - 1;
+    const send = async (line: string) => {
+      const before = promptCount();
+      input.write(`${line}\n`);
+      await out.until(new RegExp(`(?:[\\s\\S]*?you> ){${before + 1}}`));
+    };
+
+    await send('Where is Gates?');
+    expect(out.text).toContain('  … Checking campus tools...\n');
+    expect(out.text).toContain('assistant> **Gates & Hillman Centers** (GHC) is on campus at 40.44350, -79.94450.');
+    expect(out.text).toContain('  🗺  Map (Gates & Hillman Centers): https://maps.scottylabs.org/GHC?dst=GHC\n');
+    expect(out.text).toContain('  (tools: maps_search_buildings)\n');
+
+    await send('Please remember that I am vegetarian');
+    expect(out.text).toContain('  🧠 Saved to memory: Is vegetarian\n');
+    // The second turn carried the first as history.
+    expect(bodies[1]!.message_history).toEqual([
+      { role: 'user', content: 'Where is Gates?' },
+      { role: 'assistant', content: expect.stringContaining('Gates & Hillman Centers') },
+    ]);
+
+    await send('/memory');
+    expect(out.text).toContain('  1. Is vegetarian  [remembered]\n');
+    await send('/history');
+    expect(out.text).toContain('user> Where is Gates?\n');
+    await send('/forget 1');
+    expect(out.text).toContain('Forgot: Is vegetarian\n');
+    expect((await (await fetch(`${open.url}/memory/${user}`)).json()).total).toBe(0);
+
+    await send('Please remember that I like pizza');
+    await send('/forget-all');
+    expect(out.text).toContain('Forgot everything (1 item).\n');
+    await send('/memory');
+    expect(out.text).toMatch(/Nothing remembered yet\.\nyou> $/);
+
+    input.end();
+    await session;
+    expect(out.text).toMatch(/Bye\.\n$/);
+  });
+});
+
+describe('npm run chat entry', () => {
+  function runCli(args: string[], env: Record<string, string>, stdin: string) {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/chat.ts', ...args], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out = capture(child.stdout);
+    child.stdin.end(stdin);
+    return new Promise<{ code: number | null; stdout: string }>((resolve) =>
+      child.on('close', (code) => resolve({ code, stdout: out.text })),
+    );
+  }
+
+  it('takes the secret from AGENT_SHARED_SECRET and the URL from --url', async () => {
+    const r = await runCli(['--url', locked.url, '--anonymous'], { AGENT_SHARED_SECRET: SECRET }, 'Where is Wean Hall?\n');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`Campus assistant at ${locked.url}`);
+    expect(r.stdout).toContain('**Wean Hall** (WEH)');
+    expect(r.stdout).toContain('https://maps.scottylabs.org/WEH?dst=WEH');
+  });
+
+  it('reports a wrong --secret as the service envelope, without the secret', async () => {
+    const r = await runCli(['--url', locked.url, '--secret', 'wrong-secret-value'], {}, 'hello\n/memory\n');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('error: unauthorized: the service wants a bearer token');
+    expect(r.stdout).not.toContain('wrong-secret-value');
+  });
+});
