@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../src/campus/catalog.js';
 import { buildCampusMap } from '../src/campus/map-link.js';
 import { EMPTY_ANSWER_APOLOGY } from '../src/guards/answer-stream.js';
+import { createVerifyStage } from '../src/pipeline/stages/verify.js';
 import { NO_MAP, type TurnEvent } from '../src/pipeline/types.js';
 import { everyN, makeCtx, runVerify, toolEvent } from './verify-support.js';
 
@@ -144,6 +145,17 @@ describe('tool disclosure', () => {
     expect(run.deltas).toBe(run.answer!.text);
   });
 
+  it('adds nothing when the user asks about tools and none ran', async () => {
+    const text = 'I answered that from what I know about campus.';
+    const run = await runVerify([{ type: 'text', text }], makeCtx({ query: 'which tools did you use?' }));
+    expect(run.answer!.text).toBe(text);
+  });
+
+  it('turns an answer that was only the false claim into the true statement', async () => {
+    const run = await runVerify([toolEvent('guide_search_guide'), { type: 'text', text: 'No tools were used.' }]);
+    expect(run.answer!.text).toBe('I used this tool for this answer: `guide_search_guide`.');
+  });
+
   it('passes tool events through for services_used', async () => {
     const run = await runVerify([toolEvent('eats_get_locations_open_now'), { type: 'text', text: 'Open.' }]);
     expect(run.out.filter((e) => e.type === 'tool')).toHaveLength(1);
@@ -172,6 +184,23 @@ describe('answer wording and pass-through', () => {
     const memory: TurnEvent = { type: 'memory', data: { op: 'remove', text: 'Forgot: x' } };
     const run = await runVerify([{ type: 'status', text: 'Checking campus tools...' }, memory, { type: 'text', text: 'Done.' }]);
     expect(run.out.map((e) => e.type)).toEqual(['status', 'memory', 'delta', 'answer']);
+  });
+
+  it('ends upstream when the consumer stops early (a client that went away)', async () => {
+    let upstreamClosed!: () => void;
+    const closed = new Promise<void>((r) => (upstreamClosed = r));
+    async function* upstream(): AsyncGenerator<TurnEvent> {
+      try {
+        yield { type: 'text', text: 'First sentence. ' };
+        yield { type: 'text', text: 'Second sentence.' };
+      } finally {
+        upstreamClosed();
+      }
+    }
+    for await (const e of createVerifyStage({ secrets: [] })(upstream(), makeCtx())) {
+      if (e.type === 'delta') break;
+    }
+    await closed;
   });
 
   it('emits no answer after an upstream error', async () => {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PROMPT_LEAK_REFUSAL, containsPromptRun } from '../src/guards/prompt-leak.js';
+import { createVerifyStage } from '../src/pipeline/stages/verify.js';
 import { NO_MAP, type TurnEvent } from '../src/pipeline/types.js';
 import { collectSecrets } from '../src/security/secrets.js';
 import { testConfig } from './support/deps.js';
@@ -77,7 +78,6 @@ describe('secrets in the stream', () => {
       yield { type: 'text', text: 'It has the Sorrells library.' };
     }
     const out: TurnEvent[] = [];
-    const { createVerifyStage } = await import('../src/pipeline/stages/verify.js');
     for await (const e of createVerifyStage(options)(source(), makeCtx())) {
       out.push(e);
       if (e.type === 'delta') released();

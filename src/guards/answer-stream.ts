@@ -11,17 +11,13 @@ import { discloseTools } from './disclosure.js';
 import { isFailureClaim, mapPointer, repairFailureClaims } from './failure-claims.js';
 import { PROMPT_LEAK_REFUSAL } from './prompt-leak.js';
 import { createReasoningStripper, REASONING_ENDED, type ReasoningStripper } from './reasoning.js';
-import { createSecureStream, type SecureStream } from './secure-stream.js';
+import { createSecureStream, type SecureStream, type SecureStreamOptions } from './secure-stream.js';
 import { createSentenceFilter, type SentenceFilter } from './sentence-filter.js';
 
 /** What an empty model answer becomes (issue 4, "Answer quality wording"). */
 export const EMPTY_ANSWER_APOLOGY = "Sorry, I couldn't put an answer together for that. Could you rephrase your question?";
 
-export interface AnswerStreamOptions {
-  secrets: readonly string[];
-  systemPrompt: string;
-  promptHoldMin?: number;
-}
+export type AnswerStreamOptions = SecureStreamOptions;
 
 /** What the turn did, known by the end: the final map, the tools called, the user's question. */
 export interface AnswerFacts {

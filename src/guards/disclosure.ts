@@ -2,7 +2,7 @@
  * Tool disclosure: the answer must be honest about the tools behind it. When tools ran this turn, a
  * sentence claiming none were used ("I didn't use any tools", "this is based on general knowledge
  * only") is dropped; when the user asks which tools were used, the answer names every one of them
- * (a sentence is appended if the model did not). `services_used` itself is built from the tool
+ * (a sentence is appended if the model did not). A turn without tools is left as the model wrote it. `services_used` itself is built from the tool
  * outcomes by the deliver stage, never from the answer.
  */
 import { dropSentences } from './sentence-filter.js';
@@ -39,7 +39,6 @@ export function asksAboutTools(query: string): boolean {
 
 /** The sentence naming the tools used ("I used these tools for this answer: `a`, `b`."). */
 export function toolsSentence(tools: readonly string[]): string {
-  if (tools.length === 0) return "I didn't call any campus tools for this answer.";
   return `I used ${tools.length === 1 ? 'this tool' : 'these tools'} for this answer: ${tools.map((t) => `\`${t}\``).join(', ')}.`;
 }
 
@@ -61,10 +60,9 @@ export function discloseTools(text: string, input: DisclosureInput): { text: str
     // An answer that was nothing but the false claim becomes the true statement.
     if (dropped.removed > 0) out = dropped.text.trim() || toolsSentence(input.toolsUsed);
   }
-  if (asksAboutTools(input.query)) {
-    const named =
-      input.toolsUsed.length > 0 ? input.toolsUsed.every((t) => out.includes(t)) : /\btools?\b/i.test(out);
-    if (!named) out = out.trim() ? `${out.trimEnd()}\n\n${toolsSentence(input.toolsUsed)}` : toolsSentence(input.toolsUsed);
+  // Only when tools ran: a turn without tools (a refusal, a greeting) is left as the model wrote it.
+  if (input.toolsUsed.length > 0 && asksAboutTools(input.query) && !input.toolsUsed.every((t) => out.includes(t))) {
+    out = out.trim() ? `${out.trimEnd()}\n\n${toolsSentence(input.toolsUsed)}` : toolsSentence(input.toolsUsed);
   }
   return { text: out, changed: out !== text };
 }

@@ -9,6 +9,13 @@
 /** A run of this many prompt characters in the answer is a leak (issue 4). */
 export const PROMPT_WINDOW = 80;
 
+/**
+ * Matching suffixes shorter than this leave at once: ordinary phrases an answer shares with the prompt
+ * are rarely longer, and at most this many characters minus one of a leaked run can leave before the
+ * run is recognised (the stream holds the rest).
+ */
+export const DEFAULT_HOLD_MIN = 16;
+
 /** The refusal that replaces an answer that leaked the prompt. One sentence. */
 export const PROMPT_LEAK_REFUSAL = "Sorry, I can't share that, but I'm happy to help with questions about campus.";
 
@@ -58,21 +65,35 @@ function buildAutomaton(text: string): Automaton {
   return { next, link, len };
 }
 
-// Prompts repeat across turns (same template, same user): reuse the last few automata.
-const CACHE_SIZE = 8;
-const cache = new Map<string, Automaton>();
+/** The prompt prepared for matching (built once per distinct prompt; see `createPromptIndexCache`). */
+export interface PromptIndex {
+  readonly automaton: Automaton;
+}
 
-function automatonFor(prompt: string): Automaton {
-  const hit = cache.get(prompt);
-  if (hit) {
-    cache.delete(prompt);
-    cache.set(prompt, hit);
-    return hit;
-  }
-  const built = buildAutomaton(prompt);
-  cache.set(prompt, built);
-  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-  return built;
+/** Prepares `prompt` for matching; null when it is too short to contain an 80-character window. */
+export function buildPromptIndex(prompt: string): PromptIndex | null {
+  const normal = normalisePrompt(prompt);
+  return normal.length >= PROMPT_WINDOW ? { automaton: buildAutomaton(normal) } : null;
+}
+
+/**
+ * A small least-recently-used cache of prompt indexes: prompts repeat across turns (same template,
+ * same user), and building one for a few-KB prompt costs milliseconds.
+ */
+export function createPromptIndexCache(size = 8): (prompt: string) => PromptIndex | null {
+  const cache = new Map<string, PromptIndex | null>();
+  return (prompt) => {
+    if (cache.has(prompt)) {
+      const hit = cache.get(prompt)!;
+      cache.delete(prompt);
+      cache.set(prompt, hit);
+      return hit;
+    }
+    const built = buildPromptIndex(prompt);
+    cache.set(prompt, built);
+    if (cache.size > size) cache.delete(cache.keys().next().value!);
+    return built;
+  };
 }
 
 export interface PromptMatcher {
@@ -87,13 +108,12 @@ export interface PromptMatcher {
 }
 
 /**
- * A streaming matcher for `prompt`. `holdMin`: a matching suffix shorter than this is ordinary
- * prose ("the campus", "Carnegie Mellon") and is not held back; longer ones are held until they stop
- * matching or become a leak. An empty prompt never leaks.
+ * A streaming matcher against a prepared prompt (null: nothing to match, never leaks). `holdMin`: a
+ * matching suffix shorter than this is ordinary prose ("the campus", "Carnegie Mellon") and is not
+ * held back; longer ones are held until they stop matching or become a leak.
  */
-export function createPromptMatcher(prompt: string, holdMin = 16): PromptMatcher {
-  const normal = normalisePrompt(prompt);
-  const sam = normal.length >= PROMPT_WINDOW ? automatonFor(normal) : null;
+export function createPromptMatcher(prompt: PromptIndex | null, holdMin = DEFAULT_HOLD_MIN): PromptMatcher {
+  const sam = prompt?.automaton ?? null;
   // Absolute offsets of the last PROMPT_WINDOW normalised characters, for `holdFrom`.
   const offsets = new Array<number>(PROMPT_WINDOW).fill(0);
   let count = 0;
@@ -153,7 +173,7 @@ export function createPromptMatcher(prompt: string, holdMin = 16): PromptMatcher
 
 /** True when `text` repeats an 80-character window of `prompt` (whitespace-insensitive). */
 export function containsPromptRun(text: string, prompt: string): boolean {
-  const m = createPromptMatcher(prompt);
+  const m = createPromptMatcher(buildPromptIndex(prompt));
   m.push(text, 0);
   return m.leaked;
 }

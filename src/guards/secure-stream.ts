@@ -6,14 +6,14 @@
  * of an 80-character run). So an ordinary sentence leaves as soon as it arrives, and a secret or a
  * leaked prompt run never leaves at all: once a leak is seen, nothing more is released.
  */
-import { createPromptMatcher, type PromptMatcher } from './prompt-leak.js';
+import { createPromptMatcher, type PromptIndex, type PromptMatcher } from './prompt-leak.js';
 import { redactAnswer, unsafeTailStart } from './redaction.js';
 
 export interface SecureStreamOptions {
   /** Configured secret values (security/secrets.ts `collectSecrets`). */
   secrets: readonly string[];
-  /** The system prompt of the turn; runs of it must not appear in the answer. */
-  systemPrompt: string;
+  /** The turn's system prompt, prepared (prompt-leak.ts); runs of it must not appear in the answer. */
+  prompt: PromptIndex | null;
   /** Matching prompt suffixes shorter than this are released (see prompt-leak.ts). */
   promptHoldMin?: number;
 }
@@ -34,7 +34,7 @@ export interface SecureStream {
 /** Creates the secure stream of one answer. */
 export function createSecureStream(options: SecureStreamOptions): SecureStream {
   const { secrets } = options;
-  const matcher: PromptMatcher = createPromptMatcher(options.systemPrompt, options.promptHoldMin);
+  const matcher: PromptMatcher = createPromptMatcher(options.prompt, options.promptHoldMin);
   let buf = '';
   // Absolute offset (in the text pushed so far) of buf[0].
   let base = 0;

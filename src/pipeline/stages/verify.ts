@@ -7,6 +7,7 @@
  * survived) and the one `answer` event deliver builds `done` from.
  */
 import { createAnswerStream } from '../../guards/answer-stream.js';
+import { createPromptIndexCache } from '../../guards/prompt-leak.js';
 import type { Stage } from '../stage.js';
 import { NO_MAP, type CmuMaps, type TurnEvent } from '../types.js';
 
@@ -15,7 +16,7 @@ export interface VerifyOptions {
   secrets: readonly string[];
   /**
    * A suffix of the answer matching the system prompt is held back once it is this long (default
-   * 16): long enough that ordinary phrases shared with the prompt leave at once, short enough that
+   * 16, `DEFAULT_HOLD_MIN`): long enough that ordinary phrases shared with the prompt leave at once, short enough that
    * almost nothing of a leaked run is sent before the 80-character window is recognised.
    */
   promptHoldMin?: number;
@@ -23,47 +24,60 @@ export interface VerifyOptions {
 
 /** Creates the verify stage; `secrets` comes from `collectSecrets(config)`. */
 export function createVerifyStage(options: VerifyOptions): Stage {
+  const promptIndex = createPromptIndexCache();
   return async function* verify(events, ctx) {
     const mapsAllowed = ctx.plan.showMap && !ctx.request.disabledGroups.includes('maps');
+    // Ask upstream for its first event before preparing the prompt index, so the index is built while
+    // the model call is in flight instead of delaying it.
+    const upstream = events[Symbol.asyncIterator]();
+    const first = upstream.next();
     const answer = createAnswerStream({
       secrets: options.secrets,
-      systemPrompt: ctx.systemPrompt,
+      prompt: promptIndex(ctx.systemPrompt),
       ...(options.promptHoldMin !== undefined ? { promptHoldMin: options.promptHoldMin } : {}),
     });
     let map: CmuMaps = NO_MAP;
     const toolsUsed: string[] = [];
     let otherToolFailed = false;
-    // A failed turn (error event) or one answered upstream (a refusal) gets no answer from here.
+    // A failed turn (error event) or one answered upstream gets no answer from here.
     let finished = false;
+    let drained = false;
 
-    for await (const e of events) {
-      switch (e.type) {
-        case 'text': {
-          const delta = answer.push(e.text);
-          if (delta) yield { type: 'delta', text: delta };
-          break;
+    try {
+      for (let step = await first; !step.done; step = await upstream.next()) {
+        const e = step.value;
+        switch (e.type) {
+          case 'text': {
+            const delta = answer.push(e.text);
+            if (delta) yield { type: 'delta', text: delta };
+            break;
+          }
+          case 'pass': {
+            const delta = answer.newPass(map.url ? { map, otherToolFailed } : null);
+            if (delta) yield { type: 'delta', text: delta };
+            break;
+          }
+          case 'map_request':
+            if (mapsAllowed) map = e.map;
+            break;
+          case 'tool':
+            if (!toolsUsed.includes(e.outcome.name)) toolsUsed.push(e.outcome.name);
+            if (!e.outcome.ok && e.outcome.kind !== 'map') otherToolFailed = true;
+            yield e;
+            break;
+          case 'error':
+          case 'answer':
+            finished = true;
+            yield e;
+            break;
+          default:
+            yield e satisfies TurnEvent;
         }
-        case 'pass': {
-          const delta = answer.newPass(map.url ? { map, otherToolFailed } : null);
-          if (delta) yield { type: 'delta', text: delta };
-          break;
-        }
-        case 'map_request':
-          if (mapsAllowed) map = e.map;
-          break;
-        case 'tool':
-          if (!toolsUsed.includes(e.outcome.name)) toolsUsed.push(e.outcome.name);
-          if (!e.outcome.ok && e.outcome.kind !== 'map') otherToolFailed = true;
-          yield e;
-          break;
-        case 'error':
-        case 'answer':
-          finished = true;
-          yield e;
-          break;
-        default:
-          yield e satisfies TurnEvent;
       }
+      drained = true;
+    } finally {
+      // The consumer stopped early (client gone): end upstream too, so it aborts the model call.
+      if (!drained) await upstream.return?.();
     }
     if (finished) return;
 
