@@ -412,6 +412,8 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
     });
   });
 
+  // Frames go out as written (no Nagle batching), as a real gateway streaming tokens would send them.
+  server.on('connection', (socket) => socket.setNoDelay(true));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   gateway.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return gateway;
