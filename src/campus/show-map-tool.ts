@@ -7,10 +7,9 @@
  */
 import { z } from 'zod';
 import type { LocalTool, LocalToolResult } from '../tools/local-tool.js';
+import { SHOW_MAP_TOOL } from '../tools/tool-groups.js';
 import type { Building, Catalog } from './catalog.js';
 import { buildCampusMap } from './map-link.js';
-
-export const SHOW_MAP_TOOL_NAME = 'maps_show_map';
 
 export interface ShowMapToolOptions {
   catalog: Catalog;
@@ -42,7 +41,7 @@ const MAP_NOTE = 'The user sees the map beside your answer; do not write map lin
 /** Creates the `maps_show_map` local tool over a catalog. */
 export function createShowMapTool({ catalog, mapBaseUrl }: ShowMapToolOptions): LocalTool {
   return {
-    name: SHOW_MAP_TOOL_NAME,
+    name: SHOW_MAP_TOOL,
     kind: 'map',
     description:
       'Show a campus building on the map displayed with your answer, or the walking route between two ' +
