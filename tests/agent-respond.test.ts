@@ -8,7 +8,7 @@ import { TooManyRequestsError } from '../src/http/errors.js';
 import { createApp } from '../src/app.js';
 import type { AppDeps } from '../src/deps.js';
 import { INJECTION_REFUSAL } from '../src/guards/injection.js';
-import { silentLogger } from '../src/logger.js';
+import { createLogger, silentLogger } from '../src/logger.js';
 import type { TurnMemory } from '../src/memory/turn-memory.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import type { Usage, TurnRequest } from '../src/pipeline/types.js';
@@ -360,5 +360,33 @@ describe('POST /agent/respond: failures and hooks', () => {
     const h = await harness({ deps: { turnMemory } });
     await h.post({ query: 'thanks' });
     expect(calls).toBe(0);
+  });
+});
+
+describe('POST /agent/respond: logs', () => {
+  it('never logs the user message, even when tools and the model fail', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', sink: (l) => void lines.push(l) });
+    const query = 'Where is the zebra-unicorn-4417 cafe open now?';
+    const h = await harness({
+      deps: { logger },
+      tools: [
+        {
+          name: 'eats_search_dining_locations',
+          run: async (a) => ({ text: `Error calling tool 'search': nothing for ${String(a.name_query)}`, isError: true }),
+        },
+      ],
+    });
+    h.gw.enqueue(
+      { toolCalls: [{ name: 'eats_search_dining_locations', arguments: { name_query: 'zebra-unicorn-4417' } }] },
+      { status: 500, errorMessage: 'failed on zebra-unicorn-4417' },
+      { status: 500, errorMessage: 'still failing on zebra-unicorn-4417' },
+    );
+    const res = await h.post({ query });
+    expect(res.status).toBe(503);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.some((l) => l.includes('campus tool failed'))).toBe(true);
+    expect(lines.some((l) => l.includes('turn failed') && l.includes('status 500'))).toBe(true);
+    for (const line of lines) expect(line).not.toContain('zebra-unicorn');
   });
 });

@@ -103,6 +103,15 @@ describe('openai gateway: streamed pass', () => {
     await gw.waitForAbort();
   });
 
+  it('completes a slow stream within the deadline and ends one that outlasts it', async () => {
+    gw.enqueue({ text: ['a', 'b', 'c', 'd'], chunkDelayMs: 20 }, { text: Array.from({ length: 40 }, () => 'x'), chunkDelayMs: 25 });
+    const ok = await collect(gateway({ callTimeoutMs: 2_000 }).streamPass({ model: 'v/m', messages: user, signal: new AbortController().signal }));
+    expect(ok.filter((e) => e.type === 'text')).toHaveLength(4);
+    await expect(
+      collect(gateway({ callTimeoutMs: 200 }).streamPass({ model: 'v/m', messages: user, signal: new AbortController().signal })),
+    ).rejects.toBeInstanceOf(ModelTimeoutError);
+  });
+
   it('aborts the upstream request when the caller aborts', async () => {
     gw.enqueue({ text: ['first'], hang: true });
     const controller = new AbortController();

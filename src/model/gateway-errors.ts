@@ -4,11 +4,19 @@
  */
 import { AppError } from '../http/errors.js';
 
-/** The upstream failed (after the one retry) or answered nonsense. */
+/**
+ * The upstream failed (after the one retry) or answered nonsense. The logged cause keeps only the error
+ * class and HTTP status: an upstream message can quote the prompt, i.e. the user's words.
+ */
 export class ModelUnavailableError extends AppError {
   constructor(options?: { cause?: unknown }) {
     super(503, 'model unavailable', 'the assistant could not reach its language model; please try again');
-    if (options?.cause !== undefined) this.cause = options.cause;
+    const cause = options?.cause;
+    if (cause !== undefined) {
+      const status = (cause as { status?: unknown })?.status;
+      const name = cause instanceof Error ? cause.name : typeof cause;
+      this.cause = new Error(`upstream ${name}${typeof status === 'number' ? ` status ${status}` : ''}`);
+    }
   }
 }
 
