@@ -10,6 +10,10 @@ import { loadCatalog } from '../src/campus/catalog.js';
 import { startSandboxToolServer, type SandboxToolServer } from '../src/campus/sandbox/tool-server.js';
 import { createShowMapTool } from '../src/campus/show-map-tool.js';
 import { silentLogger } from '../src/logger.js';
+import { createForgetTool } from '../src/memory/forget-tool.js';
+import { createInMemoryStore } from '../src/memory/in-memory-store.js';
+import { createRememberTool } from '../src/memory/remember-tool.js';
+import type { LocalTool } from '../src/tools/local-tool.js';
 import type { ModelGateway, ModelMessage, PassEvent, ToolCallRequest, ToolDefinition } from '../src/model/gateway.js';
 import { OFFLINE_INTRO, TOOLS_OFF } from '../src/model/offline/answers.js';
 import { OFFLINE_BASE_URL, createOfflineModelFetch } from '../src/model/offline/offline-fetch.js';
@@ -20,18 +24,13 @@ import { wrapUntrustedResult } from '../src/tools/untrusted-result.js';
 import type { TurnRequest } from '../src/pipeline/types.js';
 
 const WEDNESDAY_NOON = new Date('2026-11-18T17:30:00Z');
-const REMEMBER_TOOL: ToolDefinition = {
-  name: 'memory_remember',
-  description: 'Save a fact the user asked you to remember.',
-  parameters: { type: 'object', properties: { fact: { type: 'string' } }, required: ['fact'] },
-};
-
 let sandbox: SandboxToolServer;
 let tools: CampusTools;
 let gateway: ModelGateway;
 let campusDefs: ToolDefinition[];
 const showMap = createShowMapTool({ catalog: loadCatalog(null), mapBaseUrl: 'https://maps.example' });
-const showMapDef: ToolDefinition = { name: showMap.name, description: showMap.description, parameters: showMap.parameters };
+const def = (t: LocalTool): ToolDefinition => ({ name: t.name, description: t.description, parameters: t.parameters });
+const showMapDef = def(showMap);
 
 beforeAll(async () => {
   sandbox = await startSandboxToolServer({ port: 0, host: '127.0.0.1', now: () => WEDNESDAY_NOON });
@@ -52,7 +51,7 @@ async function pass(messages: ModelMessage[], offered: ToolDefinition[]) {
 }
 
 /** Runs passes like the pipeline does: tool calls run for real, results go back wrapped as untrusted data. */
-async function turn(question: string, offered: ToolDefinition[], remembered: string[] = []) {
+async function turn(question: string, offered: ToolDefinition[], local: LocalTool[] = [showMap]) {
   const messages: ModelMessage[] = [
     { role: 'system', content: 'You are the campus assistant.' },
     { role: 'user', content: question },
@@ -70,13 +69,11 @@ async function turn(question: string, offered: ToolDefinition[], remembered: str
       const args = JSON.parse(c.arguments) as Record<string, unknown>;
       called.push({ name: c.name, args });
       let content: string;
-      if (c.name === showMap.name) {
-        const r = await showMap.run(args, { request: {} as TurnRequest, signal: new AbortController().signal });
+      const localTool = local.find((t) => t.name === c.name);
+      if (localTool) {
+        const r = await localTool.run(args, { request: {} as TurnRequest, signal: new AbortController().signal });
         maps += r.events?.filter((e) => e.type === 'map_request').length ?? 0;
         content = r.content;
-      } else if (c.name === 'memory_remember') {
-        remembered.push(String(args.fact));
-        content = `Saved to memory: ${args.fact}`;
       } else {
         content = (await tools.call(c.name, args, new AbortController().signal)).text;
       }
@@ -129,11 +126,25 @@ describe('offline model over the real gateway and sandbox tools', () => {
     expect(unknown.text).toBe("I couldn't find course 99-999 in the course catalog. Check the number (for example 15-122).");
   });
 
-  it('remembers through memory_remember with a third-person fact', async () => {
-    const saved: string[] = [];
-    const r = await turn('Please remember that I am vegetarian', [...campusDefs, REMEMBER_TOOL], saved);
-    expect(saved).toEqual(['Is vegetarian']);
-    expect(r.text).toBe('Got it, I\'ll remember that: "Is vegetarian".');
+  it('remembers and forgets through the real memory tools, with a third-person fact', async () => {
+    const store = createInMemoryStore({ embeddingModel: null });
+    await store.init();
+    const deps = { store, embedder: null, logger: silentLogger };
+    const memoryTools = [createRememberTool('u1', deps), createForgetTool('u1', deps)];
+    const offered = [...campusDefs, ...memoryTools.map(def)];
+    const saved = await turn('Please remember that I am vegetarian', offered, memoryTools);
+    expect(saved.called).toEqual([{ name: 'memory_remember', args: { fact: 'Is vegetarian' } }]);
+    expect(saved.text).toBe('Got it, I\'ll remember that: "Is vegetarian".');
+    expect((await store.list('u1', {})).items.map((f) => f.text)).toEqual(['Is vegetarian']);
+    const forgot = await turn("Forget that I'm vegetarian", offered, memoryTools);
+    expect(forgot.called).toEqual([{ name: 'memory_forget', args: { query: 'Is vegetarian' } }]);
+    expect(forgot.text).toMatch(/^Done, I forgot:/);
+    expect((await store.list('u1', {})).total).toBe(0);
+    const none = await turn('Forget that I live in Mudge', offered, memoryTools);
+    expect(none.text).toBe("I didn't find a saved fact matching that, so nothing was removed.");
+    const off = await turn('Please remember that I am vegetarian', campusDefs, memoryTools);
+    expect(off.called).toEqual([]);
+    expect(off.text).toMatch(/^Memory is off for this conversation/);
   });
 
   it('searches the guide', async () => {

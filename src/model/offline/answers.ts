@@ -132,6 +132,15 @@ function rememberAnswer(intent: Extract<Intent, { kind: 'remember' }>, done: Too
   return `Got it, I'll remember that: "${intent.fact}".`;
 }
 
+function forgetAnswer(done: ToolOutcomeSeen[]): string {
+  const forgot = find(done, 'memory_forget');
+  if (!forgot) return "Memory is off for this conversation, so there is nothing to forget.";
+  if (/^Forgot/.test(forgot.result)) return forgot.result.replace(/^Forgot this fact:/, 'Done, I forgot:');
+  if (/^(Nothing|No saved fact|Memory is already empty)/.test(forgot.result)) return "I didn't find a saved fact matching that, so nothing was removed.";
+  if (/confirm/i.test(forgot.result)) return 'Several saved facts match that. Tell me exactly which one to forget (the memory list shows them).';
+  return "I couldn't change your memory just now.";
+}
+
 function guideAnswer(done: ToolOutcomeSeen[]): string {
   const search = find(done, 'guide_search_guide');
   if (!search) return TOOLS_OFF;
@@ -151,6 +160,8 @@ export function writeAnswer(intent: Intent, done: ToolOutcomeSeen[]): string {
       return courseAnswer(intent, done);
     case 'remember':
       return rememberAnswer(intent, done);
+    case 'forget':
+      return forgetAnswer(done);
     case 'guide':
       return guideAnswer(done);
     default:

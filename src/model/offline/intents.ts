@@ -6,6 +6,7 @@
 
 export type Intent =
   | { kind: 'remember'; fact: string }
+  | { kind: 'forget'; fact: string | null }
   | { kind: 'course'; courseId: string; aspects: Array<'prereqs' | 'schedule' | 'instructors'> }
   | { kind: 'where'; place: string; origin: string | null }
   | { kind: 'eats'; cuisine: string | null }
@@ -58,8 +59,11 @@ export function detectIntent(question: string): Intent {
   const q = question.trim();
   // "remember that …" or "remember I/my …": not "do you remember what I said?".
   const remember = /\bremember\s+(?:that\s+(.+)|((?:i|i'm|i’m|my)\b.+))$/i.exec(q);
-  const remembered = remember?.[1] ?? remember?.[2];
+  const remembered = remember?.[1] ?? remember?.[2] ?? /\bdon'?t forget\s+(?:that\s+)?(.+)$/i.exec(q)?.[1];
   if (remembered?.trim()) return { kind: 'remember', fact: toFact(remembered) };
+  if (/\bforget\s+(everything|all\b|what you know)/i.test(q)) return { kind: 'forget', fact: null };
+  const forget = /\bforget\s+(?:that\s+)?(.+)$/i.exec(q)?.[1];
+  if (forget?.trim()) return { kind: 'forget', fact: toFact(forget) };
 
   const course = /\b(\d{2})-?(\d{3})\b/.exec(q);
   if (course) {
@@ -88,6 +92,8 @@ export function titleFor(question: string): string {
   switch (intent.kind) {
     case 'remember':
       return 'Saving a Preference';
+    case 'forget':
+      return 'Forgetting Saved Facts';
     case 'course':
       return `Course ${intent.courseId} Questions`;
     case 'where':

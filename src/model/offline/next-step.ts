@@ -30,6 +30,9 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
   switch (intent.kind) {
     case 'remember':
       return [{ name: 'memory_remember', arguments: { fact: intent.fact } }];
+    case 'forget':
+      // "Forget everything" is explicit, so it is confirmed in the same call.
+      return [{ name: 'memory_forget', arguments: intent.fact === null ? { all: true, confirm: true } : { query: intent.fact } }];
     case 'course': {
       const id = { course_id: intent.courseId };
       const aspect = { prereqs: 'courses_fetch_course_requisites', schedule: 'courses_fetch_course_schedules', instructors: 'courses_fetch_course_instructors' } as const;
@@ -65,6 +68,7 @@ export function nextStep(body: { messages?: unknown; tools?: unknown }): NextSte
   const offered = wanted.filter((c) => conv.offered.has(c.name));
   const pending = offered.filter((c) => !conv.done.some((d) => d.name === c.name));
   if (pending.length > 0) return { kind: 'tool_calls', calls: pending };
-  if (wanted.length > 0 && offered.length === 0 && intent.kind !== 'remember') return { kind: 'text', text: TOOLS_OFF };
+  const memoryIntent = intent.kind === 'remember' || intent.kind === 'forget';
+  if (wanted.length > 0 && offered.length === 0 && !memoryIntent) return { kind: 'text', text: TOOLS_OFF };
   return { kind: 'text', text: writeAnswer(intent, conv.done) };
 }
