@@ -16,6 +16,7 @@ import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js
 import type { TokenBudgetStore } from '../src/admission/token-budget.js';
 import { createApp } from '../src/app.js';
 import type { Logger } from '../src/logger.js';
+import type { CampusTools } from '../src/tools/campus-tools.js';
 import { silentLogger } from '../src/logger.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import type { Usage } from '../src/pipeline/types.js';
@@ -29,6 +30,7 @@ export interface AdmissionAppOptions {
   budget?: TokenBudgetStore;
   now?: () => Date;
   logger?: Logger;
+  campusTools?: CampusTools;
 }
 
 export interface AdmissionApp {
@@ -75,6 +77,7 @@ export async function startAdmissionApp(options: AdmissionAppOptions = {}): Prom
     gateway: createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-chat-key', retryBackoffMs: 1 }),
     admission,
     moderation: moderationFromConfig(config, logger),
+    ...(options.campusTools && { campusTools: options.campusTools }),
   });
   const app = createApp(deps);
   let server: Server | null = null;

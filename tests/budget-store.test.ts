@@ -4,69 +4,15 @@
  * rules on top of each store: the limit, 429 with Retry-After, a UTC midnight crossed with an injected
  * clock, 503 when the store fails, and concurrent turns of one user at the edge of the budget.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { noModeration } from '../src/admission/admission.js';
 import { createAdmission } from '../src/admission/create-admission.js';
-import { createPostgresBudgetStore } from '../src/admission/postgres-budget-store.js';
-import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js';
 import type { TokenBudgetStore } from '../src/admission/token-budget.js';
-import { createDatabase, type Database } from '../src/db/client.js';
-import { runMigrations } from '../src/db/migrate.js';
 import { AppError } from '../src/http/errors.js';
 import { silentLogger } from '../src/logger.js';
 import type { TurnRequest, Usage } from '../src/pipeline/types.js';
-import { startTestPostgres, type TestPostgres } from './support/postgres.js';
+import { postgresBackend, sqliteBackend } from './budget-backends.js';
 import { testConfig } from './support/deps.js';
-
-interface Backend {
-  name: string;
-  setup(): Promise<void>;
-  /** A fresh store over an empty table. */
-  open(): Promise<TokenBudgetStore>;
-  teardown(): Promise<void>;
-}
-
-function sqliteBackend(): Backend {
-  let dir = '';
-  let n = 0;
-  return {
-    name: 'sqlite',
-    async setup() {
-      dir = mkdtempSync(join(tmpdir(), 'budget-store-'));
-    },
-    async open() {
-      return createSqliteBudgetStore({ path: join(dir, `usage-${++n}.sqlite`) });
-    },
-    async teardown() {
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-function postgresBackend(): Backend {
-  let pg: TestPostgres;
-  let database: Database;
-  return {
-    name: 'postgres',
-    async setup() {
-      pg = await startTestPostgres();
-      database = createDatabase(pg.url, { max: 4 });
-      await runMigrations(database);
-    },
-    async open() {
-      await database.sql`delete from token_usage`;
-      // Each store gets its own pool so closing it (the failure test) leaves the others working.
-      return createPostgresBudgetStore({ database: createDatabase(pg.url, { max: 4 }), ownsDatabase: true });
-    },
-    async teardown() {
-      await database.close();
-      await pg.stop();
-    },
-  };
-}
 
 const LIMIT = 1_000;
 const config = testConfig({ DAILY_TOKEN_LIMIT: String(LIMIT) });

@@ -1,0 +1,61 @@
+/**
+ * The two token budget stores as test backends, so one suite runs on both: SQLite on a fresh file in a
+ * temporary directory, Postgres on PGlite over the wire protocol with the committed migrations. Not a
+ * test file.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPostgresBudgetStore } from '../src/admission/postgres-budget-store.js';
+import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js';
+import type { TokenBudgetStore } from '../src/admission/token-budget.js';
+import { createDatabase, type Database } from '../src/db/client.js';
+import { runMigrations } from '../src/db/migrate.js';
+import { startTestPostgres, type TestPostgres } from './support/postgres.js';
+
+export interface Backend {
+  name: string;
+  setup(): Promise<void>;
+  /** A fresh store over an empty table. */
+  open(): Promise<TokenBudgetStore>;
+  teardown(): Promise<void>;
+}
+
+export function sqliteBackend(): Backend {
+  let dir = '';
+  let n = 0;
+  return {
+    name: 'sqlite',
+    async setup() {
+      dir = mkdtempSync(join(tmpdir(), 'budget-store-'));
+    },
+    async open() {
+      return createSqliteBudgetStore({ path: join(dir, `usage-${++n}.sqlite`) });
+    },
+    async teardown() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function postgresBackend(): Backend {
+  let pg: TestPostgres;
+  let database: Database;
+  return {
+    name: 'postgres',
+    async setup() {
+      pg = await startTestPostgres();
+      database = createDatabase(pg.url, { max: 4 });
+      await runMigrations(database);
+    },
+    async open() {
+      await database.sql`delete from token_usage`;
+      // Each store gets its own pool so closing it (the failure test) leaves the others working.
+      return createPostgresBudgetStore({ database: createDatabase(pg.url, { max: 4 }), ownsDatabase: true });
+    },
+    async teardown() {
+      await database.close();
+      await pg.stop();
+    },
+  };
+}
