@@ -8,7 +8,7 @@
  */
 import { NO_MAP, type AnswerNotes, type CmuMaps } from '../pipeline/types.js';
 import { discloseTools } from './disclosure.js';
-import { isFailureClaim, mapPointer, repairFailureClaims } from './failure-claims.js';
+import { isFailureClaim, mapPointer, mayBeFailureClaim, repairFailureClaims } from './failure-claims.js';
 import { PROMPT_LEAK_REFUSAL } from './prompt-leak.js';
 import { createReasoningStripper, REASONING_ENDED, type ReasoningStripper } from './reasoning.js';
 import { createSecureStream, type SecureStream, type SecureStreamOptions } from './secure-stream.js';
@@ -112,7 +112,7 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
         pointerSent = null;
         droppedInStream = 0;
         claimsDropped = 0;
-        if (filter) filter = createSentenceFilter(dropClaim);
+        if (filter) filter = createSentenceFilter(dropClaim, mayBeFailureClaim);
         continue;
       }
       out += afterSecure(secure.push(piece));
@@ -137,7 +137,7 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
       atStart = true;
       filterMap = claimFilter?.map ?? NO_MAP;
       otherToolFailed = claimFilter?.otherToolFailed ?? false;
-      filter = filterMap.url ? createSentenceFilter(dropClaim) : null;
+      filter = filterMap.url ? createSentenceFilter(dropClaim, mayBeFailureClaim) : null;
       claimsDropped = 0;
       return out;
     },

@@ -50,6 +50,55 @@ export function isFailureClaim(sentence: string, ctx: FailureClaimContext = { ot
   return !ctx.otherToolFailed && !otherDomain;
 }
 
+// How failure claims open ("I couldn't…", "Unfortunately…", "The routing tool…", "You can use Google
+// Maps…", "For turn-by-turn directions, try…"): sequences of word sets, '*' for any word. A sentence
+// whose opening fits none of them is released as it streams (sentence-filter.ts) instead of held whole.
+const OPENERS: ReadonlyArray<ReadonlyArray<ReadonlySet<string>>> = (
+  [
+    [['i', "i'm", "i've", "i'd", "i'll", 'we', "we're", "we've", 'but']],
+    [['unfortunately', 'sorry', 'apologies', 'however', 'sadly', 'regrettably', 'currently', 'unable', 'alternatively', 'otherwise', 'due']],
+    [['there', "there's", 'it', "it's", 'google', 'apple', 'bing', 'waze', 'mapquest', 'try', 'please', 'consider', 'check', 'use']],
+    [['you', "you'll", "you'd"], ['*'], ['use', 'try', 'check', 'open', 'also', 'look', 'always', 'want', 'need']],
+    [['for'], ['turn-by-turn', 'live', 'real-time', 'detailed', 'step-by-step', 'exact', 'precise', 'navigation', 'directions', 'gps', 'more']],
+    [['if'], ['you'], ['need', 'want', 'prefer', 'would']],
+    [['at'], ['the'], ['moment']],
+    [['right'], ['now']],
+    [['the', 'this', 'that', 'my', 'our', 'your'], ['routing', 'route', 'map', 'maps', 'mapping', 'tool', 'tools', 'lookup', 'service', 'system', 'search', 'directions', 'navigation', 'request', 'api']],
+    [['the', 'this', 'that', 'my', 'our', 'your'], ['campus', 'building', 'location'], ['map', 'maps', 'lookup', 'search', 'tool', 'data', 'service', 'routing', 'navigation', 'directions', 'information']],
+  ] as string[][][]
+).map((seq) => seq.map((words) => new Set(words)));
+
+// Words that only lead into the sentence ("Also, …", "Well …"): the claim test looks past them.
+const DISCOURSE = new Set(['also', 'so', 'well', 'actually', 'okay', 'ok', 'now', 'note', 'still', 'just', 'first', 'then', 'and']);
+
+/** Whether a word (complete, or still being written) can be one of `words`. */
+function fits(word: string, complete: boolean, words: ReadonlySet<string>): boolean {
+  if (words.has('*') || words.has(word)) return true;
+  if (complete) return false;
+  for (const w of words) if (w.startsWith(word)) return true;
+  return false;
+}
+
+/**
+ * Whether an unfinished sentence could still turn out to be a failure claim, judged by its opening
+ * words; false lets the sentence stream instead of waiting for its end.
+ */
+export function mayBeFailureClaim(partial: string): boolean {
+  const text = partial.replace(/^[\s*_"'“‘(]+/, '').replace(/’/g, "'").toLowerCase();
+  // Wait for the first word to end: "First," or "Also" may lead into a claim ("First, I couldn't…").
+  const lead = /^([a-z'-]+)(,?)(?=[\s,;:.!?])\s*/.exec(text);
+  if (!lead) return true;
+  if (lead[2] || DISCOURSE.has(lead[1]!)) {
+    const rest = text.slice(lead[0].length);
+    return rest === '' || mayBeFailureClaim(rest);
+  }
+  const words = text.split(/\s+/).filter(Boolean).map((w) => w.replace(/[,;:.!?)*_]+$/, ''));
+  const endsWord = /[\s,;:.!?]$/.test(text);
+  return OPENERS.some((seq) =>
+    seq.every((set, i) => i >= words.length || fits(words[i]!, i < words.length - 1 || endsWord, set)),
+  );
+}
+
 /** The short lead pointing at the attached map ("Here's the route from X (SRC) to Y (DST) …"). */
 export function mapPointer(map: CmuMaps): string {
   if (map.mode === 'directions') {

@@ -25,8 +25,15 @@ const SENTENCE_END = /[.!?…]["'”’)\]*_]*([ \t]+)(?=\S)/g;
 // A period after these is not the end of a sentence ("S. Craig", "e.g. GHC", "Dr. Smith").
 const ABBREVIATION = /(?:^|[\s(])(?:[A-Z]|e\.g|i\.e|vs|St|Dr|Mr|Mrs|Ms|Ave|No|Prof|Rm|approx)\.$/;
 
-/** Creates a filter that drops every sentence for which `drop` returns true. */
-export function createSentenceFilter(drop: (sentence: string) => boolean): SentenceFilter {
+/**
+ * Creates a filter that drops every sentence for which `drop` returns true. `mayDrop`, when given,
+ * is asked about the unfinished sentence: once it says the sentence cannot turn out to be dropped
+ * (its opening words rule that out), the sentence is released as it streams instead of held whole.
+ */
+export function createSentenceFilter(
+  drop: (sentence: string) => boolean,
+  mayDrop?: (partial: string) => boolean,
+): SentenceFilter {
   let buf = '';
   let atLineStart = true;
   let verbatim = false;
@@ -37,6 +44,28 @@ export function createSentenceFilter(drop: (sentence: string) => boolean): Sente
   let lineRemoved = false;
   let skipBlank = false;
   let removed = 0;
+  // The current sentence was released unjudged (mayDrop ruled it out); this much of it has left.
+  let committed = false;
+  let releasedUpTo = 0;
+
+  const release = (content: string, upTo: number): string => {
+    let out = '';
+    if (releasedUpTo === 0) {
+      out += lineKept ? space : prefix;
+      lineKept = true;
+      prefix = '';
+    }
+    out += content.slice(releasedUpTo, upTo);
+    releasedUpTo = upTo;
+    return out;
+  };
+
+  const finishSentence = (sentence: string): string => {
+    const out = committed ? release(sentence, sentence.length) : judge(sentence);
+    committed = false;
+    releasedUpTo = 0;
+    return out;
+  };
 
   const judge = (sentence: string): string => {
     if (drop(sentence.trim())) {
@@ -51,7 +80,7 @@ export function createSentenceFilter(drop: (sentence: string) => boolean): Sente
   };
 
   const endLine = (last: string): string => {
-    let out = last ? judge(last) : '';
+    let out = last ? finishSentence(last) : '';
     const blank = !lineKept && !lineRemoved && prefix.trim() === '';
     if (lineRemoved && !lineKept) skipBlank = true;
     else if (blank && skipBlank) skipBlank = false;
@@ -97,7 +126,7 @@ export function createSentenceFilter(drop: (sentence: string) => boolean): Sente
       const content = lineEnd === -1 ? buf : buf.slice(0, lineEnd);
       const end = sentenceEnd(content);
       if (end) {
-        out += judge(content.slice(0, end.body));
+        out += finishSentence(content.slice(0, end.body));
         space = content.slice(end.body, end.after);
         buf = buf.slice(end.after);
         continue;
@@ -108,8 +137,13 @@ export function createSentenceFilter(drop: (sentence: string) => boolean): Sente
         continue;
       }
       if (final) {
-        out += content ? judge(content) : lineKept ? '' : prefix;
+        out += content ? finishSentence(content) : lineKept ? '' : prefix;
         buf = '';
+      } else if (mayDrop && content.trim() && (committed || !mayDrop(content))) {
+        // Stays in buf until its end is seen (the boundary is needed), but leaves now.
+        committed = true;
+        const upTo = content.replace(/\s+$/, '').length;
+        if (upTo > releasedUpTo) out += release(content, upTo);
       }
       return out;
     }

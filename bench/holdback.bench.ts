@@ -1,0 +1,163 @@
+/**
+ * What the verify stage's hold-back costs the first text: normal answers (Markdown, ~600 characters)
+ * stream as token-sized chunks, one every 10 ms on a real timer (≈100 tokens/s, a fast model), through
+ * the real verify stage with every secret kind configured and the real system prompt; the baseline is
+ * a stage that turns text into deltas unchecked. The figure is the time from the source yielding its
+ * first chunk to the consumer receiving the first delta. Also: processing cost per chunk, and the
+ * one-off cost of indexing a new system prompt (it overlaps the model call, see verify.ts).
+ */
+import { buildCampusMap } from '../src/campus/map-link.js';
+import { loadCatalog } from '../src/campus/catalog.js';
+import { parseConfig } from '../src/config.js';
+import { buildPromptIndex } from '../src/guards/prompt-leak.js';
+import type { Stage, TurnContext } from '../src/pipeline/stage.js';
+import { createVerifyStage } from '../src/pipeline/stages/verify.js';
+import type { TurnEvent } from '../src/pipeline/types.js';
+import { buildSystemPrompt } from '../src/prompt/system-prompt.js';
+import { collectSecrets } from '../src/security/secrets.js';
+import { ms, quantile } from './stats.js';
+
+const GAP_MS = 10;
+const RUNS_PER_ANSWER = 20;
+
+const config = parseConfig({
+  AGENT_ENV: 'test',
+  LLM_GATEWAY_API_KEY: 'sk-or-v1-5f0c9a7e3b1d4c2a8e6f0b9d7c5a3e1f2b4d6c8a0e9f7d5b',
+  EMBEDDINGS_API_KEY: 'sk-proj-Q7w9E2r4T6y8U0i1O3p5A7s9D1f3G5h7',
+  AGENT_SHARED_SECRET: 'shared-6d1f3a9c0b8e7d5c4a2f1e0d9c8b7a6f',
+  DATABASE_URL: 'postgres://campus:Pa55w0rd-Zq8@db-7f3k.internal.example.net:5432/campus',
+  MCP_SERVER_URL: 'https://tools-9x2.internal.example.org/mcp',
+});
+const TOOL_NAMES = [
+  'maps_search_buildings', 'maps_get_path', 'maps_list_possible_locations', 'maps_distance_between', 'maps_show_map',
+  'courses_fetch_course_by_id', 'courses_search_courses_by_query', 'courses_fetch_course_schedules',
+  'eats_get_locations_open_now', 'eats_search_dining_locations', 'eats_get_location_hours', 'guide_search_guide',
+];
+const systemPrompt = buildSystemPrompt({
+  assistantName: config.campus.assistantName,
+  campusName: config.campus.campusName,
+  tools: TOOL_NAMES.map((name) => ({ name, description: `Campus tool ${name.replace(/_/g, ' ')}.` })),
+  disabledGroups: [],
+  memoryTools: true,
+  recall: null,
+  today: new Date('2026-11-21T12:00:00Z'),
+});
+
+const ANSWERS = [
+  "Here's what's open right now near the center of campus:\n\n## Coffee\n- **Tepper Café** (Tepper Building): open until 8:00 PM, espresso and pastries.\n- **La Prima Espresso** (Wean Hall, 5th floor): open until 6:00 PM.\n\n## Meals\n- **Schatz Dining Room** (Cohon University Center): open until 8:00 PM, all-you-care-to-eat.\n- **The Exchange** (Posner Hall): sandwiches and salads until 3:00 PM.\n\nWant the hours for a specific place?",
+  'Wean Hall is on the north side of the Cut, right next to Doherty Hall and across from the Gates & Hillman Centers. From Gates, walk east along the pedestrian bridge and take the 4th-floor entrance; the walk takes about three minutes. Sorrells Library is on the 4th floor if you need a quiet place to study.',
+  '**15-122 Principles of Imperative Computation** is a 12-unit course in the School of Computer Science. It covers contracts, data structures such as hash tables and priority queues, and C programming.\n\n- Prerequisite: 15-112 (or an equivalent placement).\n- Usually offered in fall, spring and summer.\n\nThe lectures this semester meet Tuesday and Thursday in the Gates & Hillman Centers.',
+  "Sure! The campus shuttle and escort services run every evening during the semester. You can request a ride through the Transit app or call the escort dispatcher. If you're heading off campus, the Port Authority buses on Forbes and Fifth Avenue are free with your student ID.",
+  'You can print in most computer clusters, including the ones in Hunt Library and the Cohon University Center. Printing is charged to your Plaid Cash account per page; color printing is available in Hunt. Send jobs from the cluster machines or from your laptop through the web print portal.',
+];
+
+// Answers that come with a map: directions, as the model writes them after maps_show_map.
+const MAP_ANSWERS = [
+  'Wean Hall is on the north side of the Cut, next to Doherty Hall. From Gates, take the pedestrian bridge east and enter on the 4th floor; it takes about three minutes.',
+  'From the Cohon University Center, walk west along the Cut past Doherty Hall, then turn right at Wean Hall. Gates & Hillman Centers is the angular building behind it.',
+  "Here's how to get there: leave Gates through the 5th-floor bridge, follow the path past Newell-Simon Hall and you'll see Wean Hall on your left.",
+  'The walk from Tepper to Hunt Library takes about six minutes: head north on the Tepper Quad path, cross Forbes Avenue at the light, and Hunt is straight ahead.',
+  "I've put Doherty Hall on the map. It's right next to Wean Hall, along the Cut, with its main entrance facing the College of Fine Arts lawn.",
+];
+
+function tokens(text: string): string[] {
+  return text.match(/\s*[^\s]{1,5}/g) ?? [];
+}
+
+const ctx = (query: string): TurnContext => ({
+  request: { query, userId: null, history: [], model: 'openai/gpt-4o-mini', disabledGroups: [] },
+  plan: { groups: ['maps', 'courses', 'eats', 'guide'], ungroupedTools: true, showMap: true, conversational: false, recallMemory: false, memoryTools: false },
+  signal: new AbortController().signal,
+  requestId: 'bench',
+  systemPrompt,
+});
+
+/** Baseline: unchecked text becomes deltas. */
+const passThrough: Stage = async function* (events) {
+  for await (const e of events) yield e.type === 'text' ? { type: 'delta', text: e.text } : e;
+};
+
+const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
+
+/** Streams `prefix` events, then the answer's chunks GAP_MS apart; returns ms from first chunk to first delta. */
+async function firstDeltaMs(stage: Stage, answer: string, prefix: TurnEvent[]): Promise<number> {
+  let firstChunkAt = 0;
+  async function* source(): AsyncGenerator<TurnEvent> {
+    yield* prefix;
+    for (const [i, t] of tokens(answer).entries()) {
+      if (i > 0) await sleep(GAP_MS);
+      if (i === 0) firstChunkAt = performance.now();
+      yield { type: 'text', text: t };
+    }
+  }
+  for await (const e of stage(source(), ctx('question'))) {
+    if (e.type === 'delta') return performance.now() - firstChunkAt;
+  }
+  return NaN;
+}
+
+async function latencyRow(label: string, stage: Stage, prefix: TurnEvent[], answers = ANSWERS): Promise<number[]> {
+  const samples: number[] = [];
+  for (const answer of answers) {
+    await firstDeltaMs(stage, answer, prefix); // warm-up
+    for (let i = 0; i < RUNS_PER_ANSWER; i++) samples.push(await firstDeltaMs(stage, answer, prefix));
+  }
+  process.stderr.write(`holdback: ${label} done\n`);
+  return samples;
+}
+
+const verify = createVerifyStage({ secrets: collectSecrets(config) });
+const map = buildCampusMap(config.campus.mapBaseUrl, loadCatalog(null).get('WEH')!);
+const withMap: TurnEvent[] = [{ type: 'map_request', map }, { type: 'pass', index: 1 }];
+
+const base = await latencyRow('baseline', passThrough, []);
+const normal = await latencyRow('verify', verify, []);
+const mappedBase = await latencyRow('baseline, map answers', passThrough, withMap, MAP_ANSWERS);
+const mapped = await latencyRow('verify, map answers', verify, withMap, MAP_ANSWERS);
+
+// CPU cost: whole answers through verify with no gaps.
+async function* instant(answer: string): AsyncGenerator<TurnEvent> {
+  for (const t of tokens(answer)) yield { type: 'text', text: t };
+}
+let chunkCount = 0;
+const cpuStart = performance.now();
+for (let i = 0; i < 200; i++) {
+  const answer = ANSWERS[i % ANSWERS.length]!;
+  chunkCount += tokens(answer).length;
+  for await (const _ of verify(instant(answer), ctx('question'))) void _;
+}
+const perChunkMs = (performance.now() - cpuStart) / chunkCount;
+
+const buildSamples: number[] = [];
+for (let i = 0; i < 30; i++) {
+  const start = performance.now();
+  buildPromptIndex(`${systemPrompt}\n${i}`);
+  buildSamples.push(performance.now() - start);
+}
+
+const added = (q: number, s: number[], b: number[]) => quantile(s, q) - quantile(b, q);
+const row = (label: string, s: number[], b = base) =>
+  `| ${label} | ${ms(quantile(s, 0.5))} | ${ms(quantile(s, 0.95))} | ${ms(Math.max(0, added(0.5, s, b)))} | ${ms(Math.max(0, added(0.95, s, b)))} |`;
+
+process.stdout.write(
+  [
+    '## Verify hold-back: time to first text',
+    '',
+    `Method: ${ANSWERS.length} normal answers × ${RUNS_PER_ANSWER} runs, token-sized chunks every ${GAP_MS} ms on a real timer, ` +
+      `system prompt of ${systemPrompt.length} characters, ${collectSecrets(config).length} configured secret values; ` +
+      'time from the first chunk leaving the source to the first delta reaching the consumer. Target: ≤ 20 ms added on a normal answer.',
+    '',
+    '| Stage | First delta p50 | p95 | Added p50 | Added p95 |',
+    '|---|---|---|---|---|',
+    row('pass-through baseline', base),
+    row('verify (normal answer)', normal),
+    row('verify, map attached (directions answers)', mapped, mappedBase),
+    '',
+    'With a map attached, a sentence whose opening words could start a false failure claim ("I…", "The routing tool…", ' +
+      `"You can use…") is held until it ends; one of the ${MAP_ANSWERS.length} directions answers opens that way, which is what the p95 shows.`,
+    '',
+    `Processing cost: ${ms(perChunkMs)} per chunk. Indexing a new ${systemPrompt.length}-character system prompt: ` +
+      `p50 ${ms(quantile(buildSamples, 0.5))}, p95 ${ms(quantile(buildSamples, 0.95))} (once per distinct prompt, while the model call starts).`,
+    '',
+  ].join('\n'),
+);

@@ -1,0 +1,112 @@
+/**
+ * The sentence-level guards on their own: Markdown-preserving sentence removal (whole and streamed at
+ * every chunk size), the failure-claim and no-tools-claim predicates, and the opening-words test that
+ * lets unsuspicious sentences stream.
+ */
+import { describe, expect, it } from 'vitest';
+import { asksAboutTools, isNoToolsClaim } from '../src/guards/disclosure.js';
+import { isFailureClaim, mayBeFailureClaim } from '../src/guards/failure-claims.js';
+import { createSentenceFilter, dropSentences } from '../src/guards/sentence-filter.js';
+
+const claim = (s: string) => isFailureClaim(s);
+
+describe('dropSentences', () => {
+  it.each([
+    ["I couldn't retrieve the route. Walk north on Forbes.", 'Walk north on Forbes.'],
+    ["## Directions\n\n- I couldn't get the route.\n- Walk north on Forbes.\n", '## Directions\n\n- Walk north on Forbes.\n'],
+    ["1. First, I couldn't find the building. Go left.\n2. Go right.", '1. Go left.\n2. Go right.'],
+    ["Intro.\n\nI couldn't load the map.\n\nWalk to 205 S. Craig St. and turn left.", 'Intro.\n\nWalk to 205 S. Craig St. and turn left.'],
+    ["```\nI couldn't load the map.\n```\nDone.", "```\nI couldn't load the map.\n```\nDone."],
+    ["> I couldn't find the location.\n> Quote kept.", '> Quote kept.'],
+    ['| a | b |\n|---|---|\n| Use Google Maps | x |', '| a | b |\n|---|---|\n| Use Google Maps | x |'],
+    ['No claims here. Second sentence.\nNext line.\n', 'No claims here. Second sentence.\nNext line.\n'],
+  ])('%j → %j, the same when streamed at any chunk size', (text, expected) => {
+    expect(dropSentences(text, claim).text).toBe(expected);
+    for (const withMayDrop of [false, true]) {
+      for (let size = 1; size <= 9; size++) {
+        const f = createSentenceFilter(claim, withMayDrop ? mayBeFailureClaim : undefined);
+        let out = '';
+        for (let i = 0; i < text.length; i += size) out += f.push(text.slice(i, i + size));
+        expect(out + f.flush()).toBe(expected);
+      }
+    }
+  });
+
+  it('releases a sentence whose opening rules out a claim before its end arrives', () => {
+    const f = createSentenceFilter(claim, mayBeFailureClaim);
+    expect(f.push('Wean')).toBe('');
+    expect(f.push(' Hall is on the ')).toBe('Wean Hall is on the');
+    expect(f.push('Cut. I could')).toBe(' Cut.');
+    expect(f.push("n't load the map. ")).toBe('');
+    expect(f.push('Bye.') + f.flush()).toBe(' Bye.');
+    expect(f.removed).toBe(1);
+  });
+});
+
+describe('failure-claim predicates', () => {
+  it.each([
+    ["I'm sorry, I couldn't determine the route.", true],
+    ['Unfortunately the navigation service is currently unavailable.', true],
+    ['Open maps.google.com for live directions.', true],
+    ['The map lookup returned no results.', true],
+    ['Wean Hall is a short walk from Gates.', false],
+    ["If you can't find the entrance, ask at the front desk.", false],
+    ["I couldn't find any open dining locations right now.", false],
+    ['The course search returned no results for 15-999.', false],
+  ])('isFailureClaim(%j) = %s', (sentence, expected) => {
+    expect(isFailureClaim(sentence)).toBe(expected);
+  });
+
+  it('treats a generic tool failure as true when another tool really failed', () => {
+    expect(isFailureClaim('The tool returned an error.')).toBe(true);
+    expect(isFailureClaim('The tool returned an error.', { otherToolFailed: true })).toBe(false);
+  });
+
+  it.each([
+    ['Wea', true],
+    ['Wean ', false],
+    ['Here ', false],
+    ['First, I', true],
+    ['First, the closest', false],
+    ['Also the routing', true],
+    ['The closest', false],
+    ['You can find', false],
+    ['For coffee', false],
+    ['I', true],
+    ['Unfortunately', true],
+    ['The routing', true],
+    ['The campus map', true],
+    ['You can use', true],
+    ['For turn-by-turn', true],
+    ['Th', true],
+  ])('mayBeFailureClaim(%j) = %s', (partial, expected) => {
+    expect(mayBeFailureClaim(partial)).toBe(expected);
+  });
+});
+
+describe('disclosure predicates', () => {
+  it.each([
+    ["I didn't use any tools for this.", true],
+    ['No tools were used.', true],
+    ['This is based on my general knowledge.', true],
+    ['I answered from general knowledge only.', true],
+    ["I don't have access to real-time data.", true],
+    ['I used the dining tool.', false],
+    ['Knowledge is power.', false],
+  ])('isNoToolsClaim(%j) = %s', (sentence, expected) => {
+    expect(isNoToolsClaim(sentence)).toBe(expected);
+  });
+
+  it.each([
+    ['What tools did you use?', true],
+    ['which services did you call', true],
+    ['Did you use any tools?', true],
+    ['how did you know that?', true],
+    ["what's your source", true],
+    ["what's open now", false],
+    ['which tool shop sells hammers near campus', false],
+    ['where is gates', false],
+  ])('asksAboutTools(%j) = %s', (query, expected) => {
+    expect(asksAboutTools(query)).toBe(expected);
+  });
+});
