@@ -26,13 +26,14 @@ let mcp: TestMcpServer;
 
 beforeAll(async () => {
   // Build + `npm ci --omit=dev` (better-sqlite3 compiles from source here: allow minutes).
-  [install, db, gateway, mcp] = await Promise.all([
-    prepareProductionInstall(),
-    startTestPostgres(),
-    startFakeGateway(),
+  // Assigned one by one, so afterAll releases whatever started even when another start failed.
+  await Promise.all([
+    prepareProductionInstall().then((v) => (install = v)),
+    startTestPostgres().then((v) => (db = v)),
+    startFakeGateway().then((v) => (gateway = v)),
     startTestMcpServer({
       tools: [{ name: 'eats_get_locations_open_now', description: 'Dining open now', run: async () => 'Resnik Cafe is open.' }],
-    }),
+    }).then((v) => (mcp = v)),
   ]);
 }, 12 * 60_000);
 
