@@ -43,9 +43,11 @@ export function createShowMapTool({ catalog, mapBaseUrl }: ShowMapToolOptions): 
   return {
     name: SHOW_MAP_TOOL,
     kind: 'map',
+    // First line under 80 characters: the system prompt lists it, and a model quoting a prompt line
+    // that long would trip the prompt-leak guard.
     description:
-      'Show a campus building on the map displayed with your answer, or the walking route between two ' +
-      'buildings. Use it whenever the user asks where a building is or how to get somewhere on campus.',
+      'Put a campus building, or the route between two, on the map beside your answer.\n' +
+      'Use it whenever the user asks where a building is or how to get somewhere on campus.',
     parameters: {
       type: 'object',
       properties: {
