@@ -117,6 +117,17 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
     await expect(admission.charge(request('dave'), usage(10))).resolves.toBeUndefined();
   });
 
+  it('retries a failed charge once, so a transient failure does not leave a pass unmetered', async () => {
+    let failures = 1;
+    const flaky: TokenBudgetStore = {
+      ...store,
+      charge: (b, d, t) => (failures-- > 0 ? Promise.reject(new Error('connection reset')) : store.charge(b, d, t)),
+    };
+    const admission = createAdmission({ budget: flaky, moderation: noModeration, config, logger: silentLogger, now: () => new Date('2026-11-21T12:00:00Z') });
+    await admission.charge(request('erin'), usage(77));
+    expect(await store.used('erin', '2026-11-21')).toBe(77);
+  });
+
   it('50 concurrent turns of one user at the edge: every reported token charged, no turn admitted on a spent total', async () => {
     const now = () => new Date('2026-11-21T12:00:00Z');
     const day = '2026-11-21';

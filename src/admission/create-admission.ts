@@ -41,8 +41,6 @@ export function createAdmission(options: AdmissionOptions): Admission {
   // turn that straddles midnight can still be inspected.
   let prunedFor: string | null = null;
 
-  const chargeOnce = (bucket: string, day: string, tokens: number) => budget.charge(bucket, day, tokens);
-
   return {
     async admit(request: TurnRequest, signal: AbortSignal): Promise<AdmissionDecision> {
       const at = now();
@@ -77,10 +75,10 @@ export function createAdmission(options: AdmissionOptions): Admission {
       if (tokens > 0) {
         const bucket = budgetBucket(request);
         try {
-          await chargeOnce(bucket, day, tokens).catch((first: unknown) => {
+          await budget.charge(bucket, day, tokens).catch((first: unknown) => {
             // One retry: a dropped connection should not leave a pass unmetered.
             log.warn('token budget charge failed; retrying once', { err: first });
-            return chargeOnce(bucket, day, tokens);
+            return budget.charge(bucket, day, tokens);
           });
         } catch (err) {
           log.error('token budget charge failed; pass left unmetered', { err, tokens, estimated: usage.estimated });
@@ -88,10 +86,12 @@ export function createAdmission(options: AdmissionOptions): Admission {
       }
       if (prunedFor !== day) {
         prunedFor = day;
-        await budget
-          .pruneBefore(utcDayBefore(at, 1))
-          .then((removed) => removed > 0 && log.info('pruned old token budget days', { removed }))
-          .catch((err: unknown) => log.warn('token budget prune failed', { err }));
+        try {
+          const removed = await budget.pruneBefore(utcDayBefore(at, 1));
+          if (removed > 0) log.info('pruned old token budget days', { removed });
+        } catch (err) {
+          log.warn('token budget prune failed', { err });
+        }
       }
     },
 
