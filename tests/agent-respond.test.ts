@@ -1,65 +1,24 @@
 /**
- * `POST /agent/respond` through app.request(): the whole pipeline against the fake gateway (real HTTP,
- * streamed chunks) and a real MCP tool server over Streamable HTTP.
+ * `POST /agent/respond` through app.request(): plain answers, history and model, what happens before
+ * the turn (validation, 503 without a model, budget, moderation and injection refusals), failures,
+ * answer review, memory hooks and log hygiene. Tool turns: agent-tools.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Admission } from '../src/admission/admission.js';
 import { TooManyRequestsError } from '../src/http/errors.js';
-import { createApp } from '../src/app.js';
-import type { AppDeps } from '../src/deps.js';
 import { INJECTION_REFUSAL } from '../src/guards/injection.js';
-import { createLogger, silentLogger } from '../src/logger.js';
+import { createLogger } from '../src/logger.js';
 import type { TurnMemory } from '../src/memory/turn-memory.js';
-import { createOpenAIGateway } from '../src/model/openai-gateway.js';
-import type { Usage, TurnRequest } from '../src/pipeline/types.js';
-import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
-import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
-import { createTestDeps } from './support/deps.js';
-import { startTestMcpServer, type TestMcpServer, type TestTool } from './support/test-mcp-server.js';
+import { startTurnHarness, type TurnHarness, type TurnHarnessOptions } from './support/turn-harness.js';
 
-const closers: Array<() => Promise<unknown>> = [];
+const open: TurnHarness[] = [];
 afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
+  for (const h of open.splice(0).reverse()) await h.close();
 });
 
-const EATS_TEXT = '# Open now\n\n**2 locations found**\n\n### 🟢 La Prima Espresso\n**Hours:** 8:00 AM - 4:00 PM';
-
-const defaultTools = (): TestTool[] => [
-  { name: 'eats_get_locations_open_now', run: async () => EATS_TEXT },
-  { name: 'courses_fetch_course_by_id', run: async (a) => JSON.stringify({ courseID: a.course_id, name: 'Imperative Computation' }) },
-  { name: 'guide_search_guide', run: async () => '[]' },
-  { name: 'bus_next_arrivals', run: async () => 'Route 61C in 4 minutes' },
-];
-
-interface Harness {
-  gw: FakeGateway;
-  mcp: TestMcpServer;
-  app: ReturnType<typeof createApp>;
-  charges: Usage[];
-  post(body: unknown): Response | Promise<Response>;
-}
-
-async function harness(opts: { tools?: TestTool[]; deps?: Partial<AppDeps>; mcpUrl?: string } = {}): Promise<Harness> {
-  const gw = await startFakeGateway();
-  const mcp = await startTestMcpServer({ tools: opts.tools ?? defaultTools() });
-  const campusTools = createMcpCampusTools({ url: opts.mcpUrl ?? mcp.url, logger: silentLogger, callTimeoutMs: 2_000 });
-  closers.push(() => gw.close(), () => mcp.close(), () => campusTools.close());
-  const charges: Usage[] = [];
-  const admission: Admission = {
-    admit: async () => ({ refusal: null }),
-    charge: async (_r, usage) => void charges.push(usage),
-    reviewAnswer: async () => null,
-  };
-  const deps = await createTestDeps({
-    gateway: createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-test-gateway-key', retryBackoffMs: 1 }),
-    campusTools,
-    admission,
-    ...opts.deps,
-  });
-  const app = createApp(deps);
-  const post = (body: unknown) =>
-    app.request('/agent/respond', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return { gw, mcp, app, charges, post };
+async function harness(options: TurnHarnessOptions = {}): Promise<TurnHarness> {
+  const h = await startTurnHarness(options);
+  open.push(h);
+  return h;
 }
 
 const toolNames = (body: any): string[] => (body.tools ?? []).map((t: any) => t.function.name);
@@ -100,116 +59,6 @@ describe('POST /agent/respond: plain answers', () => {
     expect(convo[0]).toEqual({ role: 'assistant', content: 'turn 21' });
     expect(sent.messages.filter((m: any) => m.role === 'system')).toHaveLength(1);
     expect(JSON.stringify(sent.messages)).not.toContain('unrestricted');
-  });
-});
-
-describe('POST /agent/respond: tools', () => {
-  it('runs a campus tool and shows the model its result wrapped as untrusted data', async () => {
-    const h = await harness();
-    h.gw.enqueue({ toolCalls: [{ name: 'eats_get_locations_open_now', arguments: {} }] }, { text: 'La Prima Espresso is open.' });
-    const body = await (await h.post({ query: 'Where can I get coffee right now?' })).json();
-    expect(body.services_used).toEqual(['eats_get_locations_open_now']);
-    expect(body.action).toBe('retrieve');
-    expect(body.thought.reasoning).toContain('eats_get_locations_open_now');
-    expect(body.response_text).toBe('La Prima Espresso is open.');
-    const second = h.gw.chatRequests()[1];
-    const toolMsg = second.messages.find((m: any) => m.role === 'tool');
-    expect(toolMsg.content).toMatch(/^<<<TOOL RESULT eats_get_locations_open_now[^\n]*untrusted[^\n]*>>>\n/);
-    expect(toolMsg.content).toContain('La Prima Espresso');
-    expect(toolMsg.content.endsWith('<<<END TOOL RESULT eats_get_locations_open_now>>>')).toBe(true);
-    const assistant = second.messages.find((m: any) => m.role === 'assistant');
-    expect(assistant.tool_calls[0].id).toBe(toolMsg.tool_call_id);
-    expect(h.mcp.calls.map((c) => c.name)).toEqual(['eats_get_locations_open_now']);
-  });
-
-  it('runs independent tool calls of one pass concurrently', async () => {
-    let mcp: TestMcpServer | null = null;
-    // Each tool waits until both calls have reached the server: sequential calls would never both arrive.
-    const bothArrived = () => mcp!.waitForCalls(2).then(() => 'both calls in flight');
-    const h = await harness({
-      tools: [
-        { name: 'eats_get_locations_open_now', run: bothArrived },
-        { name: 'courses_fetch_course_by_id', run: bothArrived },
-      ],
-    });
-    mcp = h.mcp;
-    h.gw.enqueue(
-      { toolCalls: [{ name: 'eats_get_locations_open_now', arguments: {} }, { name: 'courses_fetch_course_by_id', arguments: { course_id: '15-122' } }] },
-      { text: 'Done.' },
-    );
-    const body = await (await h.post({ query: 'Is 15-122 offered and where can I eat?' })).json();
-    expect(body.services_used).toEqual(['eats_get_locations_open_now', 'courses_fetch_course_by_id']);
-    const toolMsgs = h.gw.chatRequests()[1].messages.filter((m: any) => m.role === 'tool');
-    expect(toolMsgs.map((m: any) => m.content.includes('both calls in flight'))).toEqual([true, true]);
-  });
-
-  it('keeps disabled groups out of the model tool list and tells the model about Settings', async () => {
-    const h = await harness();
-    await h.post({ query: 'Where can I get lunch near Gates?', disabled_tools: ['CMUEats', 'nonsense'] });
-    const sent = h.gw.chatRequests()[0];
-    const names = toolNames(sent);
-    expect(names.some((n) => n.startsWith('eats_'))).toBe(false);
-    expect(names).toContain('maps_show_map');
-    expect(names).toContain('bus_next_arrivals');
-    expect(sent.messages[0].content).toContain('CMUEats');
-    expect(sent.messages[0].content).toContain('Settings');
-  });
-
-  it('drops the map tool when maps are disabled', async () => {
-    const h = await harness();
-    await h.post({ query: 'thanks', disabled_tools: ['cmu_maps'] });
-    expect(toolNames(h.gw.chatRequests()[0])).toEqual([]);
-  });
-
-  it('gives the model neutral guidance when a tool fails, and still answers', async () => {
-    const h = await harness({
-      tools: [{ name: 'eats_get_locations_open_now', run: async () => ({ text: "Error calling tool 'x': upstream 500 at http://10.1.2.3:8080", isError: true }) }],
-    });
-    h.gw.enqueue({ toolCalls: [{ name: 'eats_get_locations_open_now', arguments: {} }] }, { text: 'I could not check dining right now.' });
-    const res = await h.post({ query: 'What food is open?' });
-    expect(res.status).toBe(200);
-    const body = await res.json();
-    expect(body.response_text).toBe('I could not check dining right now.');
-    expect(body.thought.reasoning).toContain('unavailable');
-    const toolMsg = h.gw.chatRequests()[1].messages.find((m: any) => m.role === 'tool');
-    expect(toolMsg.content).toContain('unavailable');
-    expect(toolMsg.content).not.toContain('10.1.2.3');
-    expect(toolMsg.content).not.toContain('500');
-  });
-
-  it('answers without campus tools when the tool server is dead', async () => {
-    const dead = await startTestMcpServer();
-    const url = dead.url;
-    await dead.close();
-    const h = await harness({ mcpUrl: url });
-    h.gw.enqueue({ text: 'Dining data is not available right now.' });
-    const res = await h.post({ query: 'What food is open?' });
-    expect(res.status).toBe(200);
-    expect((await res.json()).response_text).toBe('Dining data is not available right now.');
-    expect(toolNames(h.gw.chatRequests()[0])).toEqual(['maps_show_map']);
-  });
-
-  it('holds the step cap against a model that always calls tools', async () => {
-    const h = await harness();
-    h.gw.handler = (body) =>
-      body.tools ? { toolCalls: [{ name: 'eats_get_locations_open_now', arguments: {} }] } : { text: 'Final answer without tools.' };
-    const res = await h.post({ query: 'What food is open?' });
-    expect(res.status).toBe(200);
-    expect((await res.json()).response_text).toBe('Final answer without tools.');
-    const requests = h.gw.chatRequests();
-    expect(requests).toHaveLength(7);
-    expect(requests.slice(0, 6).every((r) => r.tools?.length > 0)).toBe(true);
-    expect(requests[6].tools).toBeUndefined();
-    expect(h.charges).toHaveLength(7);
-  });
-
-  it('puts a map beside the answer when the model calls maps_show_map, outside services_used', async () => {
-    const h = await harness();
-    h.gw.enqueue({ toolCalls: [{ name: 'maps_show_map', arguments: { destination: 'GHC' } }] }, { text: 'Gates is on the west side.' });
-    const body = await (await h.post({ query: 'Where is Gates?' })).json();
-    expect(body.cmu_maps).toMatchObject({ mode: 'location', target: 'GHC', url: expect.stringContaining('GHC') });
-    expect(body.services_used).toEqual([]);
-    expect(body.action).toBe('respond');
   });
 });
 
@@ -316,11 +165,11 @@ describe('POST /agent/respond: failures and hooks', () => {
 
   it('recalls memory into the prompt, binds memory tools, and hands the answer to afterTurn', async () => {
     const after: Array<{ userId: string; answer: string }> = [];
-    const recalls: TurnRequest[] = [];
+    const recalls: string[] = [];
     const turnMemory: TurnMemory = {
       plan: () => ({ recall: true, tools: true }),
       recall: async (userId) => {
-        recalls.push({ userId } as TurnRequest);
+        recalls.push(userId);
         return '- Is vegetarian';
       },
       tools: () => [
@@ -343,6 +192,7 @@ describe('POST /agent/respond: failures and hooks', () => {
     expect(first.messages[0].content).toContain('- Is vegetarian');
     expect(first.messages[0].content).toContain('USER MEMORY');
     expect(toolNames(first)).toContain('memory_remember');
+    expect(recalls).toEqual(['user-hash-1']);
     expect(after).toEqual([{ userId: 'user-hash-1', answer: 'Noted.' }]);
   });
 

@@ -7,17 +7,10 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Admission } from '../src/admission/admission.js';
-import { createApp } from '../src/app.js';
 import type { AppDeps } from '../src/deps.js';
 import { TooManyRequestsError } from '../src/http/errors.js';
-import { silentLogger } from '../src/logger.js';
-import { createOpenAIGateway } from '../src/model/openai-gateway.js';
-import type { Usage } from '../src/pipeline/types.js';
-import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
-import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
-import { createTestDeps, testConfig } from './support/deps.js';
-import { startTestMcpServer } from './support/test-mcp-server.js';
+import { testConfig } from './support/deps.js';
+import { startTurnHarness } from './support/turn-harness.js';
 
 const closers: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -46,32 +39,24 @@ function parseFrames(raw: string): { frames: Frame[]; comments: string[] } {
   return { frames, comments };
 }
 
+/** The turn harness served on a real listening server (disconnects need real sockets). */
 async function start(deps: Partial<AppDeps> = {}) {
-  const gw = await startFakeGateway();
-  const mcp = await startTestMcpServer({ tools: [{ name: 'eats_get_locations_open_now', run: async () => '### 🟢 Schatz Dining Room' }] });
-  const campusTools = createMcpCampusTools({ url: mcp.url, logger: silentLogger });
-  const charges: Usage[] = [];
-  let charged: () => void = () => undefined;
-  const chargedOnce = new Promise<void>((r) => (charged = r));
-  const admission: Admission = {
-    admit: async () => ({ refusal: null }),
-    charge: async (_r, u) => {
-      charges.push(u);
-      charged();
-    },
-    reviewAnswer: async () => null,
-  };
-  const app = createApp(
-    await createTestDeps({ gateway: createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-stream-test', retryBackoffMs: 1 }), campusTools, admission, ...deps }),
-  );
+  const h = await startTurnHarness({ tools: [{ name: 'eats_get_locations_open_now', run: async () => '### 🟢 Schatz Dining Room' }], deps });
   const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
+    const s = serve({ fetch: h.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
   });
-  closers.push(() => gw.close(), () => mcp.close(), () => campusTools.close(), () => new Promise((r) => { server.closeAllConnections(); server.close(r); }));
+  closers.push(
+    () => h.close(),
+    () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
+  );
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent/respond/stream`;
   const post = (body: unknown, signal?: AbortSignal) =>
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...(signal && { signal }) });
-  return { gw, mcp, post, charges, chargedOnce };
+  return { ...h, post };
 }
 
 describe('POST /agent/respond/stream', () => {
