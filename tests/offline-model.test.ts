@@ -202,6 +202,13 @@ describe('offline model protocol', () => {
     const frames = (await res.text()).split('\n\n').filter(Boolean);
     expect(frames.at(-1)).toBe('data: [DONE]');
     expect(pauses).toEqual(Array(frames.length - 1).fill(7)); // none before the first frame
+    pauses.length = 0;
+    const calls = await paced(`${OFFLINE_BASE_URL}/chat/completions`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'x', stream: true, messages: [{ role: 'user', content: 'Where is GHC?' }], tools: [{ type: 'function', function: { name: 'maps_search_buildings', parameters: {} } }] }),
+    });
+    expect(await calls.text()).toContain('"name":"maps_search_buildings"');
+    expect(pauses).toEqual([]); // tool-call passes are not paced
   });
 
   it('stops a stream when the caller aborts, and answers unknown routes with an OpenAI error body', async () => {

@@ -25,7 +25,7 @@ export const OFFLINE_PIECE_DELAY_MS = 15;
 export interface OfflineModelOptions {
   /** Clock for the `created` field. */
   now?: () => Date;
-  /** Pause between streamed frames; 0 (the default) sends them as fast as the reader pulls. */
+  /** Pause between the streamed frames of a text answer; 0 (the default) sends them as fast as the reader pulls. */
   pieceDelayMs?: number;
   /** Timer for the pause, injectable like every timer in the service. */
   setTimeout?: (fn: () => void, ms: number) => unknown;
@@ -103,6 +103,8 @@ export function createOfflineModelFetch(options: OfflineModelOptions = {}): type
     const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
     const frames = [...streamChunks(meta, reply, includeUsage ? usage : null).map(sseFrame), sseFrame('[DONE]')];
     const total = frames.length;
+    // Only answers are paced: a person watches text arrive, while tool-call passes would only add latency.
+    const paced = pieceDelayMs > 0 && 'text' in reply;
     const encoder = new TextEncoder();
     let onAbort: (() => void) | undefined;
     const stream = new ReadableStream<Uint8Array>({
@@ -111,7 +113,7 @@ export function createOfflineModelFetch(options: OfflineModelOptions = {}): type
         signal?.addEventListener('abort', onAbort, { once: true });
       },
       async pull(controller) {
-        if (pieceDelayMs > 0 && frames.length > 0 && frames.length < total) await pause();
+        if (paced && frames.length > 0 && frames.length < total) await pause();
         if (signal?.aborted) return;
         const frame = frames.shift();
         if (frame === undefined) {
