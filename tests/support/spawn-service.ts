@@ -228,6 +228,11 @@ export function startServiceProcess(options: SpawnServiceOptions): RawServicePro
  * child) if it exits first or does not listen within `startTimeoutMs`.
  */
 export async function spawnService(options: SpawnServiceOptions): Promise<ServiceProcess> {
+  const level = options.env?.LOG_LEVEL?.trim().toLowerCase();
+  if (level && !['debug', 'info'].includes(level)) {
+    // Fail now rather than after the start timeout: `listening` is an info line.
+    throw new Error(`spawnService: LOG_LEVEL=${level} hides the \`listening\` line it waits for; use info or debug`);
+  }
   const proc = startServiceProcess(options);
   let listening: LogLine;
   try {
