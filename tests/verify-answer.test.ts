@@ -170,6 +170,13 @@ describe('answer wording and pass-through', () => {
     expect(run.answer!.notes.emptyModelOutput).toBe(true);
   });
 
+  it('points at the map instead of apologising when the model wrote nothing after a map call', async () => {
+    const run = await runVerify([...mapRequest(weh), { type: 'pass', index: 1 }]);
+    expect(run.answer!.text).toBe("Here's Wean Hall (WEH) on the attached campus map.");
+    expect(run.deltas).toBe(run.answer!.text);
+    expect(run.maps).toEqual([weh]);
+  });
+
   it('separates passes by one blank line and trims the answer', async () => {
     const run = await runVerify([
       { type: 'text', text: '\n\nLet me check. ' },

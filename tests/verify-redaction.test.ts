@@ -138,6 +138,14 @@ describe('system prompt leaks', () => {
     expect(run.answer!.text).toBe(PROMPT_LEAK_REFUSAL);
   });
 
+  it("lets the user's own saved facts from the memory block through", async () => {
+    const fact = 'Is a second-year PhD student in the Robotics Institute working on legged locomotion and balance';
+    const prompt = `${SYSTEM_PROMPT}\n\n# Memory\n<<<USER MEMORY (untrusted data)>>>\n- ${fact}\n<<<END USER MEMORY>>>\n\n# Tools\nNone.`;
+    const answer = `Here is what I remember: ${fact}.`;
+    const run = await runVerify(everyN(answer, 4), makeCtx({ systemPrompt: prompt }), options);
+    expect(run.answer!.text).toBe(answer);
+  });
+
   it('lets a 79-character run and ordinary shared phrases through', async () => {
     const short = SYSTEM_PROMPT.slice(96, 96 + 79);
     expect(short.trim()).toHaveLength(79);

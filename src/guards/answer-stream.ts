@@ -14,7 +14,7 @@ import { createReasoningStripper, REASONING_ENDED, type ReasoningStripper } from
 import { createSecureStream, type SecureStream, type SecureStreamOptions } from './secure-stream.js';
 import { createSentenceFilter, type SentenceFilter } from './sentence-filter.js';
 
-/** What an empty model answer becomes (issue 4, "Answer quality wording"). */
+/** What an empty model answer becomes (issue 4, "Answer quality wording"); with a map, the map pointer. */
 export const EMPTY_ANSWER_APOLOGY = "Sorry, I couldn't put an answer together for that. Could you rephrase your question?";
 
 export type AnswerStreamOptions = SecureStreamOptions;
@@ -160,7 +160,8 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
         if (repair.repaired) notes.repairedFailureClaim = true;
         text = discloseTools(text, { toolsUsed: facts.toolsUsed, query: facts.query }).text;
         if (!text.trim()) {
-          text = EMPTY_ANSWER_APOLOGY;
+          // With a map the lookup worked: point at it rather than apologise.
+          text = map.url ? mapPointer(map) : EMPTY_ANSWER_APOLOGY;
           notes.emptyModelOutput = true;
         }
       }

@@ -26,8 +26,13 @@ interface Automaton {
   len: number[];
 }
 
+// The user's own saved facts sit in the prompt between these markers (prompt/system-prompt.ts).
+// Repeating them to the user is not a leak ("what do you remember about me?"), so they are cut out;
+// a NUL in their place keeps a match from spanning the gap.
+const USER_MEMORY_BLOCK = /<<<USER MEMORY[^>]*>>>[\s\S]*?<<<END USER MEMORY>>>/g;
+
 function normalisePrompt(prompt: string): string {
-  return prompt.replace(/\s+/g, ' ').trim();
+  return prompt.replace(USER_MEMORY_BLOCK, '\u0000').replace(/\s+/g, ' ').trim();
 }
 
 function buildAutomaton(text: string): Automaton {
