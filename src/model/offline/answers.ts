@@ -99,6 +99,13 @@ function eatsAnswer(intent: Extract<Intent, { kind: 'eats' }>, done: ToolOutcome
   return [head, '', ...items, ...more].join('\n');
 }
 
+/** The parts of a `courses_fetch_course_schedules` entry the answer uses. */
+interface ScheduleJson {
+  year?: number;
+  semester?: string;
+  lectures?: Array<{ times?: Array<{ days: string[]; begin: string; end: string; building: string; room: string }> }>;
+}
+
 function courseAnswer(intent: Extract<Intent, { kind: 'course' }>, done: ToolOutcomeSeen[]): string {
   const byId = find(done, 'courses_fetch_course_by_id');
   if (!byId && done.length === 0) return TOOLS_OFF;
@@ -113,7 +120,7 @@ function courseAnswer(intent: Extract<Intent, { kind: 'course' }>, done: ToolOut
   const reqData = reqs && !failed(reqs.result) ? (parseJson(reqs.result) as { postreqs?: string[] } | undefined) : undefined;
   if (reqData?.postreqs?.length) parts.push(`It leads to: ${reqData.postreqs.join(', ')}.`);
   const sched = find(done, 'courses_fetch_course_schedules');
-  const schedData = sched && !failed(sched.result) ? (parseJson(sched.result) as Array<Record<string, any>> | undefined) : undefined;
+  const schedData = sched && !failed(sched.result) ? (parseJson(sched.result) as ScheduleJson[] | undefined) : undefined;
   const term = schedData?.[0];
   const time = term?.lectures?.[0]?.times?.[0];
   if (term && time) parts.push(`In ${term.semester} ${term.year} the lecture meets ${time.days.join('')} ${time.begin}-${time.end} in ${time.building} ${time.room}.`);
