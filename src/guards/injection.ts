@@ -12,18 +12,23 @@
 export const INJECTION_REFUSAL =
   "I can't help with that, but I'm happy to answer questions about campus buildings, courses, dining or the campus guide.";
 
-const OVERRIDE_VERB = '(?:ignore|disregard|forget|override|bypass|skip|drop|abandon|discard|ditch)';
+const OVERRIDE_VERB = '(?:ignore|disregard|forget|override|bypass|abandon|discard)';
 const QUANTIFIER = '(?:(?:all|any|every|each|the|your|my|these|those|of|everything|that|was|were|you|previously|earlier|given|told|before)\\s+){0,4}';
-const PRIOR = '(?:previous|prior|preceding|above|earlier|original|initial|system|old|existing|former|current|safety)';
-const RULES = '(?:instructions?|prompts?|rules?|directions?|directives?|guidelines?|commands?|constraints?|programming|restrictions?|guardrails?|context)';
-const REVEAL_VERB =
-  '(?:reveal|show|print|display|output|repeat|recite|leak|dump|expose|echo|tell\\s+me|give\\s+me|share|write\\s+out|spit\\s+out|paste|what(?:\\s+(?:is|are|was|were)|\'s))';
-const SECRET_PROMPT =
-  '(?:(?:your|the)\\s+(?:(?:full|entire|complete|exact|original|initial|hidden|secret|verbatim|whole)\\s+)*(?:system|developer|hidden|initial|original|secret)\\s+(?:prompt|instructions?|message|rules)|your\\s+(?:(?:full|entire|complete|exact|original|initial|hidden|secret|whole)\\s+)*(?:prompt|instructions))';
+const PRIOR = '(?:previous|prior|preceding|above|earlier|original|initial|system|safety)';
+// No "directions" or "commands" without PRIOR: "skip all the directions" is a campus question.
+const RULES = '(?:instructions?|prompts?|rules?|guidelines?|directives?|programming|restrictions?|guardrails?|constraints?)';
+const RULES_AFTER_PRIOR = `(?:${RULES}|directions?|commands?|context)`;
+const REVEAL_VERB = '(?:reveal|show|print|display|output|repeat|recite|leak|dump|expose|echo|tell\\s+me|give\\s+me|share|write\\s+out|spit\\s+out|paste)';
+const ASK_VERB = `(?:${REVEAL_VERB}|what(?:\\s+(?:is|are|was|were)|'s))`;
+const ADJECTIVES = '(?:(?:full|entire|complete|exact|original|initial|hidden|secret|verbatim|whole)\\s+)*';
+// "your system prompt", "the hidden instructions": unmistakably the assistant's own.
+const OWN_PROMPT = `(?:your|the)\\s+${ADJECTIVES}(?:system|developer|hidden|initial|original|secret)\\s+(?:prompt|instructions?|message|rules)`;
+// "your prompt", "your instructions": only with a reveal verb and not "… for printing".
+const YOUR_PROMPT = `your\\s+${ADJECTIVES}(?:prompt|instructions)(?!\\s+(?:for|on|to|about|regarding|how)\\b)`;
 
 const PATTERNS: readonly RegExp[] = [
   // "ignore all previous instructions", "disregard the above rules", "forget your system prompt"
-  new RegExp(`\\b${OVERRIDE_VERB}\\s+${QUANTIFIER}${PRIOR}\\s+(?:\\w+\\s+)?${RULES}\\b`),
+  new RegExp(`\\b${OVERRIDE_VERB}\\s+${QUANTIFIER}${PRIOR}\\s+(?:\\w+\\s+)?${RULES_AFTER_PRIOR}\\b`),
   // "ignore your instructions", "forget all the rules", "ignore all instructions"
   new RegExp(`\\b${OVERRIDE_VERB}\\s+(?:all|any|every|your)\\s+(?:(?:of|the|your)\\s+)*${RULES}\\b`),
   // "forget everything you were told / above"
@@ -32,7 +37,9 @@ const PATTERNS: readonly RegExp[] = [
   /\b(?:you\s+are\s+(?:now\s+)?|you're\s+(?:now\s+)?|from\s+now\s+on,?\s+you\s+(?:are|will\s+be)\s+|pretend\s+(?:to\s+be|you\s+are)\s+|act\s+as\s+(?:an?\s+)?|become\s+|roleplay\s+as\s+)dan\b/,
   /\bdan\s+mode\b|\bdo\s+anything\s+now\b|\bdeveloper\s+mode\s+(?:enabled|on|activated)\b|\benable\s+developer\s+mode\b|\bjailbreak(?:ed)?\s+mode\b/,
   // "reveal your system prompt", "print the hidden instructions", "what is your system prompt"
-  new RegExp(`\\b${REVEAL_VERB}\\s+(?:me\\s+|us\\s+)?(?:back\\s+)?${SECRET_PROMPT}\\b`),
+  new RegExp(`\\b${ASK_VERB}\\s+(?:me\\s+|us\\s+)?(?:back\\s+)?${OWN_PROMPT}\\b`),
+  // "show me your prompt", "print your instructions"
+  new RegExp(`\\b${REVEAL_VERB}\\s+(?:me\\s+|us\\s+)?(?:back\\s+)?${YOUR_PROMPT}`),
   // "repeat the text above verbatim", "print everything above this line"
   /\b(?:repeat|print|output|recite|echo)\s+(?:everything|all|the\s+(?:text|words|message|content)s?)\s+(?:above|before\s+this)\b/,
 ];
