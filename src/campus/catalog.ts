@@ -28,6 +28,7 @@ export interface BuildingMention {
   room: string | null;
 }
 
+/** The campus buildings: lookup by code, resolution of names and nicknames, mentions in prose. */
 export interface Catalog {
   /** The building with this code (case-insensitive), or null. */
   get(code: string): Building | null;

@@ -11,6 +11,7 @@ import { SHOW_MAP_TOOL } from '../tools/tool-groups.js';
 import type { Building, Catalog } from './catalog.js';
 import { buildCampusMap } from './map-link.js';
 
+/** What `maps_show_map` needs: the catalog to resolve names and the base of map links. */
 export interface ShowMapToolOptions {
   catalog: Catalog;
   /** `CAMPUS_MAP_BASE_URL`, without a trailing slash. */

@@ -24,6 +24,7 @@ const MAX_TAG = 24;
 /** Marks the point where a stray closing tag showed that everything before it was reasoning. */
 export const REASONING_ENDED = Symbol('reasoning-ended');
 
+/** A piece of the stripper's output: visible text, or the stray-close marker. */
 export type StripperPiece = string | typeof REASONING_ENDED;
 
 export interface ReasoningStripper {
@@ -99,12 +100,4 @@ export function createReasoningStripper(): ReasoningStripper {
       return rest;
     },
   };
-}
-
-/** Strips reasoning from a complete text (the non-streaming form of the same rules). */
-export function stripReasoning(text: string): string {
-  const s = createReasoningStripper();
-  let out = '';
-  for (const piece of s.push(text)) out = piece === REASONING_ENDED ? '' : out + piece;
-  return out + s.end();
 }

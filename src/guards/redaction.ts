@@ -18,6 +18,7 @@ const BEARER = new RegExp(`(?<![A-Za-z])(bearer)(\\s+)(?=[${TOKEN_CHAR}]*\\d)[${
 const PARTIAL_KEY = new RegExp(`(?<![${KEY_CHAR}])s(?:k(?:-[${KEY_CHAR}]*)?)?$`);
 const PARTIAL_BEARER = new RegExp(`(?<![A-Za-z])b(?:e(?:a(?:r(?:e(?:r(?:\\s+[${TOKEN_CHAR}]*)?)?)?)?)?)?$`, 'i');
 
+/** A redacted text and whether anything was replaced. */
 export interface Redaction {
   text: string;
   /** True when anything was replaced. */

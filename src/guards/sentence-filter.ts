@@ -6,6 +6,7 @@
  * written is held back; a finished sentence is judged and released at once.
  */
 
+/** A streaming sentence remover (see `createSentenceFilter`). */
 export interface SentenceFilter {
   /** Feeds text; returns what is now final. */
   push(text: string): string;
