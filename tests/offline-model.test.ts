@@ -115,6 +115,24 @@ describe('offline model over the real gateway and sandbox tools', () => {
     expect(r.text).toContain('**Schatz Dining Room**, Cohon University Center, 2nd floor');
   });
 
+  it('answers a room with its floor and building', async () => {
+    const r = await turn('Where is GHC 4401?', [...campusDefs, showMapDef]);
+    expect(r.text).toMatch(/^\*\*GHC 4401\*\* is on floor 4 of Gates & Hillman Centers \(GHC\), at 40\.44350, -79\.94450\./);
+  });
+
+  it('gives one place\'s weekly hours, and what is open at a named day and time', async () => {
+    const hours = await turn('Is Nourish open on Saturday?', campusDefs);
+    expect(hours.called).toEqual([{ name: 'eats_get_location_hours', args: { location_name: 'Nourish' } }]);
+    expect(hours.text).toContain('**Nourish** (Cohon University Center, 1st floor) is open right now. Weekly hours:');
+    expect(hours.text).toContain('- Saturday: 11:00 - 15:00');
+    const unknown = await turn('When does Moe\'s open?', campusDefs);
+    expect(unknown.text).toBe('I couldn\'t find a dining location called "Moe\'s".');
+    const at = await turn('What is open on Sunday at 7 pm?', campusDefs);
+    expect(at.called).toEqual([{ name: 'eats_get_locations_open_at_time', args: { day: 0, hour: 19, minute: 0 } }]);
+    expect(at.text).toMatch(/^Open on campus Sunday at 19:00:\n\n- \*\*/);
+    expect(at.text).not.toContain('Gates Café');
+  });
+
   it('looks up a course number with the aspects asked for, and admits an unknown course', async () => {
     const r = await turn('What are the prereqs for 15213 and who teaches it?', campusDefs);
     expect(r.called.map((c) => c.name)).toEqual(['courses_fetch_course_by_id', 'courses_fetch_course_requisites', 'courses_fetch_course_instructors']);
@@ -155,6 +173,7 @@ describe('offline model over the real gateway and sandbox tools', () => {
 
   it('says it is the offline model when no rule applies, and that tools are off when their group is disabled', async () => {
     expect((await turn('Tell me a joke', campusDefs)).text).toBe(OFFLINE_INTRO);
+    expect((await turn('thanks!', campusDefs)).text).toMatch(/^You're welcome! \(I'm the offline sandbox model/);
     const noEats = campusDefs.filter((t) => !t.name.startsWith('eats_'));
     const r = await turn('What can I eat right now?', noEats);
     expect(r.called).toEqual([]);

@@ -45,7 +45,11 @@ function whereAnswer(intent: Extract<Intent, { kind: 'where' }>, done: ToolOutco
     if (first.type === 'building') {
       lines.push(`**${first.fullNameWithSpace}** (${first.nameWithSpace}) is on campus at ${lat}, ${lon}.`);
     } else {
-      lines.push(`**${first.nameWithSpace}** is on floor ${first.floor?.level} of ${first.floor?.buildingCode} (${first.fullNameWithSpace}), at ${lat}, ${lon}.`);
+      // fullNameWithSpace is "<building name> <room>"; the room part is already in nameWithSpace.
+      const room = first.nameWithSpace?.split(' ').slice(1).join(' ') ?? '';
+      const full = first.fullNameWithSpace ?? '';
+      const building = room && full.endsWith(` ${room}`) ? full.slice(0, -(room.length + 1)) : full;
+      lines.push(`**${first.nameWithSpace}** is on floor ${first.floor?.level} of ${building} (${first.floor?.buildingCode}), at ${lat}, ${lon}.`);
     }
   } else if (search && failed(search.result)) {
     lines.push("I couldn't check the campus map data just now.");
@@ -87,13 +91,19 @@ function eatsAnswer(intent: Extract<Intent, { kind: 'eats' }>, done: ToolOutcome
   if (!result) return TOOLS_OFF;
   if (failed(result.result)) return "I couldn't check the dining data just now; please try again in a moment.";
   const entries = diningEntries(result.result);
+  if (entries.length === 0 && intent.at) return result.result.split('\n')[0]!; // "No dining locations are open on …"
   if (entries.length === 0) {
     return intent.cuisine
       ? `I didn't find any dining location on campus for "${intent.cuisine}".`
       : 'No dining locations on campus are open right now (campus time). Scotty’s Market and the late-night spots open again later.';
   }
   const shown = entries.slice(0, 8);
-  const head = intent.cuisine ? `Places for ${intent.cuisine} on campus:` : "Here's what is open on campus right now:";
+  const when = intent.at ? /^# Dining Locations Open (.+)$/m.exec(result.result)?.[1] : undefined;
+  const head = intent.cuisine
+    ? `Places for ${intent.cuisine} on campus:`
+    : when
+      ? `Open on campus ${when}:`
+      : "Here's what is open on campus right now:";
   const items = shown.map((e) => `- ${intent.cuisine ? (e.open ? '🟢 ' : '🔴 ') : ''}**${e.name}**, ${e.location} (${e.hours})`);
   const more = entries.length > shown.length ? [`…and ${entries.length - shown.length} more.`] : [];
   return [head, '', ...items, ...more].join('\n');
@@ -104,6 +114,18 @@ interface ScheduleJson {
   year?: number;
   semester?: string;
   lectures?: Array<{ times?: Array<{ days: string[]; begin: string; end: string; building: string; room: string }> }>;
+}
+
+function hoursAnswer(intent: Extract<Intent, { kind: 'hours' }>, done: ToolOutcomeSeen[]): string {
+  const result = find(done, 'eats_get_location_hours');
+  if (!result) return TOOLS_OFF;
+  if (failed(result.result)) return "I couldn't check the dining data just now; please try again in a moment.";
+  const name = /^# (.+)$/m.exec(result.result)?.[1];
+  if (!name) return `I couldn't find a dining location called "${intent.place}".`;
+  const open = /\*\*Status:\*\* 🟢/u.test(result.result);
+  const location = /^\*\*Location:\*\* (.+)$/m.exec(result.result)?.[1];
+  const days = result.result.split('\n').filter((l) => /^- \w+day: /.test(l));
+  return [`**${name}**${location ? ` (${location})` : ''} is ${open ? 'open' : 'closed'} right now. Weekly hours:`, '', ...days].join('\n');
 }
 
 function courseAnswer(intent: Extract<Intent, { kind: 'course' }>, done: ToolOutcomeSeen[]): string {
@@ -163,6 +185,8 @@ export function writeAnswer(intent: Intent, done: ToolOutcomeSeen[]): string {
       return whereAnswer(intent, done);
     case 'eats':
       return eatsAnswer(intent, done);
+    case 'hours':
+      return hoursAnswer(intent, done);
     case 'course':
       return courseAnswer(intent, done);
     case 'remember':
@@ -172,6 +196,8 @@ export function writeAnswer(intent: Intent, done: ToolOutcomeSeen[]): string {
     case 'guide':
       return guideAnswer(done);
     default:
+      if (intent.smallTalk === 'thanks') return "You're welcome! (I'm the offline sandbox model, answering by rules over the sandbox campus tools.)";
+      if (intent.smallTalk === 'hello') return `Hello! ${OFFLINE_INTRO}`;
       return OFFLINE_INTRO;
   }
 }

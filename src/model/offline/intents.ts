@@ -9,9 +9,45 @@ export type Intent =
   | { kind: 'forget'; fact: string | null }
   | { kind: 'course'; courseId: string; aspects: Array<'prereqs' | 'schedule' | 'instructors'> }
   | { kind: 'where'; place: string; origin: string | null }
-  | { kind: 'eats'; cuisine: string | null }
+  | { kind: 'eats'; cuisine: string | null; at: CampusMoment | null }
+  | { kind: 'hours'; place: string }
   | { kind: 'guide'; query: string }
-  | { kind: 'chat' };
+  | { kind: 'chat'; smallTalk: 'thanks' | 'hello' | null };
+
+/** A weekday (0 = Sunday) and time of day, as `eats_get_locations_open_at_time` takes it. */
+export interface CampusMoment {
+  day: number;
+  hour: number;
+  minute: number;
+}
+
+const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+
+/** "on Saturday at 7:30 pm", "Friday noon"; null without a weekday (today's date is not ours to guess). */
+export function parseMoment(q: string): CampusMoment | null {
+  const day = DAYS.findIndex((d) => new RegExp(`\\b${d}s?\\b`, 'i').test(q));
+  if (day < 0) return null;
+  if (/\bnoon\b/i.test(q)) return { day, hour: 12, minute: 0 };
+  if (/\bmidnight\b/i.test(q)) return { day, hour: 0, minute: 0 };
+  const t = /\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b/i.exec(q) ?? /\bat (\d{1,2})(?::(\d{2}))?\b/i.exec(q);
+  if (!t) return { day, hour: 12, minute: 0 };
+  let hour = Number(t[1]) % 12;
+  if (t[3]?.toLowerCase() === 'pm' || (!t[3] && hour > 0 && hour < 7)) hour += 12; // "at 5" means 5 pm on campus
+  if (!t[3] && Number(t[1]) === 12) hour = 12;
+  return { day, hour, minute: Number(t[2] ?? 0) };
+}
+
+/** Words that follow "is … open" without naming a place. */
+const NOT_A_PLACE = /^(anything|anywhere|something|everything|it|there|food|dining|any\b.*|the dining halls?)$/i;
+
+function hoursIntent(q: string): Intent | null {
+  const m =
+    /\b(?:is|are)\s+(.+?)\s+(?:still\s+)?open\b/i.exec(q) ??
+    /\bwhen (?:does|do|is|are)\s+(.+?)\s+(?:open|close)/i.exec(q) ??
+    /\bhours (?:of|for)\s+(.+?)[?.!]*$/i.exec(q);
+  const place = m?.[1]?.replace(/^the\s+/i, '').trim();
+  return place && !NOT_A_PLACE.test(place) ? { kind: 'hours', place } : null;
+}
 
 const CUISINES = ['pizza', 'coffee', 'vegetarian', 'vegan', 'indian', 'sushi', 'asian', 'mexican', 'bakery', 'tacos'];
 const FOOD = /\b(eat|eating|food|hungry|dining|lunch|dinner|breakfast|brunch|restaurants?|caf[eé]s?|snacks?)\b/i;
@@ -77,13 +113,20 @@ export function detectIntent(question: string): Intent {
   // Meal plans are a guide topic even though they mention food.
   if (/\b(meal plans?|dinextra)\b/i.test(q)) return { kind: 'guide', query: q.replace(/[?.!]+$/, '') };
   const cuisine = CUISINES.find((c) => new RegExp(`\\b${c}\\b`, 'i').test(q)) ?? null;
-  if (FOOD.test(q) || OPEN_NOW.test(q)) return { kind: 'eats', cuisine: OPEN_NOW.test(q) ? null : cuisine };
+  const hours = hoursIntent(q);
+  if (hours) return hours;
+  if (FOOD.test(q) || OPEN_NOW.test(q) || (/\bopen\b/i.test(q) && parseMoment(q))) {
+    const at = parseMoment(q);
+    return { kind: 'eats', cuisine: OPEN_NOW.test(q) || at ? null : cuisine, at };
+  }
 
   const where = whereIntent(q);
   if (where) return where;
-  if (cuisine) return { kind: 'eats', cuisine };
+  if (cuisine) return { kind: 'eats', cuisine, at: null };
   if (GUIDE.test(q)) return { kind: 'guide', query: q.replace(/[?.!]+$/, '') };
-  return { kind: 'chat' };
+  if (/^\W*(thanks|thank you|thx|cheers)\b/i.test(q)) return { kind: 'chat', smallTalk: 'thanks' };
+  if (/^\W*(hi|hello|hey|good (morning|afternoon|evening))\b/i.test(q)) return { kind: 'chat', smallTalk: 'hello' };
+  return { kind: 'chat', smallTalk: null };
 }
 
 /** A 2-5 word title for a conversation that starts with this question (`/agent/title`). */
@@ -99,7 +142,9 @@ export function titleFor(question: string): string {
     case 'where':
       return intent.origin ? 'Campus Walking Directions' : `Finding ${titleCase(intent.place.split(/\s+/).slice(0, 3).join(' '))}`;
     case 'eats':
-      return intent.cuisine ? `${titleCase(intent.cuisine)} on Campus` : 'Dining Options Now';
+      return intent.cuisine ? `${titleCase(intent.cuisine)} on Campus` : intent.at ? 'Dining Hours on Campus' : 'Dining Options Now';
+    case 'hours':
+      return `${titleCase(intent.place.split(/\s+/).slice(0, 3).join(' '))} Opening Hours`;
     case 'guide':
       return 'Student Guide Question';
     default: {

@@ -39,9 +39,12 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
       return [{ name: 'courses_fetch_course_by_id', arguments: id }, ...intent.aspects.map((a) => ({ name: aspect[a], arguments: id }))];
     }
     case 'eats':
+      if (intent.at) return [{ name: 'eats_get_locations_open_at_time', arguments: { ...intent.at } }];
       return intent.cuisine
         ? [{ name: 'eats_get_locations_by_cuisine', arguments: { cuisine_query: intent.cuisine } }]
         : [{ name: 'eats_get_locations_open_now', arguments: {} }];
+    case 'hours':
+      return [{ name: 'eats_get_location_hours', arguments: { location_name: intent.place } }];
     case 'guide':
       return [{ name: 'guide_search_guide', arguments: { query: intent.query, limit: 3 } }];
     case 'where': {
