@@ -91,7 +91,7 @@ describe('production entry point (dist, production dependencies only)', () => {
       await service?.stop('SIGKILL');
     });
 
-    it('listens on 0.0.0.0 and answers health 200 from the Postgres store', async () => {
+    it('listens on 0.0.0.0, answers health 200 from the Postgres store, serves no playground', async () => {
       expect(service.logs.find((l) => l.msg === 'listening')).toMatchObject({ host: '0.0.0.0', env: 'production' });
       const res = await fetch(`${service.url}/api/health`);
       expect(res.status).toBe(200);
@@ -99,6 +99,10 @@ describe('production entry point (dist, production dependencies only)', () => {
         status: 'ok',
         memory: { backend: 'postgres', initialized: true, ready: true },
       });
+      // The development playground is not served in production: `/` is an unknown path there.
+      const root = await fetch(`${service.url}/`);
+      expect(root.status).toBe(404);
+      expect(await root.json()).toEqual({ error: expect.any(String), detail: expect.any(String) });
     });
 
     it('applied the migrations at start: pgvector and the memory tables exist', async () => {
