@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { EmbeddingDimensionError } from '../src/db/migrate.js';
 import { createPostgresStore } from '../src/memory/postgres-store.js';
+import { MemoryStoreError } from '../src/memory/store-error.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 
 const cleanups: (() => Promise<unknown> | void)[] = [];
@@ -82,6 +83,22 @@ describe('postgres memory store', () => {
     cleanups.length = 0;
     cleanups.push(() => database.close());
     expect(await store.health()).toMatchObject({ initialized: true, ready: false });
-    await expect(store.list('alice')).rejects.toThrow();
+    const err = await store.list('alice', { q: 'private words' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MemoryStoreError);
+    expect(String((err as Error).stack)).not.toMatch(/alice|private words/);
+  });
+
+  it('fails with an error that names the operation and code, never the parameters (user text)', async () => {
+    const pg = await start();
+    const store = createPostgresStore({ database: connect(pg.url), embeddingModel: 'text-embedding-3-small' });
+    await store.init();
+    // A vector of the wrong size is refused by Postgres; drizzle's own error would carry every parameter.
+    const err = await store
+      .add({ userId: 'alice', kind: 'remembered', text: 'Takes insulin before lunch', embedding: [0.6, 0.8] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MemoryStoreError);
+    expect((err as Error).message).toMatch(/^memory store: add failed \(\w+\)$/);
+    expect(`${(err as Error).stack} ${JSON.stringify(err)}`).not.toMatch(/alice|insulin/);
+    expect(await store.count('alice')).toBe(0);
   });
 });

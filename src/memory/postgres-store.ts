@@ -20,6 +20,7 @@ import {
   type MemoryStore,
   type ScoredFact,
 } from './store.js';
+import { withSafeErrors } from './store-error.js';
 import { mergeDuplicate, pageBounds } from './store-rules.js';
 
 export interface PostgresStoreOptions {
@@ -72,7 +73,7 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
       o.q ? sql`strpos(lower(${memoryFacts.text}), lower(${o.q})) > 0` : undefined,
     );
 
-  return {
+  const store: MemoryStore = {
     backend: 'postgres',
 
     async init() {
@@ -236,4 +237,6 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
       return row?.n ?? 0;
     },
   };
+  // Data methods: failures leave as MemoryStoreError (op + code), never drizzle's message with parameters.
+  return withSafeErrors(store, ['add', 'list', 'search', 'get', 'remove', 'clear', 'count']);
 }
