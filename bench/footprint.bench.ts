@@ -63,43 +63,37 @@ async function streamTurn(service: ServiceProcess, i: number, onOpen: () => void
   return /event: done\n[^\n]*\n\n\s*$/.test(text);
 }
 
-async function main(): Promise<void> {
-  const nodeArgs = imageNodeOptions();
-  const [install, db, gateway, mcp] = await Promise.all([
-    prepareProductionInstall({ reuseDependencies: true, log: (l) => process.stderr.write(`footprint: ${l}\n`) }),
-    startTestPostgres(),
-    startFakeGateway(),
-    startTestMcpServer({ tools: [{ name: 'eats_get_locations_open_now', run: async () => 'Resnik Cafe is open.' }] }),
-  ]);
-  const answer = 'Resnik Cafe in the Resnik House is open until 8 pm and serves coffee. '.repeat(4);
-  gateway.handler = () => ({ text: Array.from({ length: CHUNKS }, (_, k) => answer.slice(k * 7, k * 7 + 7) || '.'), chunkDelayMs: CHUNK_DELAY_MS });
+interface Fixtures {
+  dir: string;
+  env: Record<string, string>;
+}
 
-  let service: ServiceProcess | null = null;
+interface Measurement {
+  startPeakKb: number;
+  idleKb: number;
+  idleWarmKb: number;
+  loadPeakKb: number;
+  afterKb: number;
+  completed: number;
+  failed: number;
+  maxOpen: number;
+  turnsPerSecond: number;
+  exitCode: number | null;
+}
+
+/** Starts the production entry point with `nodeArgs`, measures it idle and under load, stops it. */
+async function measure(fixtures: Fixtures, nodeArgs: string[]): Promise<Measurement> {
+  const service = await spawnService({ entry: 'dist', cwd: fixtures.dir, nodeArgs, env: fixtures.env });
   try {
-    service = await spawnService({
-      entry: 'dist',
-      cwd: install.dir,
-      nodeArgs,
-      env: {
-        AGENT_ENV: 'production',
-        DATABASE_URL: db.url,
-        MCP_SERVER_URL: mcp.url,
-        LLM_GATEWAY_API_KEY: 'sk-footprint-bench',
-        LLM_GATEWAY_BASE_URL: gateway.baseUrl,
-        AGENT_SHARED_SECRET: SECRET,
-        TOKEN_BUDGET_STORE: 'postgres',
-        LOG_LEVEL: 'info',
-      },
-    });
     const pid = service.child.pid!;
     const health = await fetch(`${service.url}/api/health`);
     if (health.status !== 200) throw new Error(`footprint: health answered ${health.status}`);
-    const startPeak = procStatusKb(pid, 'VmHWM');
-    const idle = procStatusKb(pid, 'VmRSS');
+    const startPeakKb = procStatusKb(pid, 'VmHWM');
+    const idleKb = procStatusKb(pid, 'VmRSS');
 
     // One turn first, so lazily loaded modules (openai, MCP client) count as idle, not as load.
     if (!(await streamTurn(service, -1, () => undefined))) throw new Error('footprint: warm-up turn did not end with done');
-    const idleWarm = procStatusKb(pid, 'VmRSS');
+    const idleWarmKb = procStatusKb(pid, 'VmRSS');
 
     resetPeak(pid);
     let open = 0;
@@ -110,7 +104,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       const results = await Promise.all(
         Array.from({ length: CONCURRENT }, (_, i) =>
-          streamTurn(service!, round * CONCURRENT + i, () => {
+          streamTurn(service, round * CONCURRENT + i, () => {
             open++;
             maxOpen = Math.max(maxOpen, open);
           }).finally(() => {
@@ -121,37 +115,78 @@ async function main(): Promise<void> {
       for (const ok of results) ok ? completed++ : failed++;
     }
     const seconds = (performance.now() - started) / 1000;
-    const loadPeak = procStatusKb(pid, 'VmHWM');
-    const after = procStatusKb(pid, 'VmRSS');
-
+    const loadPeakKb = procStatusKb(pid, 'VmHWM');
+    const afterKb = procStatusKb(pid, 'VmRSS');
     const exit = await service.stop('SIGTERM');
-    const verdict = loadPeak / 1024 < TARGET_MB ? 'under' : '**over**';
+    return {
+      startPeakKb, idleKb, idleWarmKb, loadPeakKb, afterKb, completed, failed, maxOpen,
+      turnsPerSecond: completed / seconds,
+      exitCode: exit.code,
+    };
+  } finally {
+    await service.stop('SIGKILL').catch(() => undefined);
+  }
+}
+
+async function main(): Promise<void> {
+  const nodeArgs = imageNodeOptions();
+  const [install, db, gateway, mcp] = await Promise.all([
+    prepareProductionInstall({ reuseDependencies: true, log: (l) => process.stderr.write(`footprint: ${l}\n`) }),
+    startTestPostgres(),
+    startFakeGateway(),
+    startTestMcpServer({ tools: [{ name: 'eats_get_locations_open_now', run: async () => 'Resnik Cafe is open.' }] }),
+  ]);
+  const answer = 'Resnik Cafe in the Resnik House is open until 8 pm and serves coffee. '.repeat(4);
+  gateway.handler = () => ({ text: Array.from({ length: CHUNKS }, (_, k) => answer.slice(k * 7, k * 7 + 7) || '.'), chunkDelayMs: CHUNK_DELAY_MS });
+  const fixtures: Fixtures = {
+    dir: install.dir,
+    env: {
+      AGENT_ENV: 'production',
+      DATABASE_URL: db.url,
+      MCP_SERVER_URL: mcp.url,
+      LLM_GATEWAY_API_KEY: 'sk-footprint-bench',
+      LLM_GATEWAY_BASE_URL: gateway.baseUrl,
+      AGENT_SHARED_SECRET: SECRET,
+      TOKEN_BUDGET_STORE: 'postgres',
+      LOG_LEVEL: 'info',
+    },
+  };
+
+  try {
+    const image = await measure(fixtures, nodeArgs);
+    // The same run with Node's default heap sizing: what the bound in the image changes.
+    const defaults = await measure(fixtures, []);
+    const row = (label: string, pick: (m: Measurement) => number, bold = false) => {
+      const cell = (m: Measurement) => (bold ? `**${mb(pick(m))}**` : mb(pick(m)));
+      return `| ${bold ? `**${label}**` : label} | ${cell(image)} | ${cell(defaults)} |`;
+    };
+    const verdict = image.loadPeakKb / 1024 < TARGET_MB ? 'under' : '**over**';
     process.stdout.write(
       [
         '## Footprint: resident memory of the production entry point',
         '',
-        `Method: \`node ${nodeArgs.join(' ')} dist/src/server.js\` (the Dockerfile's NODE_OPTIONS) from a clean ` +
-          '`npm ci --omit=dev` install, `AGENT_ENV=production`, Postgres+pgvector (PGlite over the wire), a real MCP ' +
-          `server, the fake gateway streaming ${CHUNKS} chunks ${CHUNK_DELAY_MS} ms apart. Load: ${ROUNDS} rounds of ` +
-          `${CONCURRENT} concurrent \`/agent/respond/stream\` turns. RSS from /proc (VmRSS; peak = VmHWM, reset before the load).`,
+        'Method: `node dist/src/server.js` from a clean `npm ci --omit=dev` install, `AGENT_ENV=production`, ' +
+          'Postgres+pgvector (PGlite over the wire), a real MCP server, the fake gateway streaming ' +
+          `${CHUNKS} chunks ${CHUNK_DELAY_MS} ms apart. Load: ${ROUNDS} rounds of ${CONCURRENT} concurrent ` +
+          '`/agent/respond/stream` turns. RSS from /proc (VmRSS; peak = VmHWM, reset before the load). ' +
+          `Image column: the Dockerfile's \`${nodeArgs.join(' ')}\`; second column: Node's default heap sizing.`,
         '',
-        '| Phase | Resident (MB) |',
-        '|---|---:|',
-        `| start-up peak | ${mb(startPeak)} |`,
-        `| idle after start | ${mb(idle)} |`,
-        `| idle after one turn | ${mb(idleWarm)} |`,
-        `| **peak under ${CONCURRENT} concurrent streaming turns** | **${mb(loadPeak)}** |`,
-        `| after the load | ${mb(after)} |`,
+        '| Phase | Resident MB, image options | Resident MB, Node defaults |',
+        '|---|---:|---:|',
+        row('start-up peak', (m) => m.startPeakKb),
+        row('idle after start', (m) => m.idleKb),
+        row('idle after one turn', (m) => m.idleWarmKb),
+        row(`peak under ${CONCURRENT} concurrent streaming turns`, (m) => m.loadPeakKb, true),
+        row('after the load', (m) => m.afterKb),
         '',
-        `${completed} turns ended with \`done\`, ${failed} did not; at most ${maxOpen} streams were open at once; ` +
-          `${(completed / seconds).toFixed(1)} turns/s. Peak is ${verdict} the ${TARGET_MB} MB target ` +
-          `(container limit 256 MB). SIGTERM exit code ${exit.code}.`,
+        `Image options: ${image.completed} turns ended with \`done\`, ${image.failed} did not; at most ` +
+          `${image.maxOpen} streams open at once; ${image.turnsPerSecond.toFixed(1)} turns/s; SIGTERM exit code ` +
+          `${image.exitCode}. Peak is ${verdict} the ${TARGET_MB} MB target (container limit 256 MB).`,
         '',
       ].join('\n'),
     );
-    if (failed > 0 || exit.code !== 0) process.exitCode = 1;
+    if (image.failed > 0 || image.exitCode !== 0) process.exitCode = 1;
   } finally {
-    await service?.stop('SIGKILL').catch(() => undefined);
     await Promise.allSettled([db.stop(), gateway.close(), mcp.close()]);
     install.remove();
   }
