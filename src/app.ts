@@ -21,6 +21,10 @@ import {
 } from './http/errors.js';
 import { MAX_BODY_BYTES } from './http/body-limit.js';
 import { createHealthRoutes } from './routes/health.js';
+import { createAgentRoutes } from './routes/agent.js';
+import { createTitleRoutes } from './routes/title.js';
+import { createMemoryRoutes } from './routes/memory.js';
+import { createPlaygroundRoutes } from './routes/playground.js';
 
 export type AppEnv = { Variables: RequestIdVariables };
 
@@ -53,6 +57,11 @@ export function createApp(deps: AppDeps) {
   );
 
   app.route('/', createHealthRoutes(deps));
+  app.route('/', createAgentRoutes(deps));
+  app.route('/', createTitleRoutes(deps));
+  app.route('/', createMemoryRoutes(deps));
+  // The dev playground page: never in production (issue 7).
+  if (config.env !== 'production') app.route('/', createPlaygroundRoutes());
 
   app.notFound((c) => envelopeResponse(new NotFoundError(`no route for ${c.req.method} ${c.req.path}`)));
 

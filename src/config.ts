@@ -61,6 +61,15 @@ const envSchema = z.object({
   CAMPUS_COUNSELING_PHONE: optionalString,
   CAMPUS_POLICE_PHONE: optionalString,
   SHUTDOWN_TIMEOUT_MS: positiveInt(15_000),
+  MODEL_CALL_TIMEOUT_MS: positiveInt(60_000),
+  TOOL_CALL_TIMEOUT_MS: positiveInt(10_000),
+  SSE_KEEPALIVE_MS: positiveInt(15_000),
+  AGENT_URL: optionalUrl,
+  SANDBOX_TOOLS_PORT: z
+    .string()
+    .optional()
+    .transform((s) => (s && s.trim() ? Number(s) : 5050))
+    .pipe(z.number().int().min(0).max(65535)),
   LOG_LEVEL: z
     .string()
     .optional()
@@ -109,6 +118,16 @@ export interface Config {
     policePhone: string;
   };
   shutdownTimeoutMs: number;
+  /** Deadline of one model call (a streamed pass or a completion). */
+  modelCallTimeoutMs: number;
+  /** Deadline of one campus tool call (also bounds tool discovery). */
+  toolCallTimeoutMs: number;
+  /** Silence on a chat stream before a `: keep-alive` comment (CONTRACT.md: at least every 15 s). */
+  sseKeepAliveMs: number;
+  /** Port of the standalone sandbox campus tool server (`npm run sandbox:tools`), default 5050. */
+  sandboxToolsPort: number;
+  /** Service base URL `npm run chat` talks to (AGENT_URL); default http://127.0.0.1:PORT. */
+  agentUrl: string;
   logLevel: LogLevel;
   /** Human-readable list of the local defaults in force (no secret values), logged once at start. */
   defaultsInForce: string[];
@@ -202,6 +221,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       policePhone: e.CAMPUS_POLICE_PHONE ?? DEFAULTS.policePhone,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    modelCallTimeoutMs: e.MODEL_CALL_TIMEOUT_MS,
+    toolCallTimeoutMs: e.TOOL_CALL_TIMEOUT_MS,
+    sseKeepAliveMs: e.SSE_KEEPALIVE_MS,
+    sandboxToolsPort: e.SANDBOX_TOOLS_PORT,
+    agentUrl: (e.AGENT_URL ?? `http://127.0.0.1:${e.PORT || 5055}`).replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     defaultsInForce,
   };

@@ -2,10 +2,16 @@
  * Everything the app needs from the outside world, built once by `server.ts` (or by a test with fakes)
  * and passed to `createApp`. Nothing here is created at import time.
  */
+import type { Admission, Moderation } from './admission/admission.js';
+import type { Catalog } from './campus/catalog.js';
 import type { Config } from './config.js';
 import type { BackgroundTasks } from './lifecycle/background-tasks.js';
 import type { Logger } from './logger.js';
 import type { MemoryStore } from './memory/store.js';
+import type { TurnMemory } from './memory/turn-memory.js';
+import type { ModelGateway } from './model/gateway.js';
+import type { CampusTools } from './tools/campus-tools.js';
+import type { LocalTool } from './tools/local-tool.js';
 
 export interface AppDeps {
   config: Config;
@@ -14,4 +20,18 @@ export interface AppDeps {
   background: BackgroundTasks;
   /** The clock; tests inject one to cross a UTC midnight. */
   now: () => Date;
+  /** The building catalog, loaded once at startup (CAMPUS_BUILDINGS_FILE or the built-in one). */
+  catalog: Catalog;
+  /** `maps_show_map`, bound by the planner unless maps are disabled; null turns maps off entirely. */
+  showMapTool: LocalTool | null;
+  /** The chat model; null answers the chat routes with 503 "model gateway not configured". */
+  gateway: ModelGateway | null;
+  /** The campus tool server (MCP client). */
+  campusTools: CampusTools;
+  /** Memory as the turn sees it (default `noTurnMemory`). */
+  turnMemory: TurnMemory;
+  /** Budget and moderation around a turn (default `openAdmission`). */
+  admission: Admission;
+  /** Moderation of single texts (the title route); default `noModeration`. */
+  moderation: Moderation;
 }

@@ -6,24 +6,94 @@
 import { serve, type ServerType } from '@hono/node-server';
 import type { Server } from 'node:http';
 import { createApp } from './app.js';
+import { loadCatalog } from './campus/catalog.js';
+import { createShowMapTool } from './campus/show-map-tool.js';
 import { ConfigError, parseConfig, type Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { createBackgroundTasks } from './lifecycle/background-tasks.js';
 import { createLogger, type Logger } from './logger.js';
-import { createInMemoryStore } from './memory/in-memory-store.js';
+import { createEmbedderFromConfig, createMemoryStoreFromConfig } from './memory/memory-from-config.js';
+import { createTurnMemory } from './memory/create-turn-memory.js';
 import { collectSecrets } from './security/secrets.js';
+import { createBudgetStoreFromConfig } from './admission/budget-store-from-config.js';
+import { createAdmission } from './admission/create-admission.js';
+import { moderationFromConfig } from './admission/moderation.js';
+import { noTurnMemory } from './memory/turn-memory.js';
+import { createOpenAIGateway } from './model/openai-gateway.js';
+import { OFFLINE_BASE_URL, OFFLINE_PIECE_DELAY_MS, createOfflineModelFetch } from './model/offline/offline-fetch.js';
+import { startSandboxToolServer } from './campus/sandbox/tool-server.js';
+import { createMcpCampusTools } from './tools/mcp-campus-tools.js';
+import { noCampusTools } from './tools/campus-tools.js';
 
 /** Resources to release at shutdown, closed in reverse order of creation. */
 type Closer = { name: string; close: () => Promise<unknown> };
 
 async function buildDeps(config: Config, logger: Logger, closers: Closer[]): Promise<AppDeps> {
+  // First, so a malformed catalog file stops startup (CatalogError names the file) before anything opens.
+  const catalog = loadCatalog(config.campus.buildingsFile);
+  const showMapTool = createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl });
   const background = createBackgroundTasks(logger);
-  const memory = createInMemoryStore({
-    embeddingModel: config.embeddings.apiKey ? config.embeddings.model : null,
-  });
-  await memory.init();
+  // Postgres when DATABASE_URL is set (migrated under an advisory lock, vector size checked), else in-memory.
+  const { store: memory, database } = await createMemoryStoreFromConfig(config);
   closers.push({ name: 'memory store', close: () => memory.close() });
-  return { config, logger, memory, background, now: () => new Date() };
+  // Chat model. No key outside production: the offline sandbox model, behind the same openai client
+  // code path through its fetch seam (production refuses to start without a key; null is the guard).
+  const gateway = config.gateway.apiKey
+    ? createOpenAIGateway({
+        baseUrl: config.gateway.baseUrl,
+        apiKey: config.gateway.apiKey,
+        callTimeoutMs: config.modelCallTimeoutMs,
+      })
+    : config.env === 'production'
+      ? null
+      : createOpenAIGateway({
+          baseUrl: OFFLINE_BASE_URL,
+          apiKey: 'offline',
+          fetch: createOfflineModelFetch({ pieceDelayMs: OFFLINE_PIECE_DELAY_MS }),
+          callTimeoutMs: config.modelCallTimeoutMs,
+        });
+  // Campus tools. MCP_SERVER_URL unset outside production: the sandbox tool server in-process on a
+  // loopback ephemeral port (closed after the client, as closers run in reverse).
+  let mcpUrl = config.mcpServerUrl;
+  if (!mcpUrl && config.env !== 'production') {
+    const sandbox = await startSandboxToolServer({ port: 0, host: '127.0.0.1' });
+    closers.push({ name: 'sandbox tool server', close: () => sandbox.close() });
+    mcpUrl = sandbox.url;
+  }
+  const campusTools = mcpUrl
+    ? createMcpCampusTools({ url: mcpUrl, logger, callTimeoutMs: config.toolCallTimeoutMs })
+    : noCampusTools;
+  closers.push({ name: 'campus tools client', close: () => campusTools.close() });
+  // Admission: the token budget (SQLite by default; Postgres when replicas must share it) and moderation
+  // (off without EMBEDDINGS_API_KEY). The store opens before serving so a bad TOKEN_USAGE_DB fails startup.
+  const budget = await createBudgetStoreFromConfig(config, database ? { database } : {});
+  closers.push({ name: 'token budget store', close: () => budget.close() });
+  const moderation = moderationFromConfig(config, logger);
+  const admission = createAdmission({ budget, moderation, config, logger, now: () => new Date() });
+  return {
+    config,
+    logger,
+    memory,
+    background,
+    now: () => new Date(),
+    catalog,
+    showMapTool,
+    gateway,
+    campusTools,
+    // Long-term memory for signed-in turns (the pipeline skips it for anonymous ones); needs a model for extraction.
+    turnMemory: gateway
+      ? createTurnMemory({
+          store: memory,
+          embedder: createEmbedderFromConfig(config),
+          gateway,
+          background,
+          logger,
+          extractionModel: config.gateway.extractionModel,
+        })
+      : noTurnMemory,
+    admission,
+    moderation,
+  };
 }
 
 function listen(app: ReturnType<typeof createApp>, port: number): Promise<ServerType> {

@@ -2,11 +2,16 @@
  * Test dependencies: the real modules with local defaults (in-memory store, silent logger), overridable
  * per test. Tests build apps through this instead of patching globals.
  */
+import { loadCatalog } from '../../src/campus/catalog.js';
+import { createShowMapTool } from '../../src/campus/show-map-tool.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
 import { createBackgroundTasks } from '../../src/lifecycle/background-tasks.js';
 import { silentLogger } from '../../src/logger.js';
 import { createInMemoryStore } from '../../src/memory/in-memory-store.js';
+import { noTurnMemory } from '../../src/memory/turn-memory.js';
+import { noModeration, openAdmission } from '../../src/admission/admission.js';
+import { noCampusTools } from '../../src/tools/campus-tools.js';
 
 /** A configuration as the service would parse it from `env` (AGENT_ENV=test by default). */
 export function testConfig(env: Record<string, string | undefined> = {}): Config {
@@ -20,12 +25,20 @@ export async function createTestDeps(overrides: Partial<AppDeps> = {}): Promise<
     overrides.memory ??
     createInMemoryStore({ embeddingModel: config.embeddings.apiKey ? config.embeddings.model : null });
   await memory.init();
+  const catalog = overrides.catalog ?? loadCatalog(config.campus.buildingsFile);
   return {
     config,
     logger,
     memory,
     background: overrides.background ?? createBackgroundTasks(logger),
     now: overrides.now ?? (() => new Date()),
+    catalog,
+    showMapTool: createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl }),
+    gateway: null,
+    campusTools: noCampusTools,
+    turnMemory: noTurnMemory,
+    admission: openAdmission,
+    moderation: noModeration,
     ...overrides,
   };
 }
