@@ -1,0 +1,96 @@
+/**
+ * Graceful shutdown of the real entry point: SIGTERM while a slow streamed answer is in flight lets that
+ * answer finish (the `done` frame arrives), then the process exits 0. The same run checks the logs of a
+ * request that carried the shared secret and a user message: neither appears in them.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
+import { spawnService, type ServiceProcess } from './support/spawn-service.js';
+
+const SECRET = 'lifecycle-shared-secret-0123456789abcdef';
+const GATEWAY_KEY = 'sk-lifecycle-gateway-key-0123456789';
+const USER_TEXT = 'I live in Morewood Gardens and my allergy is sesame';
+
+let service: ServiceProcess | null = null;
+let gateway: FakeGateway | null = null;
+afterEach(async () => {
+  await service?.stop('SIGKILL');
+  await gateway?.close();
+  service = null;
+  gateway = null;
+});
+
+/** Reads SSE frames from a fetch body, calling `onFrame` for each `event:` frame as it arrives. */
+async function readFrames(body: ReadableStream<Uint8Array>, onFrame: (event: string, data: string) => void) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event = /^event: (.*)$/m.exec(frame)?.[1];
+      const data = /^data: (.*)$/m.exec(frame)?.[1];
+      if (event && data !== undefined) onFrame(event, data);
+    }
+  }
+}
+
+describe('graceful shutdown', () => {
+  it('lets an in-flight streamed answer finish after SIGTERM, then exits 0; logs hold no secret or user text', async () => {
+    gateway = await startFakeGateway({
+      // Five chunks 300 ms apart: the answer is still streaming when SIGTERM arrives.
+      handler: () => ({ text: ['The ', 'answer ', 'arrives ', 'slowly ', 'but whole.'], chunkDelayMs: 300 }),
+    });
+    service = await spawnService({
+      entry: 'source',
+      env: {
+        AGENT_SHARED_SECRET: SECRET,
+        LLM_GATEWAY_API_KEY: GATEWAY_KEY,
+        LLM_GATEWAY_BASE_URL: gateway.baseUrl,
+      },
+    });
+
+    const res = await fetch(`${service.url}/agent/respond/stream`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${SECRET}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: USER_TEXT, user_id: 'lifecycle-user' }),
+    });
+    expect(res.status).toBe(200);
+
+    const events: string[] = [];
+    let deltas = '';
+    let doneText: string | null = null;
+    let stopped: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | null = null;
+    const running = service;
+    await readFrames(res.body!, (event, data) => {
+      events.push(event);
+      if (event === 'delta') {
+        deltas += (JSON.parse(data) as { text: string }).text;
+        // First text is out and the model is still streaming: stop the service now.
+        stopped ??= running.stop('SIGTERM');
+      }
+      if (event === 'done') doneText = (JSON.parse(data) as { response_text: string }).response_text;
+    });
+
+    expect(stopped).not.toBeNull();
+    expect(events.at(-1)).toBe('done');
+    expect(doneText).toBe('The answer arrives slowly but whole.');
+    expect(deltas).toBe(doneText);
+    expect(await stopped!).toEqual({ code: 0, signal: null });
+    const messages = service.logs.map((l) => l.msg);
+    expect(messages.indexOf('shutting down')).toBeGreaterThan(-1);
+    expect(messages.indexOf('stopped')).toBeGreaterThan(messages.indexOf('shutting down'));
+
+    const output = service.stdout + service.stderr;
+    expect(output).toContain('"path":"/agent/respond/stream"');
+    expect(output).not.toContain(SECRET);
+    expect(output).not.toContain(GATEWAY_KEY);
+    expect(output).not.toContain('Morewood');
+    expect(output).not.toContain('sesame');
+  });
+});
