@@ -6,7 +6,7 @@
  * fake gateway. Measured from /proc: VmRSS idle, then the peak (VmHWM, reset before the load) while
  * 100 streaming turns run at once, each held open by the gateway's paced chunks.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeGateway } from '../tests/fakes/fake-gateway.js';
 import { startTestPostgres } from '../tests/support/postgres.js';
@@ -31,6 +31,15 @@ function imageNodeOptions(): string[] {
   const match = /NODE_OPTIONS="([^"]+)"/.exec(dockerfile);
   if (!match) throw new Error('footprint: no NODE_OPTIONS="…" in the Dockerfile');
   return match[1]!.split(/\s+/).filter(Boolean);
+}
+
+/** Bytes of the regular files under `dir` (symlinked roots followed): what the image's layer holds. */
+function diskBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(realpathSync(dir), { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += lstatSync(join(entry.parentPath, entry.name)).size;
+  }
+  return total;
 }
 
 /** A field of /proc/<pid>/status in kB (Linux). */
@@ -181,7 +190,9 @@ async function main(): Promise<void> {
         '',
         `Image options: ${image.completed} turns ended with \`done\`, ${image.failed} did not; at most ` +
           `${image.maxOpen} streams open at once; ${image.turnsPerSecond.toFixed(1)} turns/s; SIGTERM exit code ` +
-          `${image.exitCode}. Peak is ${verdict} the ${TARGET_MB} MB target (container limit 256 MB).`,
+          `${image.exitCode}. Peak is ${verdict} the ${TARGET_MB} MB target (container limit 256 MB). ` +
+          `What the image adds to its Node base: production node_modules ${mb(diskBytes(join(install.dir, 'node_modules')) / 1024)} MB, ` +
+          `dist ${mb(diskBytes(join(install.dir, 'dist')) / 1024)} MB on disk.`,
         '',
       ].join('\n'),
     );
