@@ -31,16 +31,30 @@ describe('service process (source entry)', () => {
   });
 
   it('honours PORT: the service binds exactly the port it is given', async () => {
-    // Pick a free port by binding and releasing one; the platform passes a fixed PORT the same way.
+    // The platform passes a fixed PORT. Probe a port below Linux's ephemeral range (32768+), which
+    // port-0 binds of parallel tests never receive, so the probe-then-start race is only with explicit
+    // binders; if one still wins, try another port.
     const { createServer } = await import('node:net');
-    const probe = createServer();
-    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
-    const free = (probe.address() as { port: number }).port;
-    await new Promise<void>((r) => probe.close(() => r()));
-
-    service = await spawnService({ entry: 'source', env: { PORT: String(free) } });
-    expect(service.port).toBe(free);
-    expect((await fetch(`http://127.0.0.1:${free}/api/health`)).status).toBe(200);
+    const probe = async (port: number) => {
+      const server = createServer();
+      const free = await new Promise<boolean>((r) => {
+        server.once('error', () => r(false));
+        server.listen(port, '0.0.0.0', () => r(true));
+      });
+      if (free) await new Promise<void>((r) => server.close(() => r()));
+      return free;
+    };
+    let port = 0;
+    for (let attempt = 0; attempt < 5 && !service; attempt++) {
+      port = 20_000 + Math.floor(Math.random() * 12_000);
+      if (!(await probe(port))) continue;
+      service = await spawnService({ entry: 'source', env: { PORT: String(port) } }).catch((err: unknown) => {
+        if (err instanceof Error && /EADDRINUSE/.test(err.message)) return null; // lost the race: next port
+        throw err;
+      });
+    }
+    expect(service?.port).toBe(port);
+    expect((await fetch(`http://127.0.0.1:${port}/api/health`)).status).toBe(200);
   });
 
   it('refuses a production start without its variables, naming each missing one, exit 1', async () => {
