@@ -4,6 +4,7 @@
  * request that carried the shared secret and a user message: neither appears in them.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { readSseEvents } from '../scripts/chat/sse-events.js';
 import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
 import { spawnService, type ServiceProcess } from './support/spawn-service.js';
 
@@ -19,26 +20,6 @@ afterEach(async () => {
   service = null;
   gateway = null;
 });
-
-/** Reads SSE frames from a fetch body, calling `onFrame` for each `event:` frame as it arrives. */
-async function readFrames(body: ReadableStream<Uint8Array>, onFrame: (event: string, data: string) => void) {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(frame)?.[1];
-      const data = /^data: (.*)$/m.exec(frame)?.[1];
-      if (event && data !== undefined) onFrame(event, data);
-    }
-  }
-}
 
 describe('graceful shutdown', () => {
   it('lets an in-flight streamed answer finish after SIGTERM, then exits 0; logs hold no secret or user text', async () => {
@@ -67,15 +48,15 @@ describe('graceful shutdown', () => {
     let doneText: string | null = null;
     let stopped: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | null = null;
     const running = service;
-    await readFrames(res.body!, (event, data) => {
-      events.push(event);
-      if (event === 'delta') {
-        deltas += (JSON.parse(data) as { text: string }).text;
+    for await (const { type, data } of readSseEvents(res.body!)) {
+      events.push(type);
+      if (type === 'delta') {
+        deltas += (data as { text: string }).text;
         // First text is out and the model is still streaming: stop the service now.
         stopped ??= running.stop('SIGTERM');
       }
-      if (event === 'done') doneText = (JSON.parse(data) as { response_text: string }).response_text;
-    });
+      if (type === 'done') doneText = (data as { response_text: string }).response_text;
+    }
 
     expect(stopped).not.toBeNull();
     expect(events.at(-1)).toBe('done');
