@@ -14,7 +14,7 @@ import { createBackgroundTasks } from './lifecycle/background-tasks.js';
 import { createLogger, type Logger } from './logger.js';
 import { createEmbedderFromConfig, createMemoryStoreFromConfig } from './memory/memory-from-config.js';
 import { createTurnMemory } from './memory/create-turn-memory.js';
-import { collectSecrets } from './security/secrets.js';
+import { collectSecrets, redactSecretValues } from './security/secrets.js';
 import { createBudgetStoreFromConfig } from './admission/budget-store-from-config.js';
 import { createAdmission } from './admission/create-admission.js';
 import { moderationFromConfig } from './admission/moderation.js';
@@ -113,13 +113,24 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger({ level: config.logLevel, secrets: collectSecrets(config) });
+  const secrets = collectSecrets(config);
+  const logger = createLogger({ level: config.logLevel, secrets });
   if (config.env !== 'production' && config.defaultsInForce.length > 0) {
     logger.info('local defaults in force', { defaults: config.defaultsInForce });
   }
 
   const closers: Closer[] = [];
-  const deps = await buildDeps(config, logger, closers);
+  let deps: AppDeps;
+  try {
+    deps = await buildDeps(config, logger, closers);
+  } catch (err) {
+    // A start error can quote a connection string or a key: the message is redacted like every log line,
+    // and what was already opened is closed before exiting.
+    const message = redactSecretValues(err instanceof Error ? err.message : String(err), secrets);
+    process.stderr.write(`campus-agent: fatal error during start: ${message}\n`);
+    for (const c of closers.reverse()) await c.close().catch(() => undefined);
+    process.exit(1);
+  }
   const app = createApp(deps);
   const server = (await listen(app, config.port)) as Server;
   const address = server.address();
