@@ -153,7 +153,7 @@ describe('POST /agent/respond: failures and hooks', () => {
         admission: {
           admit: async () => ({ refusal: null }),
           charge: async () => undefined,
-          reviewAnswer: async () => 'That answer was withheld.',
+          reviewAnswer: async () => ({ text: 'That answer was withheld.', reason: 'moderation' }),
         },
       },
     });

@@ -79,10 +79,19 @@ describe('admission with moderation', () => {
     const answer = 'scripted violent model answer';
     gw.setModeration(answer, { flagged: true, categories: { violence: true }, category_scores: { violence: 0.88 } });
     const notice = await admission.reviewAnswer(answer, signal);
-    expect(notice).not.toBeNull();
-    expect(notice).not.toContain(answer);
-    expect(notice!.length).toBeLessThan(200);
+    expect(notice?.reason).toBe('moderation');
+    expect(notice!.text).not.toContain(answer);
+    expect(notice!.text.length).toBeLessThan(200);
     expect(await admission.reviewAnswer('Gates Hillman Center is open until midnight.', signal)).toBeNull();
+  });
+
+  it('replaces an answer flagged for self-harm with the support answer, and says so', async () => {
+    const answer = 'scripted self-harm model answer';
+    gw.setModeration(answer, { flagged: true, categories: { 'self-harm': true }, category_scores: { 'self-harm': 0.8 } });
+    const replacement = await admission.reviewAnswer(answer, signal);
+    expect(replacement?.reason).toBe('self_harm');
+    expect(replacement!.text).toContain('988');
+    expect(replacement!.text).not.toContain(answer);
   });
 
   it('fails open when the moderation provider is down: the turn proceeds and a warning is logged', async () => {

@@ -76,6 +76,21 @@ describe('moderation through the app', () => {
     // The message and the answer were both moderated.
     const inputs = h.gw.requests.filter((r) => r.path === '/v1/moderations').map((r) => r.body.input);
     expect(inputs).toEqual(['an innocent question', answer]);
+    expect(body.thought.reasoning).toMatch(/short refusal/);
+  });
+
+  it('replaces an answer flagged for self-harm with the support answer, and thought says so', async () => {
+    h = await startAdmissionApp({ moderation: true, env: PHONES });
+    const answer = 'Here is a scripted answer the moderation flags for self-harm.';
+    h.gw.enqueue({ text: answer, usage: { prompt_tokens: 30, completion_tokens: 12 } });
+    h.gw.setModeration(answer, { flagged: true, categories: { 'self-harm': true }, category_scores: { 'self-harm': 0.8 } });
+    const body = await (await h.post('/agent/respond', { query: 'an innocent question' })).json();
+    expect(body.response_text).not.toContain(answer);
+    expect(body.response_text).toContain('988');
+    expect(body.response_text).toContain('555-0142');
+    expect(body.thought).toEqual({ reasoning: 'Answered with support and crisis resources.', confidence: 0.9 });
+    expect(body.thought.reasoning).not.toMatch(/refusal/);
+    expect(body.cmu_maps).toEqual(NO_MAP);
   });
 
   it('fails open when the moderation provider is down: the turn runs and a warning is logged', async () => {

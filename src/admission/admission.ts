@@ -14,9 +14,18 @@ export interface Moderation {
 
 export const noModeration: Moderation = { check: async () => ({ flagged: false }) };
 
+/**
+ * A canned answer moderation put in place of the model's: `self_harm` is the supportive answer with
+ * crisis resources, `moderation` the short refusal or notice. The reason decides the turn's `thought`.
+ */
+export interface Refusal {
+  text: string;
+  reason: 'moderation' | 'self_harm';
+}
+
 export interface AdmissionDecision {
   /** Non-null when the message was stopped by moderation: the turn answers this text, no model call. */
-  refusal: { text: string; reason: 'moderation' | 'self_harm' } | null;
+  refusal: Refusal | null;
 }
 
 export interface Admission {
@@ -27,8 +36,8 @@ export interface Admission {
   admit(request: TurnRequest, signal: AbortSignal): Promise<AdmissionDecision>;
   /** Charges one model pass to the request's bucket (`user_id` or `anonymous`). Never throws. */
   charge(request: TurnRequest, usage: Usage): Promise<void>;
-  /** Moderates the final answer; returns the replacement notice when flagged, else null. */
-  reviewAnswer(text: string, signal: AbortSignal): Promise<string | null>;
+  /** Moderates the final answer; returns the replacement (and why) when flagged, else null. */
+  reviewAnswer(text: string, signal: AbortSignal): Promise<Refusal | null>;
 }
 
 export const openAdmission: Admission = {

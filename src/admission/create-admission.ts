@@ -12,7 +12,7 @@ import type { Config } from '../config.js';
 import { ServiceUnavailableError, TooManyRequestsError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
 import type { TurnRequest, Usage } from '../pipeline/types.js';
-import { budgetBucket, type Admission, type AdmissionDecision, type Moderation } from './admission.js';
+import { budgetBucket, type Admission, type AdmissionDecision, type Moderation, type Refusal } from './admission.js';
 import { flaggedAnswerNotice, moderationRefusal, selfHarmSupport } from './replies.js';
 import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type TokenBudgetStore } from './token-budget.js';
 
@@ -95,13 +95,15 @@ export function createAdmission(options: AdmissionOptions): Admission {
       }
     },
 
-    async reviewAnswer(text: string, signal: AbortSignal): Promise<string | null> {
+    async reviewAnswer(text: string, signal: AbortSignal): Promise<Refusal | null> {
       const verdict = await moderation.check(text, signal);
       if (!verdict.flagged) return null;
       log.info('answer replaced by moderation', { category: verdict.category });
       // An answer flagged for self-harm means the conversation is about it: crisis resources are
       // kinder than a bare notice.
-      return verdict.selfHarm ? selfHarmSupport(config.campus) : flaggedAnswerNotice(config.campus);
+      return verdict.selfHarm
+        ? { text: selfHarmSupport(config.campus), reason: 'self_harm' }
+        : { text: flaggedAnswerNotice(config.campus), reason: 'moderation' };
     },
   };
 }

@@ -4,7 +4,7 @@
  * drains it, the stream route frames it as SSE. A refusal (moderation, flagrant injection) is a canned
  * turn through the same verify and deliver stages, with no model call, no tools and no map.
  */
-import type { Admission } from '../admission/admission.js';
+import type { Admission, Refusal } from '../admission/admission.js';
 import type { Config } from '../config.js';
 import { detectFlagrantInjection, INJECTION_REFUSAL } from '../guards/injection.js';
 import type { Logger } from '../logger.js';
@@ -39,7 +39,7 @@ export interface RunOptions {
   signal: AbortSignal;
   requestId: string;
   /** The admission's moderation refusal, when the message was stopped. */
-  refusal?: { text: string; reason: 'moderation' | 'self_harm' } | null;
+  refusal?: Refusal | null;
 }
 
 /** A canned turn binds nothing. */

@@ -44,9 +44,10 @@ export function createDeliverStage(options: DeliverOptions): Stage {
           if (!options.refused) {
             const replacement = await admission.reviewAnswer(text, ctx.signal);
             if (replacement !== null) {
-              text = replacement;
+              text = replacement.text;
               map = NO_MAP;
-              notes.refused = 'moderation';
+              // The self-harm support answer is not a refusal: `thought` must say what was answered.
+              notes.refused = replacement.reason;
             }
           }
           if (ctx.signal.aborted) return;
