@@ -9,7 +9,9 @@ import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../src/deps.js';
 import { TooManyRequestsError } from '../src/http/errors.js';
+import { readSseEvents } from '../scripts/chat/sse-events.js';
 import { testConfig } from './support/deps.js';
+import { sseEventsOf } from './support/sse.js';
 import { startTurnHarness } from './support/turn-harness.js';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -17,27 +19,8 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
-interface Frame {
-  event: string;
-  data: any;
-}
-
-function parseFrames(raw: string): { frames: Frame[]; comments: string[] } {
-  const frames: Frame[] = [];
-  const comments: string[] = [];
-  for (const block of raw.split('\n\n')) {
-    if (!block.trim()) continue;
-    if (block.startsWith(':')) {
-      comments.push(block);
-      continue;
-    }
-    const lines = block.split('\n');
-    expect(lines).toHaveLength(2);
-    const event = lines[0]!.replace(/^event: /, '');
-    frames.push({ event, data: JSON.parse(lines[1]!.replace(/^data: /, '')) });
-  }
-  return { frames, comments };
-}
+/** Raw wire shape of a stream without comments: every frame is one `event:` line and one `data:` line. */
+const FRAMED = /^(event: [a-z]+\ndata: [^\n]+\n\n)+$/;
 
 /** The turn harness served on a real listening server (disconnects need real sockets). */
 async function start(deps: Partial<AppDeps> = {}) {
@@ -68,11 +51,13 @@ describe('POST /agent/respond/stream', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(res.headers.get('cache-control')).toBe('no-cache');
     expect(res.headers.get('x-accel-buffering')).toBe('no');
-    const { frames } = parseFrames(await res.text());
-    const deltas = frames.filter((f) => f.event === 'delta').map((f) => f.data.text);
+    const raw = await res.text();
+    expect(raw).toMatch(FRAMED);
+    const events = await sseEventsOf(raw);
+    const deltas = events.filter((e) => e.type === 'delta').map((e) => e.data.text);
     expect(deltas.length).toBeGreaterThan(1);
-    const done = frames.at(-1)!;
-    expect(done.event).toBe('done');
+    const done = events.at(-1)!;
+    expect(done.type).toBe('done');
     expect(deltas.join('')).toBe(done.data.response_text);
     expect(done.data.response_text).toBe('The library opens at **8 AM**.\nSee you!');
     expect(Object.keys(done.data).sort()).toEqual(['action', 'cmu_maps', 'metadata', 'response_text', 'services_used', 'thought', 'tool_calls']);
@@ -84,14 +69,14 @@ describe('POST /agent/respond/stream', () => {
       { toolCalls: [{ name: 'eats_get_locations_open_now', arguments: {} }, { name: 'maps_show_map', arguments: { destination: 'Wean Hall' } }] },
       { text: 'Schatz is open.' },
     );
-    const { frames } = parseFrames(await (await s.post({ query: 'What food is open near Wean?' })).text());
+    const events = await sseEventsOf(await (await s.post({ query: 'What food is open near Wean?' })).text());
     // Consecutive deltas collapse: how verify splits the text is its own business.
-    const kinds = frames
-      .map((f) => (f.event === 'status' ? `status:${f.data.text}` : f.event))
+    const kinds = events
+      .map((e) => (e.type === 'status' ? `status:${e.data.text}` : e.type))
       .filter((k, i, all) => !(k === 'delta' && all[i - 1] === 'delta'));
     expect(kinds).toEqual(['status:Checking campus tools...', 'status:Writing answer...', 'delta', 'map', 'done']);
-    const map = frames.find((f) => f.event === 'map')!.data;
-    const done = frames.at(-1)!.data;
+    const map = events.find((e) => e.type === 'map')!.data;
+    const done = events.at(-1)!.data;
     expect(map).toMatchObject({ mode: 'location', target: 'WEH' });
     expect(done.cmu_maps).toEqual(map);
     expect(done.services_used).toEqual(['eats_get_locations_open_now']);
@@ -101,11 +86,14 @@ describe('POST /agent/respond/stream', () => {
     const s = await start({ config: testConfig({ SSE_KEEPALIVE_MS: '20' }) });
     s.gw.enqueue({ text: 'late answer', delayMs: 300 });
     const raw = await (await s.post({ query: 'thanks' })).text();
-    const { frames, comments } = parseFrames(raw);
+    // Comments are invisible to the reader by design: the wire bytes show them.
+    const comments = raw.split('\n').filter((line) => line.startsWith(':'));
     expect(comments.length).toBeGreaterThan(0);
     expect(comments.every((c) => c === ': keep-alive')).toBe(true);
+    expect(raw).toContain(': keep-alive\n\n');
     expect(raw.indexOf(': keep-alive')).toBeLessThan(raw.indexOf('event: delta'));
-    expect(frames.at(-1)!.data.response_text).toBe('late answer');
+    const events = await sseEventsOf(raw);
+    expect(events.at(-1)!.data.response_text).toBe('late answer');
   });
 
   it('ends a failed turn with one error event carrying a generic envelope', async () => {
@@ -115,9 +103,9 @@ describe('POST /agent/respond/stream', () => {
     expect(res.status).toBe(200);
     const raw = await res.text();
     expect(raw).not.toContain('secret-host');
-    const { frames } = parseFrames(raw);
-    expect(frames.at(-1)).toEqual({ event: 'error', data: { error: 'model unavailable', detail: expect.any(String) } });
-    expect(frames.filter((f) => f.event === 'done')).toHaveLength(0);
+    const events = await sseEventsOf(raw);
+    expect(events.at(-1)).toEqual({ type: 'error', data: { error: 'model unavailable', detail: expect.any(String) } });
+    expect(events.filter((e) => e.type === 'done')).toHaveLength(0);
   });
 
   it('answers errors before the stream as plain JSON envelopes', async () => {
@@ -143,16 +131,14 @@ describe('POST /agent/respond/stream', () => {
     s.gw.enqueue({ text: ['Partial ', 'answer'], hang: true, usage: null });
     const controller = new AbortController();
     const res = await s.post({ query: 'tell me a long story' }, controller.signal);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let seen = '';
-    while (!seen.includes('event: delta')) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      seen += decoder.decode(value, { stream: true });
+    // Stopping the reader cancels the body (the socket closes): the disconnect starts at the first delta.
+    let disconnectedAt = 0;
+    for await (const e of readSseEvents(res.body!)) {
+      if (e.type !== 'delta') continue;
+      disconnectedAt = Date.now();
+      break;
     }
-    expect(seen).toContain('event: delta');
-    const disconnectedAt = Date.now();
+    expect(disconnectedAt).toBeGreaterThan(0);
     controller.abort();
     await s.gw.waitForAbort();
     expect(s.gw.abortTimes[0]! - disconnectedAt).toBeLessThan(1_000);

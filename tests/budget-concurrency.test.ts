@@ -5,6 +5,7 @@
  * disconnects mid-stream is still charged for the streamed pass; title calls are not charged.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readSseEvents } from '../scripts/chat/sse-events.js';
 import type { TokenBudgetStore } from '../src/admission/token-budget.js';
 import { silentLogger } from '../src/logger.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
@@ -131,14 +132,13 @@ describe('budget through the app', () => {
       signal: controller.signal,
     });
     expect(res.status).toBe(200);
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let seen = '';
-    while (!seen.includes('event: delta')) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      seen += decoder.decode(value, { stream: true });
+    let sawDelta = false;
+    for await (const e of readSseEvents(res.body!)) {
+      if (e.type !== 'delta') continue;
+      sawDelta = true;
+      break;
     }
+    expect(sawDelta).toBe(true);
     controller.abort();
     await h.gw.waitForAbort();
     await h.waitForCharges(1);

@@ -20,26 +20,12 @@ import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
 import { createTestDeps } from './support/deps.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { spawnService } from './support/spawn-service.js';
+import { collectSseEvents } from './support/sse.js';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
 });
-
-interface Frame {
-  event: string;
-  data: any;
-}
-
-function parseFrames(raw: string): Frame[] {
-  return raw
-    .split('\n\n')
-    .filter((block) => block.startsWith('event: '))
-    .map((block) => {
-      const [eventLine, dataLine] = block.split('\n');
-      return { event: eventLine!.slice('event: '.length), data: JSON.parse(dataLine!.slice('data: '.length)) };
-    });
-}
 
 /** Extraction requests are the JSON-mode chat completions. */
 const isExtraction = (body: any) => body?.response_format?.type === 'json_object';
@@ -84,16 +70,16 @@ describe('memory through the chat pipeline', () => {
 
     const res = await s.post('/agent/respond/stream', { query: 'Please remember that I am vegetarian', user_id: 'stu-1' });
     expect(res.status).toBe(200);
-    const frames = parseFrames(await res.text());
-    const memory = frames.filter((f) => f.event === 'memory');
+    const events = await collectSseEvents(res.body!);
+    const memory = events.filter((e) => e.type === 'memory');
     expect(memory).toEqual([
       {
-        event: 'memory',
+        type: 'memory',
         data: { op: 'add', text: 'Saved to memory: Is vegetarian', id: expect.any(String), kind: 'remembered', fact: 'Is vegetarian' },
       },
     ]);
-    expect(frames.at(-1)!.event).toBe('done');
-    expect(frames.at(-1)!.data.services_used).toEqual([]);
+    expect(events.at(-1)!.type).toBe('done');
+    expect(events.at(-1)!.data.services_used).toEqual([]);
 
     // Extraction runs in the background after the answer: wait for the registry, not a timer.
     expect(await s.background.drain(10_000)).toBe(true);

@@ -9,21 +9,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
 import { NO_MAP } from '../src/pipeline/types.js';
 import { startAdmissionApp, type AdmissionApp } from './admission-harness.js';
+import { collectSseEvents } from './support/sse.js';
 
 const PHONES = { CAMPUS_COUNSELING_PHONE: '555-0142', CAMPUS_POLICE_PHONE: '555-0911' };
 let h: AdmissionApp;
 afterEach(() => h.close());
-
-/** The SSE frames of a stream body. */
-function frames(raw: string): { event: string; data: any }[] {
-  return raw
-    .split('\n\n')
-    .filter((b) => b.startsWith('event: '))
-    .map((b) => {
-      const [event, data] = b.split('\n');
-      return { event: event!.slice(7), data: JSON.parse(data!.slice(6)) };
-    });
-}
 
 describe('moderation through the app', () => {
   it('answers a flagged message with a kind refusal, no tools, no map, and no chat model request', async () => {
@@ -42,10 +32,10 @@ describe('moderation through the app', () => {
 
     const stream = await h.post('/agent/respond/stream', { query: text, user_id: 'mod-user' });
     expect(stream.status).toBe(200);
-    const events = frames(await stream.text());
-    expect(events.map((e) => e.event)).not.toContain('map');
-    expect(events.filter((e) => e.event === 'delta').map((e) => e.data.text).join('')).toBe(body.response_text);
-    expect(events.at(-1)).toMatchObject({ event: 'done', data: { response_text: body.response_text } });
+    const events = await collectSseEvents(stream.body!);
+    expect(events.map((e) => e.type)).not.toContain('map');
+    expect(events.filter((e) => e.type === 'delta').map((e) => e.data.text).join('')).toBe(body.response_text);
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { response_text: body.response_text } });
     expect(h.chatCalls()).toBe(0);
   });
 

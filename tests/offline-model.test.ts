@@ -22,6 +22,7 @@ import type { CampusTools } from '../src/tools/campus-tools.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { wrapUntrustedResult } from '../src/tools/untrusted-result.js';
 import type { TurnRequest } from '../src/pipeline/types.js';
+import { collectSseEvents } from './support/sse.js';
 
 const WEDNESDAY_NOON = new Date('2026-11-18T17:30:00Z');
 let sandbox: SandboxToolServer;
@@ -218,8 +219,9 @@ describe('offline model protocol', () => {
       method: 'POST',
       body: JSON.stringify({ model: 'x', stream: true, messages: [{ role: 'user', content: 'hello' }] }),
     });
-    const frames = (await res.text()).split('\n\n').filter(Boolean);
-    expect(frames.at(-1)).toBe('data: [DONE]');
+    // OpenAI's stream ends with `data: [DONE]`, not JSON: the frames' data are read as text.
+    const frames = await collectSseEvents(res.body!, { parse: (data) => data });
+    expect(frames.at(-1)).toEqual({ type: 'message', data: '[DONE]' });
     expect(pauses).toEqual(Array(frames.length - 1).fill(7)); // none before the first frame
     pauses.length = 0;
     const calls = await paced(`${OFFLINE_BASE_URL}/chat/completions`, {

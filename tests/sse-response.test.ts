@@ -1,11 +1,14 @@
 /**
  * SSE framing at the edge: one frame per event with one-line JSON data, keep-alive comments after
- * silence (timer injected: no 15 s waits), and cancellation reaching the turn.
+ * silence (timer injected: no 15 s waits), and cancellation reaching the turn. The raw bytes are
+ * checked here on purpose (this is the wire format); what a client makes of them is read back with the
+ * one client-side reader.
  */
 import { describe, expect, it } from 'vitest';
 import { encodeSseEvent, KEEP_ALIVE_FRAME, sseResponse } from '../src/sse/sse-response.js';
 import type { ClientEvent } from '../src/pipeline/types.js';
 import { NO_MAP } from '../src/pipeline/types.js';
+import { collectSseEvents } from './support/sse.js';
 
 /** A manual timer: tests fire it when they want "15 s of silence" to have passed. */
 function manualTimers() {
@@ -72,6 +75,36 @@ describe('encodeSseEvent', () => {
 });
 
 describe('sseResponse', () => {
+  it('reads back, with the client reader, as the contract payloads in order, keep-alives skipped', async () => {
+    const timers = manualTimers();
+    const ch = channel();
+    const res = sseResponse(ch.gen, { keepAliveMs: 15_000, ...timers });
+    const events = collectSseEvents(res.body!);
+    const response = {
+      thought: { reasoning: 'r', confidence: 0.6 },
+      action: 'respond' as const,
+      tool_calls: [],
+      services_used: [],
+      response_text: 'a\nb',
+      cmu_maps: NO_MAP,
+      metadata: {},
+    };
+    ch.push({ type: 'status', text: 'Checking campus tools...' });
+    timers.fire();
+    ch.push({ type: 'delta', text: 'a\nb' });
+    ch.push({ type: 'memory', data: { op: 'add', text: 'Saved to memory: Is vegetarian', id: 'f-1', kind: 'remembered', fact: 'Is vegetarian' } });
+    ch.push({ type: 'map', map: NO_MAP });
+    ch.push({ type: 'done', response });
+    ch.end();
+    expect(await events).toEqual([
+      { type: 'status', data: { text: 'Checking campus tools...' } },
+      { type: 'delta', data: { text: 'a\nb' } },
+      { type: 'memory', data: { op: 'add', text: 'Saved to memory: Is vegetarian', id: 'f-1', kind: 'remembered', fact: 'Is vegetarian' } },
+      { type: 'map', data: NO_MAP },
+      { type: 'done', data: response },
+    ]);
+  });
+
   it('sends a keep-alive comment after silence and re-arms after every frame', async () => {
     const timers = manualTimers();
     const ch = channel();

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnService, type ServiceProcess } from './support/spawn-service.js';
+import { collectSseEvents, type SseEvent } from './support/sse.js';
 
 let service: ServiceProcess;
 
@@ -18,11 +19,6 @@ afterAll(async () => {
   await service?.stop();
 });
 
-interface SseEvent {
-  type: string;
-  data: any;
-}
-
 async function stream(body: unknown): Promise<SseEvent[]> {
   const res = await fetch(`${service.url}/agent/respond/stream`, {
     method: 'POST',
@@ -31,13 +27,7 @@ async function stream(body: unknown): Promise<SseEvent[]> {
   });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-  const events: SseEvent[] = [];
-  for (const frame of (await res.text()).split('\n\n')) {
-    const type = /^event: (.+)$/m.exec(frame)?.[1];
-    const data = /^data: (.+)$/m.exec(frame)?.[1];
-    if (type && data) events.push({ type, data: JSON.parse(data) });
-  }
-  return events;
+  return collectSseEvents(res.body!);
 }
 
 describe('zero-configuration run', () => {

@@ -2,6 +2,7 @@
  * Reads a `text/event-stream` body into `{type, data}` events, the client side of src/sse's framing:
  * frames end at a blank line, `event:` names the type, `data:` lines carry JSON, comment lines
  * (`: keep-alive`) are skipped. Works on chunks split anywhere, including inside a UTF-8 character.
+ * `parse` replaces JSON.parse for streams whose data is not always JSON (OpenAI's `data: [DONE]`).
  */
 
 export interface WireEvent {
@@ -9,7 +10,12 @@ export interface WireEvent {
   data: unknown;
 }
 
-function parseFrame(frame: string): WireEvent | null {
+export interface ReadSseOptions {
+  /** Turns a frame's data (its `data:` lines joined by newlines) into `data`; default JSON.parse. */
+  parse?: (data: string) => unknown;
+}
+
+function parseFrame(frame: string, parse: (data: string) => unknown): WireEvent | null {
   let type = 'message';
   const data: string[] = [];
   for (const line of frame.split('\n')) {
@@ -18,11 +24,12 @@ function parseFrame(frame: string): WireEvent | null {
     else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
   }
   if (data.length === 0) return null;
-  return { type, data: JSON.parse(data.join('\n')) };
+  return { type, data: parse(data.join('\n')) };
 }
 
 /** Yields each event of the stream as soon as its frame is complete. */
-export async function* readSseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<WireEvent> {
+export async function* readSseEvents(body: ReadableStream<Uint8Array>, options: ReadSseOptions = {}): AsyncGenerator<WireEvent> {
+  const parse = options.parse ?? JSON.parse;
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let buffer = '';
@@ -32,7 +39,7 @@ export async function* readSseEvents(body: ReadableStream<Uint8Array>): AsyncGen
       buffer += decoder.decode(value, { stream: !done }).replace(/\r\n/g, '\n');
       let end: number;
       while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const event = parseFrame(buffer.slice(0, end));
+        const event = parseFrame(buffer.slice(0, end), parse);
         buffer = buffer.slice(end + 2);
         if (event) yield event;
       }

@@ -1,0 +1,25 @@
+/**
+ * SSE in tests, read with the one client-side reader the front end's behaviour is modelled on
+ * (`readSseEvents`, scripts/chat/sse-events.ts), so no test carries its own frame parser: a whole body
+ * into events, or a body already read as text (tests that also check the raw wire bytes). Tests that
+ * stop mid-stream iterate `readSseEvents` themselves.
+ */
+import { readSseEvents, type ReadSseOptions } from '../../scripts/chat/sse-events.js';
+
+/** An event as tests read it: `data` left loose so assertions can reach into payloads. */
+export interface SseEvent {
+  type: string;
+  data: any;
+}
+
+/** Every event of a stream body, in order; comment frames (`: keep-alive`) are skipped. */
+export async function collectSseEvents(body: ReadableStream<Uint8Array>, options: ReadSseOptions = {}): Promise<SseEvent[]> {
+  const events: SseEvent[] = [];
+  for await (const e of readSseEvents(body, options)) events.push(e);
+  return events;
+}
+
+/** Every event of a body already read as text. */
+export function sseEventsOf(raw: string, options: ReadSseOptions = {}): Promise<SseEvent[]> {
+  return collectSseEvents(new Response(raw).body!, options);
+}
