@@ -51,6 +51,14 @@ describe('POST /agent/title', () => {
     expect(await (await post(deps, { query: 'hello' })).json()).toEqual({ title: null });
   });
 
+  it('returns null rather than a one-word title (the contract promises 2-5 words)', async () => {
+    const { fake, deps } = await withGateway();
+    fake.enqueue({ text: 'Dining.' });
+    const res = await post(deps, { query: 'Where can I eat?' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ title: null });
+  });
+
   it('returns null without a gateway', async () => {
     expect(await (await post({ gateway: null }, { query: 'hello' })).json()).toEqual({ title: null });
   });
@@ -77,7 +85,9 @@ describe('cleanTitle', () => {
     ['**Comida cerca de Gates**', 'Comida cerca de Gates'],
     ['«Horaires de la bibliothèque»', 'Horaires de la bibliothèque'],
     ['one two three four five six seven', 'one two three four five'],
-    ['Supercalifragilisticexpialidocious Extraordinarily Long Words', 'Supercalifragilisticexpialidocious'],
+    ['Supercalifragilisticexpialidocious Extraordinarily Long Words', null],
+    ['Dining', null],
+    ['图书馆开放时间', '图书馆开放时间'],
     ['   ', null],
   ])('%j → %j', (raw, expected) => {
     const out = cleanTitle(raw);

@@ -1,13 +1,14 @@
 /**
  * Conversation titles from the first message: one short completion on TITLE_MODEL, cleaned to 2-5 words
- * without quotes or trailing punctuation, at most 48 characters. Null when the model fails: the front
- * end then keeps its own placeholder.
+ * without quotes or trailing punctuation, at most 48 characters. Null when the model fails or leaves
+ * fewer than 2 words (CONTRACT.md: a 2-5 word title or null): the front end then keeps its placeholder.
  */
 import type { Logger } from '../logger.js';
 import type { ModelGateway } from './gateway.js';
 
 export const MAX_TITLE_CHARS = 48;
 const MAX_TITLE_WORDS = 5;
+const MIN_TITLE_WORDS = 2;
 /** The title model sees at most this much of the message: a title needs the gist, not the essay. */
 const MAX_INPUT_CHARS = 2_000;
 
@@ -30,7 +31,14 @@ export function cleanTitle(raw: string): string | null {
   }
   if (t.length > MAX_TITLE_CHARS) t = t.slice(0, MAX_TITLE_CHARS).trim();
   t = t.replace(/[\s.,;:!?。！？、…-]+$/u, '');
-  return t ? t : null;
+  return wordCount(t) >= MIN_TITLE_WORDS ? t : null;
+}
+
+/** Counts words the way the language writes them: "图书馆开放时间" is several words without a space. */
+function wordCount(text: string): number {
+  let n = 0;
+  for (const segment of new Intl.Segmenter(undefined, { granularity: 'word' }).segment(text)) if (segment.isWordLike) n++;
+  return n;
 }
 
 /** Asks the model for a title; null on any failure (logged without the message). */
