@@ -9,6 +9,9 @@ import { z } from 'zod';
 /** Minimum length of AGENT_SHARED_SECRET in production (CONTRACT.md "Configuration"). */
 export const MIN_SHARED_SECRET_LENGTH = 32;
 
+/** CONTRACT.md "Stream": clients and proxies get a keep-alive comment at least every 15 s. */
+export const MAX_SSE_KEEPALIVE_MS = 15_000;
+
 const optionalString = z
   .string()
   .transform((s) => s.trim())
@@ -63,7 +66,8 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: positiveInt(15_000),
   MODEL_CALL_TIMEOUT_MS: positiveInt(60_000),
   TOOL_CALL_TIMEOUT_MS: positiveInt(10_000),
-  SSE_KEEPALIVE_MS: positiveInt(15_000),
+  // CONTRACT.md "Stream": a keep-alive comment at least every 15 s, so longer silences are refused.
+  SSE_KEEPALIVE_MS: positiveInt(MAX_SSE_KEEPALIVE_MS).pipe(z.number().max(MAX_SSE_KEEPALIVE_MS, 'must be at most 15000 (a keep-alive at least every 15 s)')),
   AGENT_URL: optionalUrl,
   SANDBOX_TOOLS_PORT: z
     .string()

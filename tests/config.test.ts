@@ -73,4 +73,10 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ AGENT_ENV: 'staging' })).toThrow(/AGENT_ENV/);
     expect(() => parseConfig({ TOKEN_BUDGET_STORE: 'postgres' })).toThrow(/DATABASE_URL/);
   });
+
+  it('keeps the stream keep-alive within the contract 15 s bound', () => {
+    expect(parseConfig({}).sseKeepAliveMs).toBe(15_000);
+    expect(parseConfig({ SSE_KEEPALIVE_MS: '5000' }).sseKeepAliveMs).toBe(5_000);
+    expect(() => parseConfig({ SSE_KEEPALIVE_MS: '20000' })).toThrow(/SSE_KEEPALIVE_MS/);
+  });
 });
