@@ -9,7 +9,7 @@ import { methodNotAllowed } from 'hono/method-not-allowed';
 import { requestId, type RequestIdVariables } from 'hono/request-id';
 import type { AppDeps } from './deps.js';
 import { accessLog } from './http/access-log.js';
-import { bearerAuth } from './http/auth.js';
+import { bearerAuth, routePathMatcher } from './http/auth.js';
 import { bodyLimit } from './http/body-limit.js';
 import {
   AppError,
@@ -46,7 +46,7 @@ export function createApp(deps: AppDeps) {
       maxAge: 600,
     }),
   );
-  const auth = bearerAuth(config.sharedSecret);
+  const auth = bearerAuth(config.sharedSecret, { isKnownPath: routePathMatcher(() => app.routes) });
   for (const path of PROTECTED) app.use(path, auth);
   app.use(bodyLimit(MAX_BODY_BYTES));
   app.use(

@@ -90,6 +90,19 @@ describe('bearer auth', () => {
     expect(calls).toEqual(['a']);
   });
 
+  it('answers 404 for a path no route answers, token or not, and 401 for a real route without one', async () => {
+    const { app } = await probeApp();
+    for (const path of ['/agent/nope', '/memory/u1/unknown/extra/parts', '/agent']) {
+      await expectEnvelope(await app.request(path, { method: 'POST' }), 404);
+      await expectEnvelope(await app.request(path, { method: 'POST', headers: auth }), 404);
+    }
+    // A known path with the wrong method still needs the token first (auth comes before everything).
+    await expectEnvelope(await app.request('/agent/probe', { method: 'GET' }), 401);
+    await expectEnvelope(await app.request('/agent/respond', { method: 'GET' }), 401);
+    await expectEnvelope(await app.request('/memory/u1', { method: 'GET' }), 401);
+    await expectEnvelope(await app.request('/memory/u1/items/learned/abc', { method: 'DELETE' }), 401);
+  });
+
   it('leaves health open', async () => {
     const { app } = await probeApp();
     const res = await app.request('/api/health');

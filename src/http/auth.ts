@@ -4,7 +4,7 @@
  * configured (development only: config refuses production without one).
  */
 import type { MiddlewareHandler } from 'hono';
-import { UnauthorizedError } from './errors.js';
+import { NotFoundError, UnauthorizedError } from './errors.js';
 
 const encoder = new TextEncoder();
 
@@ -20,13 +20,49 @@ export async function constantTimeEqual(a: string, b: string): Promise<boolean> 
   return diff === 0;
 }
 
-export function bearerAuth(secret: string | null): MiddlewareHandler {
+export interface BearerAuthOptions {
+  /**
+   * Whether any route answers this path (whatever the method). Auth guards whole prefixes, so a route
+   * added later is protected by default; an unauthenticated request for a path no route answers is
+   * still a 404 (CONTRACT.md: every other path is a 404), which reveals nothing the contract does not.
+   */
+  isKnownPath?: (path: string) => boolean;
+}
+
+export function bearerAuth(secret: string | null, options: BearerAuthOptions = {}): MiddlewareHandler {
   return async function bearerAuthMiddleware(c, next) {
     if (secret === null) return next();
     if (c.req.method === 'OPTIONS') return next();
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer\s+(.+)$/i.exec(header.trim());
-    if (!match || !(await constantTimeEqual(match[1]!.trim(), secret))) throw new UnauthorizedError();
+    if (!match || !(await constantTimeEqual(match[1]!.trim(), secret))) {
+      if (options.isKnownPath && !options.isKnownPath(c.req.path)) throw new NotFoundError(`no route for ${c.req.method} ${c.req.path}`);
+      throw new UnauthorizedError();
+    }
     return next();
+  };
+}
+
+/**
+ * A path matcher over route patterns as Hono writes them (`/memory/:user_id`, `/x/*`), built from the
+ * app's registered routes on first use (routes are mounted after the middleware is).
+ */
+export function routePathMatcher(routes: () => ReadonlyArray<{ path: string; method: string }>): (path: string) => boolean {
+  let patterns: RegExp[] | null = null;
+  const compile = (path: string) =>
+    new RegExp(
+      '^' +
+        path
+          .split('/')
+          .map((part) => (part === '*' ? '.*' : part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+          .join('/') +
+        '/?$',
+    );
+  return (path) => {
+    // Middleware registrations are method ALL; only real handlers make a path known.
+    patterns ??= routes()
+      .filter((r) => r.method !== 'ALL')
+      .map((r) => compile(r.path));
+    return patterns.some((p) => p.test(path));
   };
 }
