@@ -34,7 +34,7 @@ async function buildDeps(config: Config, logger: Logger, closers: Closer[]): Pro
   const showMapTool = createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl });
   const background = createBackgroundTasks(logger);
   // Postgres when DATABASE_URL is set (migrated under an advisory lock, vector size checked), else in-memory.
-  const { store: memory, database } = await createMemoryStoreFromConfig(config);
+  const { store: memory, database } = await createMemoryStoreFromConfig(config, logger);
   closers.push({ name: 'memory store', close: () => memory.close() });
   // Chat model. No key outside production: the offline sandbox model, behind the same openai client
   // code path through its fetch seam (production refuses to start without a key; null is the guard).

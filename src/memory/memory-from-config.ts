@@ -6,6 +6,7 @@
 import type { Config } from '../config.js';
 import { createDatabase, type Database } from '../db/client.js';
 import { EmbeddingDimensionError } from '../db/migrate.js';
+import type { Logger } from '../logger.js';
 import { createEmbedder, type Embedder } from './embeddings.js';
 import { createInMemoryStore } from './in-memory-store.js';
 import { createPostgresStore } from './postgres-store.js';
@@ -26,7 +27,10 @@ export interface MemoryFromConfig {
 }
 
 /** Opens and initialises the configured store. */
-export async function createMemoryStoreFromConfig(config: Pick<Config, 'databaseUrl' | 'embeddings'>): Promise<MemoryFromConfig> {
+export async function createMemoryStoreFromConfig(
+  config: Pick<Config, 'databaseUrl' | 'embeddings'>,
+  logger?: Logger,
+): Promise<MemoryFromConfig> {
   const embeddingModel = config.embeddings.apiKey ? config.embeddings.model : null;
   if (!config.databaseUrl) {
     const store = createInMemoryStore({ embeddingModel });
@@ -34,7 +38,7 @@ export async function createMemoryStoreFromConfig(config: Pick<Config, 'database
     return { store, database: null };
   }
   const database = createDatabase(config.databaseUrl);
-  const store = createPostgresStore({ database, ownsDatabase: true, embeddingModel });
+  const store = createPostgresStore({ database, ownsDatabase: true, embeddingModel, logger });
   try {
     await store.init();
   } catch (err) {

@@ -2,13 +2,23 @@
  * Postgres store: facts in `memory_facts` with a pgvector embedding, through Drizzle and the `postgres`
  * driver. `init()` applies the committed migrations under an advisory lock and checks the vector
  * column's dimensions. Writes of one user are serialised by a per-user transaction-scoped advisory lock
- * so dedupe and eviction see a consistent set even with several replicas.
+ * so dedupe and eviction see a consistent set even with several replicas. Nearest-fact queries use
+ * pgvector's iterative index scans when installed (>= 0.8; see nearest-facts.ts).
  */
-import { and, asc, count, cosineDistance, desc, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
-import { memoryFacts, type MemoryFactRow } from '../db/schema.js';
+import { memoryFacts } from '../db/schema.js';
+import type { Logger } from '../logger.js';
 import { cleanFactText, isFactId, normalizeFactText } from './fact-text.js';
+import {
+  factColumns,
+  ITERATIVE_SCAN,
+  nearestFacts,
+  supportsIterativeScan,
+  toFact,
+  vectorExtensionVersion,
+} from './nearest-facts.js';
 import {
   DUPLICATE_SIMILARITY,
   MAX_FACTS_PER_USER,
@@ -34,28 +44,12 @@ export interface PostgresStoreOptions {
   now?: () => Date;
   /** Health gives up after this long: a hung database must not hang the platform's health check. */
   healthTimeoutMs?: number;
+  /** Gets the one warning at init when pgvector is too old for iterative index scans. */
+  logger?: Logger;
 }
 
 /** First key of the two-key advisory lock serialising one user's writes ("memo"); the second is the user. */
 const USER_LOCK_NAMESPACE = 0x6d656d6f;
-
-const factColumns = {
-  id: memoryFacts.id,
-  userId: memoryFacts.userId,
-  kind: memoryFacts.kind,
-  text: memoryFacts.text,
-  createdAt: memoryFacts.createdAt,
-  updatedAt: memoryFacts.updatedAt,
-};
-
-const toFact = (row: Pick<MemoryFactRow, keyof typeof factColumns>): Fact => ({
-  id: row.id,
-  userId: row.userId,
-  kind: row.kind,
-  text: row.text,
-  createdAt: row.createdAt,
-  updatedAt: row.updatedAt,
-});
 
 export function createPostgresStore(options: PostgresStoreOptions): MemoryStore {
   const { db } = options.database;
@@ -63,6 +57,8 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
   const now = options.now ?? (() => new Date());
   const healthTimeoutMs = options.healthTimeoutMs ?? 2000;
   let initialized = false;
+  /** pgvector >= 0.8: nearest-fact queries run with `hnsw.iterative_scan` (decided at init). */
+  let iterativeScan = false;
   let closed = false;
 
   const listFilter = (userId: string, o: ListOptions): SQL | undefined =>
@@ -78,6 +74,15 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
 
     async init() {
       await runMigrations(options.database, options.embeddingModel ? { embeddingModel: options.embeddingModel } : {});
+      const version = await vectorExtensionVersion(options.database);
+      iterativeScan = supportsIterativeScan(version);
+      // Without embeddings no vector is searched, so the old version cannot matter yet.
+      if (!iterativeScan && options.embeddingModel) {
+        options.logger?.warn(
+          'semantic recall may return too few facts on a shared HNSW index; upgrade pgvector to 0.8+',
+          { pgvector: version },
+        );
+      }
       initialized = true;
     },
 
@@ -119,6 +124,7 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
       const at = now();
       return db.transaction(async (tx) => {
         await tx.execute(sql`select pg_advisory_xact_lock(${USER_LOCK_NAMESPACE}, hashtext(${input.userId}))`);
+        if (iterativeScan && embedding) await tx.execute(ITERATIVE_SCAN);
         const mine = eq(memoryFacts.userId, input.userId);
         let [duplicate] = await tx
           .select(factColumns)
@@ -126,15 +132,9 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
           .where(and(mine, eq(memoryFacts.normalized, normalized)))
           .limit(1);
         if (!duplicate && embedding) {
-          // Ordered by distance with LIMIT 1 (the index's shape); the threshold is applied after.
-          const distance = cosineDistance(memoryFacts.embedding, embedding);
-          const [nearest] = await tx
-            .select({ ...factColumns, distance: sql<number>`${distance}` })
-            .from(memoryFacts)
-            .where(and(mine, isNotNull(memoryFacts.embedding)))
-            .orderBy(distance)
-            .limit(1);
-          if (nearest && 1 - Number(nearest.distance) >= DUPLICATE_SIMILARITY) duplicate = nearest;
+          // The threshold is applied after the nearest one is found (the index's shape).
+          const [nearest] = await nearestFacts(tx, input.userId, embedding, 1);
+          if (nearest && nearest.similarity >= DUPLICATE_SIMILARITY) duplicate = nearest;
         }
 
         let row: Fact;
@@ -190,15 +190,12 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
 
     async search(userId, embedding, k): Promise<ScoredFact[]> {
       if (k <= 0) return [];
-      // ORDER BY distance ASC LIMIT k: the HNSW index (vector_cosine_ops) can serve this shape.
-      const distance = cosineDistance(memoryFacts.embedding, [...embedding]);
-      const rows = await db
-        .select({ ...factColumns, distance: sql<number>`${distance}` })
-        .from(memoryFacts)
-        .where(and(eq(memoryFacts.userId, userId), isNotNull(memoryFacts.embedding)))
-        .orderBy(distance)
-        .limit(k);
-      return rows.map((r) => ({ ...toFact(r), similarity: 1 - Number(r.distance) }));
+      if (!iterativeScan) return nearestFacts(db, userId, embedding, k);
+      // SET LOCAL needs a transaction; it ends with it, so the pooled connection is left as it was.
+      return db.transaction(async (tx) => {
+        await tx.execute(ITERATIVE_SCAN);
+        return nearestFacts(tx, userId, embedding, k);
+      });
     },
 
     async get(userId, id) {
