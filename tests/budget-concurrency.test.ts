@@ -6,11 +6,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readSseEvents } from '../scripts/chat/sse-events.js';
-import type { TokenBudgetStore } from '../src/admission/token-budget.js';
 import { silentLogger } from '../src/logger.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { startAdmissionApp, type AdmissionApp } from './admission-harness.js';
-import { postgresBackend, sqliteBackend } from './budget-backends.js';
+import { observeBudgetStore, postgresBackend, sqliteBackend } from './budget-backends.js';
 import { startTestMcpServer } from './support/test-mcp-server.js';
 
 const NOON = new Date('2026-11-21T12:00:00.000Z');
@@ -34,22 +33,7 @@ describe.each([sqliteBackend(), postgresBackend()])('budget at the edge through 
     const LIMIT = 2_000;
     const inner = await backend.open();
     // Observe the real store: each admission's read, and each stored charge, in one sequence.
-    const log: { op: 'read' | 'charged'; total: number; seq: number }[] = [];
-    let seq = 0;
-    const budget: TokenBudgetStore = {
-      ...inner,
-      used: async (b, d) => {
-        const start = seq++;
-        const total = await inner.used(b, d);
-        log.push({ op: 'read', total, seq: start });
-        return total;
-      },
-      charge: async (b, d, t) => {
-        const total = await inner.charge(b, d, t);
-        log.push({ op: 'charged', total, seq: seq++ });
-        return total;
-      },
-    };
+    const { store: budget, log } = observeBudgetStore(inner);
     const h = await start({ budget, env: { DAILY_TOKEN_LIMIT: String(LIMIT) } });
     await inner.charge('edge-user', DAY, LIMIT - 150);
     let reported = 0;

@@ -11,7 +11,7 @@ import type { TokenBudgetStore } from '../src/admission/token-budget.js';
 import { AppError } from '../src/http/errors.js';
 import { silentLogger } from '../src/logger.js';
 import type { TurnRequest, Usage } from '../src/pipeline/types.js';
-import { postgresBackend, sqliteBackend } from './budget-backends.js';
+import { observeBudgetStore, postgresBackend, sqliteBackend } from './budget-backends.js';
 import { testConfig } from './support/deps.js';
 
 const LIMIT = 1_000;
@@ -133,22 +133,7 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
     const day = '2026-11-21';
     await store.charge('edge', day, LIMIT - 100);
     // Observe the real store: what each admission read, and when charges completed.
-    const log: { op: 'read' | 'charged'; total: number; seq: number }[] = [];
-    let seq = 0;
-    const observed: TokenBudgetStore = {
-      ...store,
-      used: async (b, d) => {
-        const start = seq++;
-        const total = await store.used(b, d);
-        log.push({ op: 'read', total, seq: start });
-        return total;
-      },
-      charge: async (b, d, t) => {
-        const total = await store.charge(b, d, t);
-        log.push({ op: 'charged', total, seq: seq++ });
-        return total;
-      },
-    };
+    const { store: observed, log } = observeBudgetStore(store);
     const admission = createAdmission({ budget: observed, moderation: noModeration, config, logger: silentLogger, now });
     const reported = Array.from({ length: 50 }, (_, i) => 10 + (i % 7) * 5);
     const outcomes = await Promise.all(
