@@ -4,7 +4,8 @@
 # Three stages: `build` compiles TypeScript with the dev dependencies; `prod-deps` installs the
 # production dependencies only, with the toolchain better-sqlite3's native addon compiles with;
 # `runtime` is a slim Node 22 image holding node_modules (production), dist/ and the SQL migrations,
-# run as the unprivileged `node` user. No secret is read at build time: every variable the service
+# run as the unprivileged `node` user. The sandbox (src/sandbox: offline model, sandbox tool server,
+# playground, terminal client) is removed from the image: production never loads it. No secret is read at build time: every variable the service
 # needs is set on the platform as a runtime variable. tests/production-entry.test.ts runs these same
 # steps (build, `npm ci --omit=dev`, `node dist/src/server.js`) outside Docker.
 
@@ -14,12 +15,14 @@ ARG NODE_IMAGE=node:22-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY scripts/build.mjs ./scripts/
 # tsc is plain JavaScript: no install script (native compile, esbuild binary) is needed to build, so
 # this stage skips them and needs no toolchain. The runtime's native addon is built in prod-deps.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build
+RUN npm run build \
+ && rm -rf dist/src/sandbox
 
 # ---- prod-deps: production dependencies only, native addon compiled here -------------------------
 FROM ${NODE_IMAGE} AS prod-deps
@@ -29,6 +32,8 @@ RUN apt-get update \
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts/deploy/prune-prod-deps.sh ./
+# npm ci runs the `prepare` build step: without src/ and TypeScript it has nothing to do and says so.
+COPY scripts/build.mjs ./scripts/
 RUN npm ci --omit=dev --no-audit --no-fund \
  && npm cache clean --force \
  && sh prune-prod-deps.sh

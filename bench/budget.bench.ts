@@ -16,7 +16,8 @@ import { parseConfig } from '../src/config.js';
 import { createDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { silentLogger } from '../src/logger.js';
-import type { TurnRequest, Usage } from '../src/pipeline/types.js';
+import type { TurnRequest } from '../src/request/chat-request.js';
+import type { Usage } from '../src/model/usage.js';
 import { startTestPostgres } from '../tests/support/postgres.js';
 import { ms, quantile, timeRuns } from './stats.js';
 

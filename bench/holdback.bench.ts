@@ -12,7 +12,7 @@ import { parseConfig } from '../src/config.js';
 import { buildPromptIndex } from '../src/guards/prompt-leak.js';
 import type { Stage, TurnContext } from '../src/pipeline/stage.js';
 import { createVerifyStage } from '../src/pipeline/stages/verify.js';
-import type { TurnEvent } from '../src/pipeline/types.js';
+import type { TurnEvent } from '../src/pipeline/events.js';
 import { buildSystemPrompt } from '../src/prompt/system-prompt.js';
 import { collectSecrets } from '../src/security/secrets.js';
 import { ms, quantile } from './stats.js';

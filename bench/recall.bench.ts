@@ -16,7 +16,7 @@ import { createPostgresStore } from '../src/memory/postgres-store.js';
 import { createRecall } from '../src/memory/recall.js';
 import type { MemoryStore } from '../src/memory/store.js';
 import type { ModelGateway } from '../src/model/gateway.js';
-import { startPgliteServer } from '../scripts/pglite-server.js';
+import { startPgliteServer } from '../tests/support/pglite-server.js';
 import { ms, quantile, timeRuns } from './stats.js';
 
 const USERS = 1_000;
@@ -124,11 +124,11 @@ async function inMemoryRows(): Promise<Row[]> {
     });
     // What a signed-in turn asks of memory before the model: plan, recall when planned, bind the tools.
     const turn = async () => {
-      const userId = randomUser();
-      const plan = memory.plan('Can you recommend a vegetarian lunch place for me?', []);
-      if (plan.recall) await memory.recall(userId, 'Can you recommend a vegetarian lunch place for me?', signal);
-      if (plan.tools) memory.tools(userId);
-      memory.plan('When does Entropy close?', []);
+      const user = memory.forUser(randomUser());
+      const plan = user.plan('Can you recommend a vegetarian lunch place for me?', []);
+      if (plan.recall) await user.recall('Can you recommend a vegetarian lunch place for me?', signal);
+      if (plan.tools) user.tools();
+      user.plan('When does Entropy close?', []);
     };
     rows.push({ store: 'in-memory', facts: '100k', what: `per-turn memory work (${label} recall)`, samples: await timeRuns(RUNS * 3, turn) });
   }

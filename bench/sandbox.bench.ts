@@ -4,10 +4,10 @@
  * the real entry point started with no configuration (time to the first `delta` and to `done`; the
  * offline model paces its frames by OFFLINE_PIECE_DELAY_MS, so `done` includes that pacing on purpose).
  */
-import { startSandboxToolServer } from '../src/campus/sandbox/tool-server.js';
+import { startSandboxToolServer } from '../src/sandbox/campus/tool-server.js';
 import { silentLogger } from '../src/logger.js';
 import type { ModelMessage, ToolDefinition } from '../src/model/gateway.js';
-import { OFFLINE_BASE_URL, OFFLINE_PIECE_DELAY_MS, createOfflineModelFetch } from '../src/model/offline/offline-fetch.js';
+import { OFFLINE_BASE_URL, OFFLINE_PIECE_DELAY_MS, createOfflineModelFetch } from '../src/sandbox/offline-model/offline-fetch.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { wrapUntrustedResult } from '../src/tools/untrusted-result.js';

@@ -3,9 +3,9 @@
  * configuration the service reads (AGENT_URL or PORT, AGENT_SHARED_SECRET); flags override them.
  */
 import { ConfigError, parseConfig } from '../src/config.js';
-import { runChat } from './chat/chat-session.js';
-import { USAGE, parseChatArgs } from './chat/options.js';
-import { createServiceClient } from './chat/service-client.js';
+import { runChat } from '../src/sandbox/chat/chat-session.js';
+import { USAGE, parseChatArgs } from '../src/sandbox/chat/options.js';
+import { createServiceClient } from '../src/sandbox/chat/service-client.js';
 
 async function main(): Promise<void> {
   let defaults: { url: string; secret: string | null };

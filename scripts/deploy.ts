@@ -2,7 +2,7 @@
  * CLI entry of `npm run deploy` (a developer tool, not the service: it reads its own environment).
  * The logic lives in ./deploy/run-deploy.ts so tests can run it against a fake platform.
  */
-import { runDeploy } from './deploy/run-deploy.js';
+import { runDeploy } from '../src/deploy/run-deploy.js';
 
 process.exitCode = await runDeploy({
   env: process.env,

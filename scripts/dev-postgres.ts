@@ -4,7 +4,7 @@
  * printed DATABASE_URL. Data stays in the `--data` directory between runs (omit it for a throwaway one).
  */
 import { parseArgs } from 'node:util';
-import { startPgliteServer } from './pglite-server.js';
+import { startPgliteServer } from '../tests/support/pglite-server.js';
 
 const { values } = parseArgs({
   options: {

@@ -1,39 +1,30 @@
 /**
  * createApp(deps): the middleware order, the route mounts, one onError and one notFound. Every error a
  * client can see leaves through `envelopeResponse`.
+ *
+ * Order: request id → access log → CORS → (per protected route: bearer auth → body limit → validation).
+ * Auth sits on each protected route (`guard`), so a path no route answers is a 404 with or without a
+ * token; `/api/health` and the sandbox playground page are open.
  */
 import { Hono } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
-import { requestId, type RequestIdVariables } from 'hono/request-id';
+import { requestId } from 'hono/request-id';
 import type { AppDeps } from './deps.js';
 import { accessLog } from './http/access-log.js';
-import { bearerAuth, routePathMatcher } from './http/auth.js';
-import { bodyLimit } from './http/body-limit.js';
-import {
-  AppError,
-  BadRequestError,
-  MethodNotAllowedError,
-  NotFoundError,
-  PayloadTooLargeError,
-  envelopeResponse,
-} from './http/errors.js';
-import { MAX_BODY_BYTES } from './http/body-limit.js';
-import { createHealthRoutes } from './routes/health.js';
+import type { AppEnv } from './http/app-env.js';
+import { AppError, BadRequestError, MethodNotAllowedError, NotFoundError, envelopeResponse } from './http/errors.js';
+import { createRouteGuard } from './http/guard.js';
 import { createAgentRoutes } from './routes/agent.js';
-import { createTitleRoutes } from './routes/title.js';
+import { createHealthRoutes } from './routes/health.js';
 import { createMemoryRoutes } from './routes/memory.js';
-import { createPlaygroundRoutes } from './routes/playground.js';
-
-export type AppEnv = { Variables: RequestIdVariables };
-
-/** Paths behind bearer auth; `/api/health` (and the dev playground page) stay open. */
-const PROTECTED = ['/agent/*', '/memory/*', '/memory'] as const;
+import { createTitleRoutes } from './routes/title.js';
 
 export function createApp(deps: AppDeps) {
   const { config, logger } = deps;
   const app = new Hono<AppEnv>();
+  const guard = createRouteGuard(config.sharedSecret);
 
   app.use(requestId());
   app.use(accessLog(logger));
@@ -46,9 +37,6 @@ export function createApp(deps: AppDeps) {
       maxAge: 600,
     }),
   );
-  const auth = bearerAuth(config.sharedSecret, { isKnownPath: routePathMatcher(() => app.routes) });
-  for (const path of PROTECTED) app.use(path, auth);
-  app.use(bodyLimit(MAX_BODY_BYTES));
   app.use(
     methodNotAllowed({
       app,
@@ -57,11 +45,11 @@ export function createApp(deps: AppDeps) {
   );
 
   app.route('/', createHealthRoutes(deps));
-  app.route('/', createAgentRoutes(deps));
-  app.route('/', createTitleRoutes(deps));
-  app.route('/', createMemoryRoutes(deps));
-  // The dev playground page: never in production (issue 7).
-  if (config.env !== 'production') app.route('/', createPlaygroundRoutes());
+  app.route('/', createAgentRoutes({ ...deps, guard }));
+  app.route('/', createTitleRoutes({ ...deps, guard }));
+  app.route('/', createMemoryRoutes({ ...deps, guard }));
+  // The sandbox playground page, when the sandbox is running (never in production).
+  if (deps.playground) app.route('/', deps.playground);
 
   app.notFound((c) => envelopeResponse(new NotFoundError(`no route for ${c.req.method} ${c.req.path}`)));
 
@@ -71,10 +59,10 @@ export function createApp(deps: AppDeps) {
       return envelopeResponse(err);
     }
     if (err instanceof HTTPException) {
-      // Framework-raised errors (malformed JSON in Hono's validator, ...) get our envelope, not theirs.
-      if (err.status === 413) return envelopeResponse(new PayloadTooLargeError(MAX_BODY_BYTES));
+      // Hono's validator raises a 400 for malformed JSON; its message is Hono's, ours is the envelope.
       if (err.status === 400) return envelopeResponse(new BadRequestError('request body is not valid JSON', 'malformed JSON'));
-      if (err.status === 401) return envelopeResponse(new AppError(401, 'unauthorized', 'missing or invalid bearer token'));
+      // The guard's middleware answer with envelope responses of their own (401, 413): pass those on.
+      if (err.res) return err.getResponse();
     }
     logger.error('unhandled error', { request_id: c.get('requestId'), err });
     return envelopeResponse(err);

@@ -9,6 +9,12 @@ import { z } from 'zod';
 /** Minimum length of AGENT_SHARED_SECRET in production (CONTRACT.md "Configuration"). */
 export const MIN_SHARED_SECRET_LENGTH = 32;
 
+/**
+ * The characters a bearer token may hold (RFC 6750 b64token), which Hono's bearer-auth enforces: a
+ * secret outside them could never be presented, so config refuses it (`openssl rand -hex 32` fits).
+ */
+export const BEARER_TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]+=*$/;
+
 /** CONTRACT.md "Stream": clients and proxies get a keep-alive comment at least every 15 s. */
 export const MAX_SSE_KEEPALIVE_MS = 15_000;
 
@@ -38,7 +44,10 @@ const envSchema = z.object({
     .optional()
     .transform((s) => (s && s.trim() ? Number(s) : 5055))
     .pipe(z.number().int().min(0).max(65535)),
-  AGENT_SHARED_SECRET: optionalString,
+  AGENT_SHARED_SECRET: optionalString.refine(
+    (s) => s === null || BEARER_TOKEN_PATTERN.test(s),
+    'may hold only letters, digits and . _ ~ + / - (then = padding): a bearer token cannot carry other characters',
+  ),
   ALLOWED_ORIGINS: optionalString,
   LLM_GATEWAY_API_KEY: optionalString,
   LLM_GATEWAY_BASE_URL: optionalUrl,
@@ -65,6 +74,8 @@ const envSchema = z.object({
   CAMPUS_POLICE_PHONE: optionalString,
   SHUTDOWN_TIMEOUT_MS: positiveInt(15_000),
   MODEL_CALL_TIMEOUT_MS: positiveInt(60_000),
+  TURN_TIMEOUT_MS: positiveInt(120_000),
+  MAX_TURNS_IN_FLIGHT: positiveInt(3),
   TOOL_CALL_TIMEOUT_MS: positiveInt(10_000),
   // CONTRACT.md "Stream": a keep-alive comment at least every 15 s, so longer silences are refused.
   SSE_KEEPALIVE_MS: positiveInt(MAX_SSE_KEEPALIVE_MS).pipe(z.number().max(MAX_SSE_KEEPALIVE_MS, 'must be at most 15000 (a keep-alive at least every 15 s)')),
@@ -122,6 +133,10 @@ export interface Config {
     policePhone: string;
   };
   shutdownTimeoutMs: number;
+  /** Deadline of a whole chat turn (CONTRACT.md `TURN_TIMEOUT_MS`): past it the turn ends with an `error` event. */
+  turnTimeoutMs: number;
+  /** Chat turns one user (or the `anonymous` bucket) may have running at once; more answer 429. */
+  maxTurnsInFlight: number;
   /** Deadline of one model call (a streamed pass or a completion). */
   modelCallTimeoutMs: number;
   /** Deadline of one campus tool call (also bounds tool discovery). */
@@ -225,6 +240,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       policePhone: e.CAMPUS_POLICE_PHONE ?? DEFAULTS.policePhone,
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    turnTimeoutMs: e.TURN_TIMEOUT_MS,
+    maxTurnsInFlight: e.MAX_TURNS_IN_FLIGHT,
     modelCallTimeoutMs: e.MODEL_CALL_TIMEOUT_MS,
     toolCallTimeoutMs: e.TOOL_CALL_TIMEOUT_MS,
     sseKeepAliveMs: e.SSE_KEEPALIVE_MS,

@@ -11,7 +11,8 @@ import type { MemoryStore } from './memory/store.js';
 import type { TurnMemory } from './memory/turn-memory.js';
 import type { ModelGateway } from './model/gateway.js';
 import type { CampusTools } from './tools/campus-tools.js';
-import type { LocalTool } from './tools/local-tool.js';
+import type { Hono } from 'hono';
+import type { ShowMapTool } from './pipeline/toolbox.js';
 
 export interface AppDeps {
   config: Config;
@@ -23,7 +24,7 @@ export interface AppDeps {
   /** The building catalog, loaded once at startup (CAMPUS_BUILDINGS_FILE or the built-in one). */
   catalog: Catalog;
   /** `maps_show_map`, bound by the planner unless maps are disabled; null turns maps off entirely. */
-  showMapTool: LocalTool | null;
+  showMapTool: ShowMapTool | null;
   /** The chat model; null answers the chat routes with 503 "model gateway not configured". */
   gateway: ModelGateway | null;
   /** The campus tool server (MCP client). */
@@ -34,4 +35,6 @@ export interface AppDeps {
   admission: Admission;
   /** Moderation of single texts (the title route); default `noModeration`. */
   moderation: Moderation;
+  /** The sandbox playground page (`GET /`), mounted when the sandbox runs; null otherwise. */
+  playground?: Hono | null;
 }

@@ -20,8 +20,6 @@ import { createAdmission } from './admission/create-admission.js';
 import { moderationFromConfig } from './admission/moderation.js';
 import { noTurnMemory } from './memory/turn-memory.js';
 import { createOpenAIGateway } from './model/openai-gateway.js';
-import { OFFLINE_BASE_URL, OFFLINE_PIECE_DELAY_MS, createOfflineModelFetch } from './model/offline/offline-fetch.js';
-import { startSandboxToolServer } from './campus/sandbox/tool-server.js';
 import { createMcpCampusTools } from './tools/mcp-campus-tools.js';
 import { noCampusTools } from './tools/campus-tools.js';
 
@@ -36,30 +34,22 @@ async function buildDeps(config: Config, logger: Logger, closers: Closer[]): Pro
   // Postgres when DATABASE_URL is set (migrated under an advisory lock, vector size checked), else in-memory.
   const { store: memory, database } = await createMemoryStoreFromConfig(config, logger);
   closers.push({ name: 'memory store', close: () => memory.close() });
-  // Chat model. No key outside production: the offline sandbox model, behind the same openai client
-  // code path through its fetch seam (production refuses to start without a key; null is the guard).
-  const gateway = config.gateway.apiKey
-    ? createOpenAIGateway({
-        baseUrl: config.gateway.baseUrl,
-        apiKey: config.gateway.apiKey,
-        callTimeoutMs: config.modelCallTimeoutMs,
-      })
-    : config.env === 'production'
+  // Outside production, the sandbox stands in for what configuration leaves out, and serves the
+  // playground page. Loaded on demand: production never loads a sandbox module.
+  const sandbox =
+    config.env === 'production'
       ? null
-      : createOpenAIGateway({
-          baseUrl: OFFLINE_BASE_URL,
-          apiKey: 'offline',
-          fetch: createOfflineModelFetch({ pieceDelayMs: OFFLINE_PIECE_DELAY_MS }),
-          callTimeoutMs: config.modelCallTimeoutMs,
-        });
-  // Campus tools. MCP_SERVER_URL unset outside production: the sandbox tool server in-process on a
-  // loopback ephemeral port (closed after the client, as closers run in reverse).
-  let mcpUrl = config.mcpServerUrl;
-  if (!mcpUrl && config.env !== 'production') {
-    const sandbox = await startSandboxToolServer({ port: 0, host: '127.0.0.1' });
-    closers.push({ name: 'sandbox tool server', close: () => sandbox.close() });
-    mcpUrl = sandbox.url;
-  }
+      : await (await import('./sandbox/start-sandbox.js')).startSandbox({ model: !config.gateway.apiKey, tools: !config.mcpServerUrl });
+  // The sandbox tool server closes after the MCP client (closers run in reverse).
+  if (sandbox) closers.push({ name: 'sandbox', close: () => sandbox.close() });
+  // Chat model: the gateway, or the offline sandbox model behind the same openai client code path
+  // through its fetch seam (production refuses to start without a key; null is the guard).
+  const gateway = config.gateway.apiKey
+    ? createOpenAIGateway({ baseUrl: config.gateway.baseUrl, apiKey: config.gateway.apiKey, callTimeoutMs: config.modelCallTimeoutMs })
+    : sandbox?.model
+      ? createOpenAIGateway({ baseUrl: sandbox.model.baseUrl, apiKey: 'offline', fetch: sandbox.model.fetch, callTimeoutMs: config.modelCallTimeoutMs })
+      : null;
+  const mcpUrl = config.mcpServerUrl ?? sandbox?.mcpUrl ?? null;
   const campusTools = mcpUrl
     ? createMcpCampusTools({ url: mcpUrl, logger, callTimeoutMs: config.toolCallTimeoutMs })
     : noCampusTools;
@@ -93,6 +83,7 @@ async function buildDeps(config: Config, logger: Logger, closers: Closer[]): Pro
       : noTurnMemory,
     admission,
     moderation,
+    playground: sandbox?.playground ?? null,
   };
 }
 

@@ -19,7 +19,7 @@ import type { Logger } from '../src/logger.js';
 import type { CampusTools } from '../src/tools/campus-tools.js';
 import { silentLogger } from '../src/logger.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
-import type { Usage } from '../src/pipeline/types.js';
+import type { Usage } from '../src/model/usage.js';
 import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
 import { createTestDeps, testConfig } from './support/deps.js';
 

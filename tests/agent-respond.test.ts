@@ -167,8 +167,9 @@ describe('POST /agent/respond: failures and hooks', () => {
     const after: Array<{ userId: string; answer: string }> = [];
     const recalls: string[] = [];
     const turnMemory: TurnMemory = {
+      forUser: (userId) => ({
       plan: () => ({ recall: true, tools: true }),
-      recall: async (userId) => {
+      recall: async () => {
         recalls.push(userId);
         return '- Is vegetarian';
       },
@@ -181,7 +182,8 @@ describe('POST /agent/respond: failures and hooks', () => {
           run: async () => ({ content: 'Saved.', events: [{ type: 'memory', data: { op: 'add', text: 'Saved to memory: x', id: '1', kind: 'remembered', fact: 'x' } }] }),
         },
       ],
-      afterTurn: (t) => void after.push({ userId: t.userId, answer: t.answer }),
+      afterTurn: (t) => void after.push({ userId, answer: t.answer }),
+      }),
     };
     const h = await harness({ deps: { turnMemory } });
     h.gw.enqueue({ toolCalls: [{ name: 'memory_remember', arguments: { fact: 'x' } }] }, { text: 'Noted.' });
@@ -199,13 +201,18 @@ describe('POST /agent/respond: failures and hooks', () => {
   it('does not recall or extract memory for an anonymous turn', async () => {
     let calls = 0;
     const turnMemory: TurnMemory = {
-      plan: () => ({ recall: true, tools: true }),
-      recall: async () => {
+      forUser: () => {
         calls++;
-        return 'x';
+        return {
+          plan: () => ({ recall: true, tools: true }),
+          recall: async () => {
+            calls++;
+            return 'x';
+          },
+          tools: () => [],
+          afterTurn: () => void calls++,
+        };
       },
-      tools: () => [],
-      afterTurn: () => void calls++,
     };
     const h = await harness({ deps: { turnMemory } });
     await h.post({ query: 'thanks' });

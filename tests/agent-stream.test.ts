@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AppDeps } from '../src/deps.js';
 import { TooManyRequestsError } from '../src/http/errors.js';
-import { readSseEvents } from '../scripts/chat/sse-events.js';
+import { readSseEvents } from '../src/sse/sse-reader.js';
 import { testConfig } from './support/deps.js';
 import { sseEventsOf } from './support/sse.js';
 import { startTurnHarness } from './support/turn-harness.js';

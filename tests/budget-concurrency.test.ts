@@ -5,7 +5,7 @@
  * disconnects mid-stream is still charged for the streamed pass; title calls are not charged.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readSseEvents } from '../scripts/chat/sse-events.js';
+import { readSseEvents } from '../src/sse/sse-reader.js';
 import { silentLogger } from '../src/logger.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { startAdmissionApp, type AdmissionApp } from './admission-harness.js';

@@ -12,7 +12,7 @@ import { createBudgetStoreFromConfig } from '../src/admission/budget-store-from-
 import { createAdmission } from '../src/admission/create-admission.js';
 import { AppError } from '../src/http/errors.js';
 import { silentLogger } from '../src/logger.js';
-import type { TurnRequest } from '../src/pipeline/types.js';
+import type { TurnRequest } from '../src/request/chat-request.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { testConfig } from './support/deps.js';
 

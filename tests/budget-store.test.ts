@@ -10,7 +10,8 @@ import { createAdmission } from '../src/admission/create-admission.js';
 import type { TokenBudgetStore } from '../src/admission/token-budget.js';
 import { AppError } from '../src/http/errors.js';
 import { silentLogger } from '../src/logger.js';
-import type { TurnRequest, Usage } from '../src/pipeline/types.js';
+import type { TurnRequest } from '../src/request/chat-request.js';
+import type { Usage } from '../src/model/usage.js';
 import { observeBudgetStore, postgresBackend, sqliteBackend } from './budget-backends.js';
 import { testConfig } from './support/deps.js';
 

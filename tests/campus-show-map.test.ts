@@ -12,10 +12,7 @@ import { testConfig } from './support/deps.js';
 const catalog = loadCatalog(null);
 const base = 'https://maps.example.edu/campus';
 const tool = createShowMapTool({ catalog, mapBaseUrl: base });
-const ctx: LocalToolContext = {
-  request: { query: 'where is gates', userId: null, history: [], model: 'm/m', disabledGroups: [] },
-  signal: new AbortController().signal,
-};
+const ctx: LocalToolContext = { signal: new AbortController().signal };
 
 describe('buildCampusMap', () => {
   it('builds a location map exactly as CONTRACT.md', () => {

@@ -8,8 +8,8 @@
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runChat } from '../scripts/chat/chat-session.js';
-import { createServiceClient } from '../scripts/chat/service-client.js';
+import { runChat } from '../src/sandbox/chat/chat-session.js';
+import { createServiceClient } from '../src/sandbox/chat/service-client.js';
 import { REPO_ROOT, spawnService, type ServiceProcess } from './support/spawn-service.js';
 
 const SECRET = 'chat-client-test-secret-0123456789abcdef';

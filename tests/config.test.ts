@@ -42,6 +42,15 @@ describe('parseConfig', () => {
         MCP_SERVER_URL: 'https://tools.example.edu/mcp',
       }),
     ).toThrow(/AGENT_SHARED_SECRET must be at least 32 characters/);
+    // A secret a bearer token cannot carry could never authenticate: refused at start, never echoed.
+    let refused = '';
+    try {
+      parseConfig({ AGENT_SHARED_SECRET: 'has spaces and ! marks 0123456789abcdef' });
+    } catch (err) {
+      refused = (err as Error).message;
+    }
+    expect(refused).toMatch(/AGENT_SHARED_SECRET/);
+    expect(refused).not.toContain('spaces and');
     try {
       parseConfig({ AGENT_ENV: 'production', DATABASE_URL: 'postgres://u:p@db/agent', MCP_SERVER_URL: 'http://t/mcp' });
     } catch (err) {

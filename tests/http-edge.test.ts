@@ -9,6 +9,7 @@ import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { AppError, TooManyRequestsError, ServiceUnavailableError } from '../src/http/errors.js';
+import { createRouteGuard } from '../src/http/guard.js';
 import { createLogger } from '../src/logger.js';
 import { createTestDeps, testConfig } from './support/deps.js';
 
@@ -19,11 +20,13 @@ async function probeApp(env: Record<string, string> = {}, lines: string[] = []) 
   const deps = await createTestDeps({ config, logger: createLogger({ sink: (l) => lines.push(l) }) });
   const app = createApp(deps);
   const calls: string[] = [];
-  app.post('/agent/probe', async (c) => {
+  // Probe routes behind the same guard as the real protected routes.
+  const guard = createRouteGuard(config.sharedSecret);
+  app.post('/agent/probe', guard, async (c) => {
     calls.push(await c.req.text());
     return c.json({ ok: true });
   });
-  app.get('/agent/fail/:kind', (c) => {
+  app.get('/agent/fail/:kind', guard, (c) => {
     const kind = c.req.param('kind');
     if (kind === '429') throw new TooManyRequestsError('budget spent', 3600);
     if (kind === '503') throw new ServiceUnavailableError('budget store unavailable');
@@ -90,17 +93,42 @@ describe('bearer auth', () => {
     expect(calls).toEqual(['a']);
   });
 
-  it('answers 404 for a path no route answers, token or not, and 401 for a real route without one', async () => {
+  it('answers 404 for a path no route answers and 405 for a wrong method, token or not; 401 for a real route without one', async () => {
     const { app } = await probeApp();
     for (const path of ['/agent/nope', '/memory/u1/unknown/extra/parts', '/agent']) {
       await expectEnvelope(await app.request(path, { method: 'POST' }), 404);
       await expectEnvelope(await app.request(path, { method: 'POST', headers: auth }), 404);
     }
-    // A known path with the wrong method still needs the token first (auth comes before everything).
-    await expectEnvelope(await app.request('/agent/probe', { method: 'GET' }), 401);
-    await expectEnvelope(await app.request('/agent/respond', { method: 'GET' }), 401);
+    // A wrong method names only what CONTRACT.md already publishes: 405 either way (the guard sits on routes).
+    for (const headers of [{}, auth]) {
+      await expectEnvelope(await app.request('/agent/respond', { method: 'GET', headers }), 405);
+      await expectEnvelope(await app.request('/memory/u1', { method: 'POST', headers }), 405);
+    }
+    await expectEnvelope(await app.request('/agent/respond', { method: 'POST' }), 401);
+    await expectEnvelope(await app.request('/agent/title', { method: 'POST' }), 401);
     await expectEnvelope(await app.request('/memory/u1', { method: 'GET' }), 401);
+    await expectEnvelope(await app.request('/memory/u1', { method: 'DELETE' }), 401);
     await expectEnvelope(await app.request('/memory/u1/items/learned/abc', { method: 'DELETE' }), 401);
+  });
+
+  it('answers a malformed Authorization header or a token with odd characters 401, not 400', async () => {
+    const { app, calls } = await probeApp();
+    for (const value of ['Bearer', 'Bearer ', 'Basic abc', `Bearer ${SECRET} extra`, 'Bearer a!b', `bearer  ${SECRET}x`]) {
+      const res = await app.request('/agent/probe', { method: 'POST', body: 'a', headers: { Authorization: value } });
+      const body = await expectEnvelope(res, 401);
+      expect(body.error).toBe('unauthorized');
+    }
+    expect(calls).toEqual([]);
+    // The scheme is case-insensitive.
+    expect((await app.request('/agent/probe', { method: 'POST', body: 'a', headers: { Authorization: `bearer ${SECRET}` } })).status).toBe(200);
+  });
+
+  it('checks the token before the body size, and the body size before validation', async () => {
+    const { app } = await probeApp();
+    const big = 'x'.repeat(300 * 1024);
+    await expectEnvelope(await app.request('/agent/respond', { method: 'POST', body: big }), 401);
+    await expectEnvelope(await app.request('/agent/respond', { method: 'POST', body: big, headers: auth }), 413);
+    await expectEnvelope(await app.request('/agent/respond', { method: 'POST', body: '{"query":', headers: auth }), 400);
   });
 
   it('leaves health open', async () => {

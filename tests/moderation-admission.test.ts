@@ -12,7 +12,7 @@ import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js
 import type { TokenBudgetStore } from '../src/admission/token-budget.js';
 import { AppError } from '../src/http/errors.js';
 import { createLogger } from '../src/logger.js';
-import type { TurnRequest } from '../src/pipeline/types.js';
+import type { TurnRequest } from '../src/request/chat-request.js';
 import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
 import { testConfig } from './support/deps.js';
 

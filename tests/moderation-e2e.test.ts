@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
-import { NO_MAP } from '../src/pipeline/types.js';
+import { NO_MAP } from '../src/campus/cmu-maps.js';
 import { startAdmissionApp, type AdmissionApp } from './admission-harness.js';
 import { collectSseEvents } from './support/sse.js';
 

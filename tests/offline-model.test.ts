@@ -7,7 +7,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../src/campus/catalog.js';
-import { startSandboxToolServer, type SandboxToolServer } from '../src/campus/sandbox/tool-server.js';
+import { startSandboxToolServer, type SandboxToolServer } from '../src/sandbox/campus/tool-server.js';
 import { createShowMapTool } from '../src/campus/show-map-tool.js';
 import { silentLogger } from '../src/logger.js';
 import { createForgetTool } from '../src/memory/forget-tool.js';
@@ -15,13 +15,13 @@ import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { createRememberTool } from '../src/memory/remember-tool.js';
 import type { LocalTool } from '../src/tools/local-tool.js';
 import type { ModelGateway, ModelMessage, PassEvent, ToolCallRequest, ToolDefinition } from '../src/model/gateway.js';
-import { OFFLINE_INTRO, TOOLS_OFF } from '../src/model/offline/answers.js';
-import { OFFLINE_BASE_URL, createOfflineModelFetch } from '../src/model/offline/offline-fetch.js';
+import { OFFLINE_INTRO, TOOLS_OFF } from '../src/sandbox/offline-model/answers.js';
+import { OFFLINE_BASE_URL, createOfflineModelFetch } from '../src/sandbox/offline-model/offline-fetch.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import type { CampusTools } from '../src/tools/campus-tools.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { wrapUntrustedResult } from '../src/tools/untrusted-result.js';
-import type { TurnRequest } from '../src/pipeline/types.js';
+import type { TurnRequest } from '../src/request/chat-request.js';
 import { collectSseEvents } from './support/sse.js';
 
 const WEDNESDAY_NOON = new Date('2026-11-18T17:30:00Z');
@@ -52,7 +52,7 @@ async function pass(messages: ModelMessage[], offered: ToolDefinition[]) {
 }
 
 /** Runs passes like the pipeline does: tool calls run for real, results go back wrapped as untrusted data. */
-async function turn(question: string, offered: ToolDefinition[], local: LocalTool[] = [showMap]) {
+async function turn(question: string, offered: ToolDefinition[], local: LocalTool<{ type: string }>[] = [showMap]) {
   const messages: ModelMessage[] = [
     { role: 'system', content: 'You are the campus assistant.' },
     { role: 'user', content: question },
@@ -72,7 +72,7 @@ async function turn(question: string, offered: ToolDefinition[], local: LocalToo
       let content: string;
       const localTool = local.find((t) => t.name === c.name);
       if (localTool) {
-        const r = await localTool.run(args, { request: {} as TurnRequest, signal: new AbortController().signal });
+        const r = await localTool.run(args, { signal: new AbortController().signal });
         maps += r.events?.filter((e) => e.type === 'map_request').length ?? 0;
         content = r.content;
       } else {

@@ -3,10 +3,11 @@
  * follow-ups keeping the conversation's groups, disabled groups, the map tool and the memory hooks.
  */
 import { describe, expect, it } from 'vitest';
-import { noTurnMemory, type TurnMemory } from '../src/memory/turn-memory.js';
+import { noUserMemory, type UserMemory } from '../src/memory/turn-memory.js';
 import { planTurn } from '../src/pipeline/stages/plan.js';
-import { chatRequestSchema, toTurnRequest } from '../src/pipeline/stages/validate.js';
-import type { HistoryTurn, ToolGroup, TurnRequest } from '../src/pipeline/types.js';
+import { chatRequestSchema, toTurnRequest } from '../src/request/chat-request.js';
+import type { HistoryTurn, TurnRequest } from '../src/request/chat-request.js';
+import type { ToolGroup } from '../src/tools/tool-groups.js';
 import { normalizeDisabledTools } from '../src/tools/tool-groups.js';
 
 const req = (query: string, extra: Partial<TurnRequest> = {}): TurnRequest => ({
@@ -27,7 +28,7 @@ describe('planTurn', () => {
     ['When does the shuttle run and how do meal plans work?', ['guide']],
     ['Which dining halls are open now?', ['eats']],
   ])('binds the groups a message asks about: %s', (query, groups) => {
-    const plan = planTurn(req(query), noTurnMemory);
+    const plan = planTurn(req(query), noUserMemory);
     expect(plan.groups).toEqual(groups);
     expect(plan.conversational).toBe(false);
     expect(plan.ungroupedTools).toBe(true);
@@ -36,7 +37,7 @@ describe('planTurn', () => {
   it.each(['thanks!', 'Thank you so much!', 'ok', 'reply in one sentence', 'Can you make it shorter?'])(
     'binds no data tools for a conversational message: %s',
     (query) => {
-      const plan = planTurn(req(query), noTurnMemory);
+      const plan = planTurn(req(query), noUserMemory);
       expect(plan).toMatchObject({ groups: [], conversational: true, ungroupedTools: false, showMap: true });
     },
   );
@@ -46,25 +47,25 @@ describe('planTurn', () => {
       { role: 'user', content: 'Is there coffee in Gates?' },
       { role: 'assistant', content: 'Yes, La Prima.' },
     ];
-    expect(planTurn(req('what about Wean Hall?', { history }), noTurnMemory).groups).toEqual(['eats']);
+    expect(planTurn(req('what about Wean Hall?', { history }), noUserMemory).groups).toEqual(['eats']);
     // A follow-up that names a new subject adds it to the conversation's groups.
-    expect(planTurn(req('and what about the course 15-213?', { history }), noTurnMemory).groups).toEqual(['courses', 'eats']);
+    expect(planTurn(req('and what about the course 15-213?', { history }), noUserMemory).groups).toEqual(['courses', 'eats']);
   });
 
   it('binds every enabled group when a first message gives no hint', () => {
-    expect(planTurn(req('Tell me about Sorrells', { disabledGroups: ['guide'] }), noTurnMemory).groups).toEqual(['maps', 'courses', 'eats']);
+    expect(planTurn(req('Tell me about Sorrells', { disabledGroups: ['guide'] }), noUserMemory).groups).toEqual(['maps', 'courses', 'eats']);
   });
 
   it('never binds disabled groups, and drops the map tool when maps are disabled', () => {
-    const plan = planTurn(req('Where can I eat near Gates?', { disabledGroups: ['eats', 'maps'] }), noTurnMemory);
+    const plan = planTurn(req('Where can I eat near Gates?', { disabledGroups: ['eats', 'maps'] }), noUserMemory);
     expect(plan.groups).toEqual([]);
     expect(plan.showMap).toBe(false);
   });
 
-  it('asks memory for its hooks only on turns with a user', () => {
-    const memory: Pick<TurnMemory, 'plan'> = { plan: () => ({ recall: true, tools: true }) };
+  it("takes the memory hooks from the turn's bound memory; no memory plans none", () => {
+    const memory: Pick<UserMemory, 'plan'> = { plan: () => ({ recall: true, tools: true }) };
     expect(planTurn(req('remember I am vegan', { userId: 'u1' }), memory)).toMatchObject({ recallMemory: true, memoryTools: true });
-    expect(planTurn(req('remember I am vegan'), memory)).toMatchObject({ recallMemory: false, memoryTools: false });
+    expect(planTurn(req('remember I am vegan'), noUserMemory)).toMatchObject({ recallMemory: false, memoryTools: false });
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOOLS_OFF } from '../src/model/offline/answers.js';
+import { TOOLS_OFF } from '../src/sandbox/offline-model/answers.js';
 import { spawnService, type ServiceProcess } from './support/spawn-service.js';
 
 let service: ServiceProcess;

@@ -4,11 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
+import { createPlaygroundRoutes } from '../src/sandbox/playground/playground-routes.js';
 import { createTestDeps, testConfig } from './support/deps.js';
 
 describe('playground route', () => {
   it('serves the page with a nonce-based CSP that matches its inline script and style', async () => {
-    const app = createApp(await createTestDeps());
+    const app = createApp(await createTestDeps({ playground: createPlaygroundRoutes() }));
     const res = await app.request('/');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
@@ -30,13 +31,14 @@ describe('playground route', () => {
 
   it('is public even when the service has a shared secret, and holds no secret', async () => {
     const secret = 's3cret-value-of-sufficient-length-0123456789';
-    const app = createApp(await createTestDeps({ config: testConfig({ AGENT_SHARED_SECRET: secret }) }));
+    const app = createApp(await createTestDeps({ config: testConfig({ AGENT_SHARED_SECRET: secret }), playground: createPlaygroundRoutes() }));
     const res = await app.request('/');
     expect(res.status).toBe(200);
     expect(await res.text()).not.toContain(secret);
   });
 
-  it('does not exist in production: 404 envelope', async () => {
+  // server.ts mounts it only from the sandbox, which production never loads (tests/production-entry.test.ts).
+  it('does not exist without the sandbox: 404 envelope', async () => {
     const config = testConfig({
       AGENT_ENV: 'production',
       DATABASE_URL: 'postgres://u:p@db.example:5432/x',

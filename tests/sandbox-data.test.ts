@@ -4,11 +4,11 @@
  * referenced as prerequisites parse as course numbers, and each dining opening is a sane time range.
  */
 import { describe, expect, it } from 'vitest';
-import { normaliseCourseId } from '../src/campus/sandbox/course-catalog.js';
-import { SANDBOX_BUILDINGS } from '../src/campus/sandbox/data/buildings.js';
-import { SANDBOX_COURSES } from '../src/campus/sandbox/data/courses.js';
-import { SANDBOX_DINING } from '../src/campus/sandbox/data/dining.js';
-import { campusTime, compactHours, isOpenAt } from '../src/campus/sandbox/dining-hours.js';
+import { normaliseCourseId } from '../src/sandbox/campus/course-catalog.js';
+import { SANDBOX_BUILDINGS } from '../src/sandbox/campus/data/buildings.js';
+import { SANDBOX_COURSES } from '../src/sandbox/campus/data/courses.js';
+import { SANDBOX_DINING } from '../src/sandbox/campus/data/dining.js';
+import { campusTime, compactHours, isOpenAt } from '../src/sandbox/campus/dining-hours.js';
 import { builtinCatalogEntries } from '../src/campus/builtin-catalog.js';
 
 describe('sandbox sample data', () => {

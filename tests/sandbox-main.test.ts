@@ -17,7 +17,7 @@ it('defaults to port 5050', () => {
 });
 
 it('runs standalone, serves MCP and exits 0 on SIGTERM', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/campus/sandbox/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sandbox/campus/main.ts'], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', SANDBOX_TOOLS_PORT: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -6,7 +6,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandboxToolServer, type SandboxToolServer } from '../src/campus/sandbox/tool-server.js';
+import { startSandboxToolServer, type SandboxToolServer } from '../src/sandbox/campus/tool-server.js';
 
 // A Wednesday at 12:30 in New York (EST, UTC-5) and a Sunday at 04:00, to judge open/closed.
 const WEDNESDAY_NOON = new Date('2026-11-18T17:30:00Z');

@@ -8,7 +8,8 @@ import { loadCatalog } from '../src/campus/catalog.js';
 import { buildCampusMap } from '../src/campus/map-link.js';
 import { EMPTY_ANSWER_APOLOGY } from '../src/guards/answer-stream.js';
 import { createVerifyStage } from '../src/pipeline/stages/verify.js';
-import { NO_MAP, type TurnEvent } from '../src/pipeline/types.js';
+import { NO_MAP } from '../src/campus/cmu-maps.js';
+import type { TurnEvent } from '../src/pipeline/events.js';
 import { everyN, makeCtx, runVerify, toolEvent } from './verify-support.js';
 
 const catalog = loadCatalog(null);

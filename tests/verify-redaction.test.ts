@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { PROMPT_LEAK_REFUSAL, containsPromptRun } from '../src/guards/prompt-leak.js';
 import { createVerifyStage } from '../src/pipeline/stages/verify.js';
-import { NO_MAP, type TurnEvent } from '../src/pipeline/types.js';
+import { NO_MAP } from '../src/campus/cmu-maps.js';
+import type { TurnEvent } from '../src/pipeline/events.js';
 import { collectSecrets } from '../src/security/secrets.js';
 import { testConfig } from './support/deps.js';
 import { chunks, everyN, makeCtx, runVerify } from './verify-support.js';

@@ -4,7 +4,11 @@
  */
 import { createVerifyStage, type VerifyOptions } from '../src/pipeline/stages/verify.js';
 import type { TurnContext } from '../src/pipeline/stage.js';
-import type { AnswerNotes, CmuMaps, Plan, ToolOutcome, TurnEvent } from '../src/pipeline/types.js';
+import type { AnswerNotes } from '../src/guards/answer-notes.js';
+import type { CmuMaps } from '../src/campus/cmu-maps.js';
+import type { Plan } from '../src/pipeline/stages/plan.js';
+import type { TurnEvent } from '../src/pipeline/events.js';
+import type { ToolOutcome } from '../src/pipeline/toolbox.js';
 
 export const PLAN: Plan = {
   groups: ['maps', 'courses', 'eats', 'guide'],

@@ -3,7 +3,8 @@
  * charged after every pass) and moderation of the message before the turn and of the answer before
  * `done`. Implementations live beside this file; `openAdmission` admits everything (tests, benches).
  */
-import type { TurnRequest, Usage } from '../pipeline/types.js';
+import type { TurnRequest } from '../request/chat-request.js';
+import type { Usage } from '../model/usage.js';
 
 export type ModerationVerdict = { flagged: false } | { flagged: true; category: string; selfHarm: boolean };
 

@@ -11,7 +11,8 @@
 import type { Config } from '../config.js';
 import { ServiceUnavailableError, TooManyRequestsError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
-import type { TurnRequest, Usage } from '../pipeline/types.js';
+import type { TurnRequest } from '../request/chat-request.js';
+import type { Usage } from '../model/usage.js';
 import { budgetBucket, type Admission, type AdmissionDecision, type Moderation, type Refusal } from './admission.js';
 import { flaggedAnswerNotice, moderationRefusal, selfHarmSupport } from './replies.js';
 import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type TokenBudgetStore } from './token-budget.js';

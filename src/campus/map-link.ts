@@ -3,7 +3,7 @@
  * object"): location `<MAP_BASE>/<CODE>?dst=<CODE>`, directions `<MAP_BASE>/<DST>?src=<SRC>&dst=<DST>`,
  * codes percent-encoded. The front end reads every field, so all eight are always set.
  */
-import type { CmuMaps } from '../pipeline/types.js';
+import type { CmuMaps } from './cmu-maps.js';
 import type { Building } from './catalog.js';
 
 const enc = encodeURIComponent;

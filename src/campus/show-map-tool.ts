@@ -6,6 +6,7 @@
  * falls back to a location map. Results never echo the arguments: they may carry the user's words.
  */
 import { z } from 'zod';
+import type { MapRequestEvent } from './cmu-maps.js';
 import type { LocalTool, LocalToolResult } from '../tools/local-tool.js';
 import { SHOW_MAP_TOOL } from '../tools/tool-groups.js';
 import type { Building, Catalog } from './catalog.js';
@@ -40,7 +41,7 @@ const BAD_ARGS = 'No map attached: maps_show_map needs a "destination" string (a
 const MAP_NOTE = 'The user sees the map beside your answer; do not write map links or say the map is unavailable.';
 
 /** Creates the `maps_show_map` local tool over a catalog. */
-export function createShowMapTool({ catalog, mapBaseUrl }: ShowMapToolOptions): LocalTool {
+export function createShowMapTool({ catalog, mapBaseUrl }: ShowMapToolOptions): LocalTool<MapRequestEvent> {
   return {
     name: SHOW_MAP_TOOL,
     kind: 'map',
@@ -64,7 +65,7 @@ export function createShowMapTool({ catalog, mapBaseUrl }: ShowMapToolOptions): 
       required: ['destination'],
       additionalProperties: false,
     },
-    async run(args): Promise<LocalToolResult> {
+    async run(args): Promise<LocalToolResult<MapRequestEvent>> {
       const parsed = argsSchema.safeParse(args);
       if (!parsed.success) return { content: BAD_ARGS };
       const destination = catalog.resolve(parsed.data.destination);

@@ -17,15 +17,21 @@ import {
   uuid,
   vector,
 } from 'drizzle-orm/pg-core';
-import { FACT_KINDS } from '../memory/store.js';
 import { EMBEDDING_DIMENSIONS } from './embedding-dimensions.js';
+
+/**
+ * The kinds of fact a row holds. The memory room owns the idea (`FACT_KINDS` in src/memory/store.ts);
+ * the schema keeps its own copy so it depends on nothing above it, and the Postgres store checks at
+ * compile time that the two agree.
+ */
+export const FACT_KIND_VALUES = ['learned', 'remembered'] as const;
 
 export const memoryFacts = pgTable(
   'memory_facts',
   {
     id: uuid('id').primaryKey().defaultRandom(),
     userId: text('user_id').notNull(),
-    kind: text('kind', { enum: FACT_KINDS }).notNull(),
+    kind: text('kind', { enum: FACT_KIND_VALUES }).notNull(),
     text: text('text').notNull(),
     /** Lower-cased, punctuation-free, single-spaced text: exact duplicates per user meet on this. */
     normalized: text('normalized').notNull(),

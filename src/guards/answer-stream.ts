@@ -6,7 +6,8 @@
  * whole-text rules (prompt-leak refusal, failure-claim repair, tool disclosure, empty answer) and says
  * which tail, if any, can still be sent as a delta so the deltas end up equal to the answer.
  */
-import { NO_MAP, type AnswerNotes, type CmuMaps } from '../pipeline/types.js';
+import { NO_MAP, type CmuMaps } from '../campus/cmu-maps.js';
+import type { AnswerNotes } from './answer-notes.js';
 import { discloseTools } from './disclosure.js';
 import { isFailureClaim, mapPointer, mayBeFailureClaim, repairFailureClaims } from './failure-claims.js';
 import { PROMPT_LEAK_REFUSAL } from './prompt-leak.js';

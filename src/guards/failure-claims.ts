@@ -5,7 +5,7 @@
  * The repair drops those sentences (sentence-filter.ts) and leads with a pointer to the attached map.
  * Claims about other tools (dining, courses) are left alone: those lookups may really have failed.
  */
-import type { CmuMaps } from '../pipeline/types.js';
+import type { CmuMaps } from '../campus/cmu-maps.js';
 import { dropSentences } from './sentence-filter.js';
 
 const NEG =

@@ -1,40 +1,52 @@
 /**
- * zod validation at the boundary. Wraps Hono's validator so a failure is our 400 envelope, never the
- * validator's default body; handlers read typed values with `c.req.valid(target)`.
+ * zod validation at the boundary with `@hono/zod-validator`: a failure is our 400 envelope (the hook
+ * throws), never the validator's default body; handlers read typed values with `c.req.valid(target)`.
+ * Malformed JSON is rejected by Hono's validator (an HTTPException that `onError` answers as a 400).
  */
-import type { ValidationTargets } from 'hono';
-import { validator } from 'hono/validator';
+import { zValidator } from '@hono/zod-validator';
+import type { MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import { BadRequestError } from './errors.js';
 
+/** The part of a zod issue a client is shown. */
+interface Issue {
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
 /** One readable line from zod issues: `field: message; other: message`. */
-export function describeIssues(error: z.ZodError): string {
+export function describeIssues(error: { issues: readonly Issue[] }): string {
   return error.issues
     .slice(0, 5)
-    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
+    .map((i) => (i.path.length ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
     .join('; ');
 }
 
+/** The validators' hook: a failure throws our 400 (onError answers it with the envelope). */
+const hook = (result: { success: true } | { success: false; error: { issues: readonly Issue[] } }): void => {
+  if (!result.success) throw new BadRequestError(describeIssues(result.error), 'invalid request');
+};
+
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
+
 /**
- * Validates one request part. For `json`, a body sent without a JSON content type is parsed too
- * (older front ends); malformed JSON is a 400 envelope.
+ * Older front ends post JSON without a JSON content type: such a body is labelled JSON so the validator
+ * parses it (and refuses it as malformed if it is not JSON). The body itself is read only by the validator.
+ * Part of the route guard (src/http/guard.ts), after the body limit.
  */
-export function validate<T extends keyof ValidationTargets, S extends z.ZodType>(target: T, schema: S) {
-  return validator(target, async (value, c): Promise<z.output<S>> => {
-    let input: unknown = value;
-    if (target === 'json') {
-      const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-      if (!/^application\/([\w.-]+\+)?json$/.test(mediaType)) {
-        const text = await c.req.text();
-        try {
-          input = text.trim() ? JSON.parse(text) : undefined;
-        } catch {
-          throw new BadRequestError('request body is not valid JSON', 'malformed JSON');
-        }
-      }
-    }
-    const result = await schema.safeParseAsync(input);
-    if (!result.success) throw new BadRequestError(describeIssues(result.error), 'invalid request');
-    return result.data;
-  });
-}
+export const labelBodyAsJson: MiddlewareHandler = async (c, next) => {
+  const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim();
+  if (!JSON_MEDIA_TYPE.test(mediaType) && c.req.raw.body) {
+    const headers = new Headers(c.req.raw.headers);
+    headers.set('content-type', 'application/json');
+    c.req.raw = new Request(c.req.raw, { headers });
+  }
+  await next();
+};
+
+/** Validates the JSON body. */
+export const validJson = <S extends z.ZodType>(schema: S) => zValidator('json', schema, hook);
+/** Validates the path parameters. */
+export const validParam = <S extends z.ZodType>(schema: S) => zValidator('param', schema, hook);
+/** Validates the query string. */
+export const validQuery = <S extends z.ZodType>(schema: S) => zValidator('query', schema, hook);

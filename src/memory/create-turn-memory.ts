@@ -1,7 +1,7 @@
 /**
  * createTurnMemory: the TurnMemory the pipeline uses (src/memory/turn-memory.ts), assembled from the
  * planner, recall, the remember/forget tools and background extraction over one store. Anonymous turns
- * never get here: the pipeline uses `noTurnMemory` for them.
+ * never get here: the pipeline binds `noUserMemory` for them.
  */
 import type { BackgroundTasks } from '../lifecycle/background-tasks.js';
 import type { Logger } from '../logger.js';
@@ -42,21 +42,23 @@ export function createTurnMemory(options: TurnMemoryOptions): TurnMemory {
   });
 
   return {
-    plan: (query, history) => planMemory(query, history),
-    recall,
-    tools: (userId) => [createRememberTool(userId, deps), createForgetTool(userId, deps)],
-    afterTurn(turn) {
-      try {
-        if (!turn.answer.trim()) return;
-        if (!limiter.tryAcquire(turn.userId)) {
-          logger.debug('memory extraction skipped: rate limited');
-          return;
+    forUser: (userId) => ({
+      plan: (query, history) => planMemory(query, history),
+      recall: (query, signal) => recall(userId, query, signal),
+      tools: () => [createRememberTool(userId, deps), createForgetTool(userId, deps)],
+      afterTurn(turn) {
+        try {
+          if (!turn.answer.trim()) return;
+          if (!limiter.tryAcquire(userId)) {
+            logger.debug('memory extraction skipped: rate limited');
+            return;
+          }
+          // Registered with the background registry: SIGTERM waits for it; a failure is logged there.
+          options.background.run('memory extraction', () => extract({ ...turn, userId }));
+        } catch (err) {
+          logger.error('memory extraction could not be scheduled', { err });
         }
-        // Registered with the background registry: SIGTERM waits for it; a failure is logged there.
-        options.background.run('memory extraction', () => extract(turn));
-      } catch (err) {
-        logger.error('memory extraction could not be scheduled', { err });
-      }
-    },
+      },
+    }),
   };
 }

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import type { ModelGateway, ModelMessage } from '../model/gateway.js';
-import type { HistoryTurn } from '../pipeline/types.js';
+import type { HistoryTurn } from '../request/chat-request.js';
 import { embedOrNull, type Embedder } from './embeddings.js';
 import { cleanFactText } from './fact-text.js';
 import type { MemoryStore } from './store.js';

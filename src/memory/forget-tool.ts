@@ -5,7 +5,7 @@
  * (confirmation first when there is more than one fact). Each removal emits a `memory` remove event.
  */
 import { z } from 'zod';
-import type { TurnEvent } from '../pipeline/types.js';
+import type { MemoryEvent } from './memory-event.js';
 import type { LocalTool, LocalToolResult } from '../tools/local-tool.js';
 import { embedOrNull } from './embeddings.js';
 import { normalizeFactText } from './fact-text.js';
@@ -36,10 +36,10 @@ const listed = (facts: readonly Fact[]) =>
     .map((f) => `- "${f.text}"`)
     .join('\n');
 
-const removeEvent = (text: string): TurnEvent => ({ type: 'memory', data: { op: 'remove', text } });
+const removeEvent = (text: string): MemoryEvent => ({ type: 'memory', data: { op: 'remove', text } });
 
 /** The forget tool bound to one user. */
-export function createForgetTool(userId: string, deps: MemoryToolDeps): LocalTool {
+export function createForgetTool(userId: string, deps: MemoryToolDeps): LocalTool<MemoryEvent> {
   const { store } = deps;
 
   /** Every fact of the user (at most MAX_FACTS_PER_USER, so a few pages). */
@@ -52,7 +52,7 @@ export function createForgetTool(userId: string, deps: MemoryToolDeps): LocalToo
     }
   };
 
-  const removeFacts = async (facts: readonly Fact[]): Promise<LocalToolResult> => {
+  const removeFacts = async (facts: readonly Fact[]): Promise<LocalToolResult<MemoryEvent>> => {
     const removed = await store.remove(userId, facts.map((f) => f.id));
     if (removed.length === 0) return { content: 'Nothing was removed: those facts were already gone.' };
     const texts = removed.map((f) => f.text);
@@ -62,7 +62,7 @@ export function createForgetTool(userId: string, deps: MemoryToolDeps): LocalToo
     };
   };
 
-  const forgetAll = async (confirm: boolean): Promise<LocalToolResult> => {
+  const forgetAll = async (confirm: boolean): Promise<LocalToolResult<MemoryEvent>> => {
     const count = await store.count(userId);
     if (count === 0) return { content: 'Memory is already empty; nothing to forget.' };
     if (count > 1 && !confirm) {
@@ -79,7 +79,7 @@ export function createForgetTool(userId: string, deps: MemoryToolDeps): LocalToo
     };
   };
 
-  const forgetMatching = async (query: string, confirm: boolean, signal: AbortSignal): Promise<LocalToolResult> => {
+  const forgetMatching = async (query: string, confirm: boolean, signal: AbortSignal): Promise<LocalToolResult<MemoryEvent>> => {
     const wanted = normalizeFactText(query);
     const textual = wanted
       ? (await allFacts(userId)).filter((f) => normalizeFactText(f.text).includes(wanted))

@@ -4,7 +4,7 @@
  * (where their facts change the answer); the remember/forget tools when they ask to remember, forget
  * or delete memory, or ask what the assistant knows. No model call: this runs before every turn.
  */
-import type { HistoryTurn } from '../pipeline/types.js';
+import type { HistoryTurn } from '../request/chat-request.js';
 
 /** Asks about, or to change, what is stored. */
 const MEMORY_REQUEST = [

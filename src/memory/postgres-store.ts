@@ -8,7 +8,7 @@
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
-import { memoryFacts } from '../db/schema.js';
+import { FACT_KIND_VALUES, memoryFacts } from '../db/schema.js';
 import type { Logger } from '../logger.js';
 import { cleanFactText, isFactId, normalizeFactText } from './fact-text.js';
 import {
@@ -21,6 +21,7 @@ import {
 } from './nearest-facts.js';
 import {
   DUPLICATE_SIMILARITY,
+  FACT_KINDS,
   MAX_FACTS_PER_USER,
   type AddResult,
   type Fact,
@@ -32,6 +33,11 @@ import {
 } from './store.js';
 import { withSafeErrors } from './store-error.js';
 import { mergeDuplicate, pageBounds } from './store-rules.js';
+
+/** The schema's kinds are exactly the store's (a compile-time check; see FACT_KIND_VALUES). */
+type SameKinds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const kindsAgree: SameKinds<(typeof FACT_KIND_VALUES)[number], (typeof FACT_KINDS)[number]> = true;
+void kindsAgree;
 
 export interface PostgresStoreOptions {
   /** The service's database handle (src/db/client.ts). */

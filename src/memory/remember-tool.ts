@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
+import type { MemoryEvent } from './memory-event.js';
 import type { LocalTool } from '../tools/local-tool.js';
 import { embedOrNull, type Embedder } from './embeddings.js';
 import { cleanFactText } from './fact-text.js';
@@ -21,7 +22,7 @@ export interface MemoryToolDeps {
 }
 
 /** The remember tool bound to one user: the model never chooses whose memory it writes. */
-export function createRememberTool(userId: string, deps: MemoryToolDeps): LocalTool {
+export function createRememberTool(userId: string, deps: MemoryToolDeps): LocalTool<MemoryEvent> {
   return {
     name: REMEMBER_TOOL_NAME,
     kind: 'memory',

@@ -3,7 +3,7 @@
  * gateway that sends no usage chunk): about four characters per token, the usual rule of thumb for
  * English with GPT-style tokenisers. Budgets must still be charged, so a rough figure beats none.
  */
-import type { Usage } from '../pipeline/types.js';
+import type { Usage } from './usage.js';
 
 const CHARS_PER_TOKEN = 4;
 

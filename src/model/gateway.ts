@@ -5,8 +5,10 @@
  * for chat.
  */
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { JsonSchemaObject } from '../tools/local-tool.js';
-import type { Usage } from '../pipeline/types.js';
+import type { Usage } from './usage.js';
+
+/** A JSON Schema object, as sent to the model in a tool definition. */
+export type JsonSchemaObject = { type: 'object'; properties: Record<string, unknown>; required?: string[]; [k: string]: unknown };
 
 export type ModelMessage = ChatCompletionMessageParam;
 

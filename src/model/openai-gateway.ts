@@ -7,7 +7,7 @@
  */
 import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { Usage } from '../pipeline/types.js';
+import type { Usage } from './usage.js';
 import { estimateUsage, reportedUsage } from './estimate-usage.js';
 import { ModelTimeoutError, ModelUnavailableError } from './gateway-errors.js';
 import type { CompleteRequest, ModelGateway, PassEvent, PassRequest, ToolCallRequest, ToolDefinition } from './gateway.js';

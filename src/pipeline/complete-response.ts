@@ -2,8 +2,22 @@
  * The complete response object of CONTRACT.md, built once from the verified answer and the tool
  * outcomes of the turn. Every key is always present.
  */
-import { computeThought } from './thought.js';
-import type { AnswerNotes, CmuMaps, CompleteResponse, ToolOutcome } from './types.js';
+import type { CmuMaps } from '../campus/cmu-maps.js';
+import type { AnswerNotes } from '../guards/answer-notes.js';
+import { computeThought, type Thought } from './thought.js';
+import type { ToolOutcome } from './toolbox.js';
+
+/** The complete response object (CONTRACT.md): every key always present. */
+export interface CompleteResponse {
+  thought: Thought;
+  action: 'retrieve' | 'respond';
+  /** Historical field the front end expects; always an empty array (tools run server-side). */
+  tool_calls: never[];
+  services_used: string[];
+  response_text: string;
+  cmu_maps: CmuMaps;
+  metadata: Record<string, unknown>;
+}
 
 /** Campus tools really called, first-use order, no duplicates; never the map or memory tools. */
 export function servicesUsed(outcomes: readonly ToolOutcome[]): string[] {

@@ -3,7 +3,8 @@
  * the complete response object carried by `done`; an `error` event becomes the thrown AppError.
  */
 import { AppError } from '../http/errors.js';
-import type { ClientEvent, CompleteResponse } from './types.js';
+import type { ClientEvent } from './events.js';
+import type { CompleteResponse } from './complete-response.js';
 
 const STATUSES = [400, 401, 404, 405, 413, 429, 500, 503] as const;
 

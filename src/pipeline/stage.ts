@@ -1,17 +1,25 @@
 /**
- * The shape of a pipeline stage: an async generator over the turn's events that handles its own event
- * types and passes the rest through. Stages compose by nesting: deliver(verify(execute(...))).
+ * The shape of the turn's stages. `execute` is the source (it makes events from the prepared turn);
+ * `verify` and `deliver` are stages: async generators over the turn's events that handle their own event
+ * types and pass the rest through. They compose by nesting: deliver(verify(execute(prepared, ctx))).
  */
-import type { Plan, TurnEvent, TurnRequest } from './types.js';
+import type { TurnRequest } from '../request/chat-request.js';
+import type { TurnEvent } from './events.js';
+import type { Plan } from './stages/plan.js';
 
+/** What every stage of one turn reads; fixed before the first stage runs. */
 export interface TurnContext {
-  request: TurnRequest;
-  plan: Plan;
-  /** Aborted when the client disconnects or the turn's deadline passes. */
-  signal: AbortSignal;
-  requestId: string;
+  readonly request: TurnRequest;
+  readonly plan: Plan;
+  /**
+   * Aborted when the client disconnects, the turn's deadline (TURN_TIMEOUT_MS) passes or the service
+   * stops. `signal.reason` says which: an AppError when the service ended the turn (the client is told
+   * with an `error` event), anything else when the client went away (nobody is left to tell).
+   */
+  readonly signal: AbortSignal;
+  readonly requestId: string;
   /** The system prompt sent to the model this turn (verify checks the answer never repeats it). */
-  systemPrompt: string;
+  readonly systemPrompt: string;
 }
 
 export type Stage = (events: AsyncIterable<TurnEvent>, ctx: TurnContext) => AsyncGenerator<TurnEvent>;

@@ -3,7 +3,13 @@
  * the model): refusals, an empty answer, tool data used, tools that returned little or failed, or
  * general knowledge.
  */
-import type { AnswerNotes, Thought, ToolOutcome } from './types.js';
+import type { AnswerNotes } from '../guards/answer-notes.js';
+import type { ToolOutcome } from './toolbox.js';
+
+export interface Thought {
+  reasoning: string;
+  confidence: number;
+}
 
 const REFUSALS: Record<NonNullable<AnswerNotes['refused']>, Thought> = {
   injection: { reasoning: 'Declined a request to override or reveal the assistant\'s instructions.', confidence: 0.95 },

@@ -7,17 +7,33 @@ import type { Logger } from '../logger.js';
 import type { ToolCallRequest, ToolDefinition } from '../model/gateway.js';
 import type { CampusTool, CampusTools } from '../tools/campus-tools.js';
 import { isEmptyToolResult } from '../tools/empty-result.js';
+import type { MapRequestEvent } from '../campus/cmu-maps.js';
+import type { MemoryEvent } from '../memory/memory-event.js';
 import type { LocalTool } from '../tools/local-tool.js';
-import { SHOW_MAP_TOOL } from '../tools/tool-groups.js';
+import { SHOW_MAP_TOOL, type ToolGroup } from '../tools/tool-groups.js';
 import { toolFailureGuidance, wrapUntrustedResult } from '../tools/untrusted-result.js';
-import type { Plan, ToolOutcome, TurnEvent, TurnRequest } from './types.js';
+import type { Plan } from './stages/plan.js';
+
+/** How a tool call of this turn went; `kind` separates campus tools from the service's own. */
+export interface ToolOutcome {
+  name: string;
+  kind: 'campus' | 'map' | 'memory';
+  group: ToolGroup | null;
+  ok: boolean;
+  /** True when the tool answered but found nothing (`[]`, `{"results": []}`, a not-found sentence). */
+  empty: boolean;
+}
+
+/** The service's own tools and the events they report. */
+export type LocalToolEvent = MapRequestEvent | MemoryEvent;
+export type ShowMapTool = LocalTool<MapRequestEvent>;
 
 export interface ToolRun {
   /** What the model sees as the tool message. */
   content: string;
   /** Null when nothing was called (unknown name, bad arguments). */
   outcome: ToolOutcome | null;
-  events: TurnEvent[];
+  events: LocalToolEvent[];
 }
 
 export interface Toolbox {
@@ -27,12 +43,12 @@ export interface Toolbox {
 
 export interface BindToolsInput {
   plan: Plan;
-  request: TurnRequest;
   /** The tool server's current list. */
   campusTools: readonly CampusTool[];
   campus: CampusTools;
-  showMapTool: LocalTool | null;
-  memoryTools: readonly LocalTool[];
+  showMapTool: ShowMapTool | null;
+  /** The user's remember/forget tools; empty for anonymous turns (decided when the turn binds its user). */
+  memoryTools: readonly LocalTool<MemoryEvent>[];
   logger: Logger;
 }
 
@@ -47,15 +63,15 @@ function parseArgs(raw: string): Record<string, unknown> | null {
 
 /** Selects this turn's tools from the plan and returns the definitions and the runner. */
 export function bindTools(input: BindToolsInput): Toolbox {
-  const { plan, request, campus, logger } = input;
+  const { plan, campus, logger } = input;
   const campusBound = input.campusTools.filter((t) =>
     t.name === SHOW_MAP_TOOL ? false : t.group === null ? plan.ungroupedTools : plan.groups.includes(t.group),
   );
-  const local: LocalTool[] = [];
+  const local: LocalTool<LocalToolEvent>[] = [];
   if (plan.showMap && input.showMapTool) local.push(input.showMapTool);
-  if (plan.memoryTools && request.userId) local.push(...input.memoryTools);
+  if (plan.memoryTools) local.push(...input.memoryTools);
 
-  const byName = new Map<string, { campus: CampusTool } | { local: LocalTool }>();
+  const byName = new Map<string, { campus: CampusTool } | { local: LocalTool<LocalToolEvent> }>();
   for (const t of campusBound) byName.set(t.name, { campus: t });
   for (const t of local) byName.set(t.name, { local: t });
 
@@ -85,7 +101,7 @@ export function bindTools(input: BindToolsInput): Toolbox {
     const tool = bound.local;
     const outcome: ToolOutcome = { name: tool.name, kind: tool.kind, group: tool.kind === 'map' ? 'maps' : null, ok: true, empty: false };
     try {
-      const result = await tool.run(args, { request, signal });
+      const result = await tool.run(args, { signal });
       return { content: result.content, outcome, events: result.events ?? [] };
     } catch (err) {
       // Only the error's class: its message may carry the model's arguments, i.e. the user's words.

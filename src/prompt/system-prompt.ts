@@ -4,7 +4,7 @@
  * untrusted tool output, formatting and output rules. Names come from configuration.
  */
 import type { ToolDefinition } from '../model/gateway.js';
-import type { ToolGroup } from '../pipeline/types.js';
+import type { ToolGroup } from '../tools/tool-groups.js';
 import { GROUP_LABELS, SHOW_MAP_TOOL } from '../tools/tool-groups.js';
 
 export interface SystemPromptInput {

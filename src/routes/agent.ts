@@ -1,21 +1,27 @@
 /**
  * The chat routes: `POST /agent/respond` (complete response object) and `POST /agent/respond/stream`
  * (SSE). One turn generator behind both: the JSON route drains it, the stream route frames it. Order
- * before any stream starts (CONTRACT.md): auth and body size (middleware) → JSON and fields (400) →
+ * before any stream starts (CONTRACT.md): auth and body size (the guard) → JSON and fields (400) →
  * gateway configured (503) → admission: budget (429/503) and moderation → the turn.
  */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { Admission } from '../admission/admission.js';
-import type { AppEnv } from '../app.js';
-import { validate } from '../http/validate.js';
+import type { AppEnv } from '../http/app-env.js';
+import { validJson } from '../http/validate.js';
 import { ModelNotConfiguredError } from '../model/gateway-errors.js';
 import { drainTurn } from '../pipeline/drain-turn.js';
+import { clientEventData, type ClientEvent } from '../pipeline/events.js';
 import { createTurnRunner, type TurnRunnerDeps } from '../pipeline/run-turn.js';
-import { chatRequestSchema, toTurnRequest, type ChatRequestBody } from '../pipeline/stages/validate.js';
-import { sseResponse } from '../sse/sse-response.js';
+import { chatRequestSchema, toTurnRequest, type ChatRequestBody } from '../request/chat-request.js';
+import { sseStream, type SseEvent } from '../sse/sse-stream.js';
 
 export interface AgentRouteDeps extends TurnRunnerDeps {
   admission: Admission;
+  guard: MiddlewareHandler;
+}
+
+async function* asSseEvents(events: AsyncIterable<ClientEvent>): AsyncGenerator<SseEvent> {
+  for await (const e of events) yield { event: e.type, data: clientEventData(e) };
 }
 
 export function createAgentRoutes(deps: AgentRouteDeps) {
@@ -25,7 +31,7 @@ export function createAgentRoutes(deps: AgentRouteDeps) {
   async function startTurn(body: ChatRequestBody, clientSignal: AbortSignal, requestId: string) {
     if (!deps.gateway) throw new ModelNotConfiguredError();
     const request = toTurnRequest(body, deps.config.gateway.defaultModel);
-    // The turn's own controller: aborted by the client's disconnect (request signal or stream cancel).
+    // The turn's own controller: aborted by the client's disconnect (request signal or stream abort).
     const controller = new AbortController();
     const abort = () => controller.abort();
     if (clientSignal.aborted) abort();
@@ -36,12 +42,17 @@ export function createAgentRoutes(deps: AgentRouteDeps) {
   }
 
   return new Hono<AppEnv>()
-    .post('/agent/respond', validate('json', chatRequestSchema), async (c) => {
+    .post('/agent/respond', deps.guard, validJson(chatRequestSchema), async (c) => {
       const { events } = await startTurn(c.req.valid('json'), c.req.raw.signal, c.get('requestId'));
       return c.json(await drainTurn(events));
     })
-    .post('/agent/respond/stream', validate('json', chatRequestSchema), async (c) => {
-      const { events, controller } = await startTurn(c.req.valid('json'), c.req.raw.signal, c.get('requestId'));
-      return sseResponse(events, { keepAliveMs: deps.config.sseKeepAliveMs, onCancel: () => controller.abort() });
+    .post('/agent/respond/stream', deps.guard, validJson(chatRequestSchema), async (c) => {
+      const requestId = c.get('requestId');
+      const { events, controller } = await startTurn(c.req.valid('json'), c.req.raw.signal, requestId);
+      return sseStream(c, asSseEvents(events), {
+        keepAliveMs: deps.config.sseKeepAliveMs,
+        onAbort: () => controller.abort(),
+        onError: (err) => deps.logger.error('turn stream failed', { request_id: requestId, err }),
+      });
     });
 }

@@ -4,20 +4,20 @@
  * its user: one user's memory is never reachable through another's path. A store that cannot be
  * queried answers 503 with the envelope; the cause goes to the log only.
  */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../http/app-env.js';
 import type { AppDeps } from '../deps.js';
 import { NotFoundError, ServiceUnavailableError } from '../http/errors.js';
-import { validate } from '../http/validate.js';
+import { validParam, validQuery } from '../http/validate.js';
 import { MAX_PAGE_LIMIT } from '../memory/store-rules.js';
 import { FACT_KINDS, type Fact } from '../memory/store.js';
-import { USER_ID_PATTERN } from '../pipeline/stages/validate.js';
+import { userIdSchema } from '../request/chat-request.js';
 
 /** CONTRACT.md "Memory page": `q` at most 200 characters. */
 const MAX_Q_LENGTH = 200;
 
-const userParam = z.object({ user_id: z.string().regex(USER_ID_PATTERN, 'user_id has an invalid format') });
+const userParam = z.object({ user_id: userIdSchema });
 const itemParams = userParam.extend({
   kind: z.enum(FACT_KINDS, { error: 'kind must be learned or remembered' }),
   // Ids are UUIDs; anything else within this bound simply names no fact (404).
@@ -56,7 +56,7 @@ const pageQuery = z.object({
 /** A fact as the front end reads it (`type` is the kind; snake_case, ISO-8601 UTC time). */
 const toItem = (f: Fact) => ({ id: f.id, type: f.kind, text: f.text, created_at: f.createdAt.toISOString() });
 
-export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger'>) {
+export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger'> & { guard: MiddlewareHandler }) {
   const { memory, logger } = deps;
 
   /** Runs a store call; a store failure becomes a 503 envelope, with the cause logged. */
@@ -70,7 +70,7 @@ export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger'>) {
   }
 
   return new Hono<AppEnv>()
-    .get('/memory/:user_id', validate('param', userParam), validate('query', pageQuery), async (c) => {
+    .get('/memory/:user_id', deps.guard, validParam(userParam), validQuery(pageQuery), async (c) => {
       const { user_id } = c.req.valid('param');
       const { q, kind, limit, offset } = c.req.valid('query');
       const page = await query('list', c.get('requestId'), () =>
@@ -78,13 +78,13 @@ export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger'>) {
       );
       return c.json({ items: page.items.map(toItem), total: page.total, limit, offset });
     })
-    .delete('/memory/:user_id/items/:kind/:item_id', validate('param', itemParams), async (c) => {
+    .delete('/memory/:user_id/items/:kind/:item_id', deps.guard, validParam(itemParams), async (c) => {
       const { user_id, kind, item_id } = c.req.valid('param');
       const [removed] = await query('remove', c.get('requestId'), () => memory.remove(user_id, [item_id], kind));
       if (!removed) throw new NotFoundError(`no ${kind} memory item with this id`);
       return c.json({ status: 'deleted', id: removed.id, type: removed.kind });
     })
-    .delete('/memory/:user_id', validate('param', userParam), async (c) => {
+    .delete('/memory/:user_id', deps.guard, validParam(userParam), async (c) => {
       const { user_id } = c.req.valid('param');
       const removed = await query('clear', c.get('requestId'), () => memory.clear(user_id));
       return c.json({ status: 'cleared', removed });

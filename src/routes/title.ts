@@ -2,36 +2,32 @@
  * `POST /agent/title {"query"}` → `{"title": "<2-5 words>"}` or `{"title": null}` (CONTRACT.md). The
  * first message is moderated first: a flagged one gets the neutral title "New chat" with no model call.
  */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { Moderation } from '../admission/admission.js';
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../http/app-env.js';
 import type { Config } from '../config.js';
-import { validate } from '../http/validate.js';
+import { validJson } from '../http/validate.js';
 import type { Logger } from '../logger.js';
 import type { ModelGateway } from '../model/gateway.js';
 import { generateTitle } from '../model/title.js';
-import { MAX_QUERY_CHARS } from '../pipeline/stages/validate.js';
+import { querySchema } from '../request/chat-request.js';
 
 export const FLAGGED_TITLE = 'New chat';
 
-const titleRequestSchema = z.object({
-  query: z
-    .string({ error: 'query is required and must be a string' })
-    .trim()
-    .min(1, 'query must not be empty')
-    .max(MAX_QUERY_CHARS, `query must be at most ${MAX_QUERY_CHARS} characters`),
-});
+/** The chat request's `query` rules. */
+const titleRequestSchema = z.object({ query: querySchema });
 
 export interface TitleRouteDeps {
   config: Config;
   logger: Logger;
   gateway: ModelGateway | null;
   moderation: Moderation;
+  guard: MiddlewareHandler;
 }
 
 export function createTitleRoutes(deps: TitleRouteDeps) {
-  return new Hono<AppEnv>().post('/agent/title', validate('json', titleRequestSchema), async (c) => {
+  return new Hono<AppEnv>().post('/agent/title', deps.guard, validJson(titleRequestSchema), async (c) => {
     const { query } = c.req.valid('json');
     const signal = c.req.raw.signal;
     const verdict = await deps.moderation.check(query, signal);

@@ -2,7 +2,7 @@
  * Campus tools as the pipeline sees them: discovered from the MCP tool server and called by name.
  * The MCP client implementation (the only importer of the MCP SDK client) lives beside this file.
  */
-import type { ToolGroup } from '../pipeline/types.js';
+import type { ToolGroup } from './tool-groups.js';
 import type { JsonSchemaObject } from './local-tool.js';
 
 export interface CampusTool {

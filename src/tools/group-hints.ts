@@ -3,7 +3,7 @@
  * message is conversational ("thanks!", "reply in one sentence") or a follow-up ("what about Wean?").
  * Deterministic on purpose: no model call before the answer starts.
  */
-import type { ToolGroup } from '../pipeline/types.js';
+import type { ToolGroup } from './tool-groups.js';
 
 const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
   [

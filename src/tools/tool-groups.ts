@@ -2,7 +2,9 @@
  * Tool groups: the `<group>_<action>` naming of CAMPUS_TOOLS.md, the labels the front end uses for the
  * Settings toggles, and the normalisation of `disabled_tools` entries (ids or labels) to group ids.
  */
-import { TOOL_GROUPS, type ToolGroup } from '../pipeline/types.js';
+/** Tool groups the service knows (CAMPUS_TOOLS.md "Naming"). */
+export const TOOL_GROUPS = ['maps', 'courses', 'eats', 'guide'] as const;
+export type ToolGroup = (typeof TOOL_GROUPS)[number];
 
 /** The front end's labels for the groups (CAMPUS_TOOLS.md "Naming"). */
 export const GROUP_LABELS: Readonly<Record<ToolGroup, string>> = {

@@ -2,7 +2,7 @@
  * A real Postgres with pgvector for tests: PGlite with its vector extension, served over the wire
  * protocol so the service connects through DATABASE_URL with the same `postgres` driver as production.
  */
-import { startPgliteServer } from '../../scripts/pglite-server.js';
+import { startPgliteServer } from './pglite-server.js';
 
 export interface TestPostgres {
   /** `postgres://postgres:postgres@127.0.0.1:<port>/postgres` */

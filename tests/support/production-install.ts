@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './spawn-service.js';
@@ -59,6 +59,9 @@ const PRUNE_SCRIPT = join(REPO_ROOT, 'scripts', 'deploy', 'prune-prod-deps.sh');
 async function installProductionDependencies(dir: string): Promise<void> {
   cpSync(join(REPO_ROOT, 'package.json'), join(dir, 'package.json'));
   cpSync(join(REPO_ROOT, 'package-lock.json'), join(dir, 'package-lock.json'));
+  // npm ci runs the `prepare` build step; in a production install it finds no src/ and does nothing.
+  mkdirSync(join(dir, 'scripts'), { recursive: true });
+  cpSync(join(REPO_ROOT, 'scripts', 'build.mjs'), join(dir, 'scripts', 'build.mjs'));
   // --prefer-offline rather than --offline: the lockfile omits `resolved` URLs, so npm may still need
   // a package document the cache lacks; it asks the registry only then.
   await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], dir, 8 * 60_000);
@@ -67,7 +70,7 @@ async function installProductionDependencies(dir: string): Promise<void> {
 
 function dependencyKey(): string {
   const hash = createHash('sha256');
-  for (const file of ['package.json', 'package-lock.json', 'scripts/deploy/prune-prod-deps.sh']) {
+  for (const file of ['package.json', 'package-lock.json', 'scripts/deploy/prune-prod-deps.sh', 'scripts/build.mjs']) {
     hash.update(readFileSync(join(REPO_ROOT, file)));
   }
   hash.update(process.version);
@@ -104,6 +107,8 @@ export async function prepareProductionInstall(options: ProductionInstallOptions
       REPO_ROOT,
       5 * 60_000,
     );
+    // As the image does: the sandbox is not shipped (production never loads it).
+    rmSync(join(dir, 'dist', 'src', 'sandbox'), { recursive: true, force: true });
     cpSync(join(REPO_ROOT, 'drizzle'), join(dir, 'drizzle'), { recursive: true });
     let reusedDependencies = false;
     if (options.reuseDependencies) {

@@ -4,7 +4,7 @@
  * into events, or a body already read as text (tests that also check the raw wire bytes). Tests that
  * stop mid-stream iterate `readSseEvents` themselves.
  */
-import { readSseEvents, type ReadSseOptions } from '../../scripts/chat/sse-events.js';
+import { readSseEvents, type ReadSseOptions } from '../../src/sse/sse-reader.js';
 
 /** An event as tests read it: `data` left loose so assertions can reach into payloads. */
 export interface SseEvent {

@@ -8,7 +8,7 @@ import { createApp } from '../../src/app.js';
 import type { AppDeps } from '../../src/deps.js';
 import { silentLogger } from '../../src/logger.js';
 import { createOpenAIGateway } from '../../src/model/openai-gateway.js';
-import type { Usage } from '../../src/pipeline/types.js';
+import type { Usage } from '../../src/model/usage.js';
 import { createMcpCampusTools } from '../../src/tools/mcp-campus-tools.js';
 import { startFakeGateway, type FakeGateway } from '../fakes/fake-gateway.js';
 import { createTestDeps } from './deps.js';

@@ -2,17 +2,19 @@
  * Deliver stage, the last one: passes client events on, holds the map until the answer is final, has
  * the answer reviewed (moderation may replace it, then without a map), and ends the turn with `done`
  * (the complete response object) or, on failure, one `error` event with a generic envelope. A turn the
- * client abandoned ends silently.
+ * service ended (deadline, shutdown) ends with that reason's `error` event; a turn the client abandoned
+ * ends silently, since nobody is left to read it.
  */
 import type { Admission } from '../../admission/admission.js';
+import { NO_MAP, type CmuMaps } from '../../campus/cmu-maps.js';
+import type { AnswerNotes } from '../../guards/answer-notes.js';
 import { toClientError } from '../../http/errors.js';
 import type { Logger } from '../../logger.js';
 import { buildCompleteResponse } from '../complete-response.js';
+import type { ClientEvent } from '../events.js';
+import type { ToolOutcome } from '../toolbox.js';
 import type { Stage } from '../stage.js';
-import { NO_MAP, type AnswerNotes, type CmuMaps, type ToolOutcome } from '../types.js';
-
-/** Said when the model produced nothing at all (it happens with some models after tool calls). */
-export const EMPTY_ANSWER_TEXT = "Sorry, I couldn't put an answer together just now. Please try asking again.";
+import { serviceEndReason } from '../turn-errors.js';
 
 export interface DeliverOptions {
   admission: Pick<Admission, 'reviewAnswer'>;
@@ -21,11 +23,22 @@ export interface DeliverOptions {
   refused?: AnswerNotes['refused'];
 }
 
+function errorEvent(err: unknown): ClientEvent {
+  const { status, envelope } = toClientError(err);
+  return { type: 'error', envelope, status };
+}
+
 export function createDeliverStage(options: DeliverOptions): Stage {
   const { admission, logger } = options;
   return async function* deliver(events, ctx) {
     const outcomes: ToolOutcome[] = [];
     let heldMap: CmuMaps | null = null;
+    /** After an abort: the service's reason as an `error` event, or nothing when the client left. */
+    const ended = () => {
+      const reason = serviceEndReason(ctx.signal);
+      if (reason) logger.warn('turn ended by the service', { request_id: ctx.requestId, reason: reason.error });
+      return reason ? [errorEvent(reason)] : [];
+    };
     try {
       for await (const e of events) {
         if (e.type === 'status' || e.type === 'delta' || e.type === 'memory') yield e;
@@ -33,14 +46,10 @@ export function createDeliverStage(options: DeliverOptions): Stage {
         else if (e.type === 'tool') outcomes.push(e.outcome);
         else if (e.type === 'error' || e.type === 'done') yield e;
         else if (e.type === 'answer') {
+          // Verify guarantees a non-empty answer (its empty-answer text when the model said nothing).
           const notes: AnswerNotes = { ...e.notes, ...(options.refused && { refused: options.refused }) };
           let text = e.text;
           let map = e.map.url ? e.map : (heldMap ?? NO_MAP);
-          if (!text.trim()) {
-            text = EMPTY_ANSWER_TEXT;
-            notes.emptyModelOutput = true;
-            yield { type: 'delta', text };
-          }
           if (!options.refused) {
             const replacement = await admission.reviewAnswer(text, ctx.signal);
             if (replacement !== null) {
@@ -50,19 +59,19 @@ export function createDeliverStage(options: DeliverOptions): Stage {
               notes.refused = replacement.reason;
             }
           }
-          if (ctx.signal.aborted) return;
+          if (ctx.signal.aborted) return yield* ended();
           if (map.url) yield { type: 'map', map };
           yield { type: 'done', response: buildCompleteResponse({ text, map, outcomes, notes }) };
           return;
         }
         // Other internal events (usage, pass, text, map_request) end here.
       }
-      if (!ctx.signal.aborted) throw new Error('the turn ended without an answer');
+      if (ctx.signal.aborted) return yield* ended();
+      throw new Error('the turn ended without an answer');
     } catch (err) {
-      if (ctx.signal.aborted) return;
+      if (ctx.signal.aborted) return yield* ended();
       logger.error('turn failed', { request_id: ctx.requestId, err });
-      const { status, envelope } = toClientError(err);
-      yield { type: 'error', envelope, status };
+      yield errorEvent(err);
     }
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Execute stage: the model and tool loop. Each pass streams the model's text (raw `text` events for
+ * Execute, the turn's source: the model and tool loop over a prepared turn. Each pass streams the model's text (raw `text` events for
  * verify), and when the model calls tools they run concurrently and their results go back to the model.
  * At most `maxToolPasses` passes offer tools; then one final pass without tools forces an answer. Every
  * pass is charged to the budget in a `finally`, so a pass cut short by a disconnect is still charged.
@@ -8,9 +8,10 @@ import type { Admission } from '../../admission/admission.js';
 import type { Logger } from '../../logger.js';
 import { estimateUsage } from '../../model/estimate-usage.js';
 import type { ModelGateway, ModelMessage, ToolCallRequest } from '../../model/gateway.js';
-import type { Stage } from '../stage.js';
-import type { Toolbox } from '../toolbox.js';
-import type { Usage } from '../types.js';
+import type { TurnEvent } from '../events.js';
+import type { PreparedTurn } from '../prepare.js';
+import type { TurnContext } from '../stage.js';
+import type { Usage } from '../../model/usage.js';
 
 /** The issue's cap: six passes may call tools, then a final pass without tools. */
 export const MAX_TOOL_PASSES = 6;
@@ -20,23 +21,22 @@ export const STATUS_WRITING = 'Writing answer...';
 
 export interface ExecuteOptions {
   gateway: ModelGateway;
-  toolbox: Toolbox;
-  /** System prompt, history and the user's message; the stage appends tool turns to a copy. */
-  messages: readonly ModelMessage[];
   admission: Pick<Admission, 'charge'>;
   logger: Logger;
   maxToolPasses?: number;
   maxTokens?: number;
 }
 
-/** Builds the execute stage of one turn. Input events (none in practice) pass through first. */
-export function createExecuteStage(options: ExecuteOptions): Stage {
-  const { gateway, toolbox, admission } = options;
+export type Execute = (prepared: PreparedTurn, ctx: TurnContext) => AsyncGenerator<TurnEvent>;
+
+/** Builds the execute source once; each call runs one prepared turn (tool turns go to a copy of its messages). */
+export function createExecute(options: ExecuteOptions): Execute {
+  const { gateway, admission } = options;
   const maxToolPasses = options.maxToolPasses ?? MAX_TOOL_PASSES;
 
-  return async function* execute(events, ctx) {
-    for await (const e of events) yield e;
-    const messages: ModelMessage[] = [...options.messages];
+  return async function* execute(prepared, ctx) {
+    const { toolbox } = prepared;
+    const messages: ModelMessage[] = [...prepared.messages];
 
     for (let pass = 0; pass <= maxToolPasses; pass++) {
       if (ctx.signal.aborted) return;

@@ -3,12 +3,28 @@
  * message; a follow-up keeps the conversation's groups; conversational messages bind none; disabled
  * groups never), whether unknown-group tools and `maps_show_map` are bound, and the memory hooks.
  */
-import type { TurnMemory } from '../../memory/turn-memory.js';
+import type { UserMemory } from '../../memory/turn-memory.js';
 import { hintedGroups, isConversational, isFollowUp } from '../../tools/group-hints.js';
-import { TOOL_GROUPS, type Plan, type ToolGroup, type TurnRequest } from '../types.js';
+import { TOOL_GROUPS, type ToolGroup } from '../../tools/tool-groups.js';
+import type { TurnRequest } from '../../request/chat-request.js';
 
 /** How many earlier user turns define "the groups of the conversation". */
 const RECENT_USER_TURNS = 3;
+
+/** What the deterministic planner decided for this turn. */
+export interface Plan {
+  /** Known campus tool groups to bind (never a disabled one). */
+  groups: ToolGroup[];
+  /** Whether tools of groups the service does not know (e.g. `bus_*`) are bound. */
+  ungroupedTools: boolean;
+  /** `maps_show_map` is bound on every turn unless maps are disabled. */
+  showMap: boolean;
+  /** Conversational message ("thanks!"): no data tools. */
+  conversational: boolean;
+  /** Memory hooks (filled by the memory planner). */
+  recallMemory: boolean;
+  memoryTools: boolean;
+}
 
 function recentGroups(request: TurnRequest): ToolGroup[] {
   const turns = request.history.filter((t) => t.role === 'user').slice(-RECENT_USER_TURNS);
@@ -24,7 +40,7 @@ function ordered(groups: Iterable<ToolGroup>): ToolGroup[] {
  * Plans a turn. A message with no hint words that is neither conversational nor a follow-up of a
  * conversation with groups binds every enabled group: unsure is better answered with tools than without.
  */
-export function planTurn(request: TurnRequest, memory: Pick<TurnMemory, 'plan'>): Plan {
+export function planTurn(request: TurnRequest, memory: Pick<UserMemory, 'plan'>): Plan {
   const { query } = request;
   const hinted = hintedGroups(query);
   const conversational = hinted.length === 0 && isConversational(query);
@@ -35,7 +51,8 @@ export function planTurn(request: TurnRequest, memory: Pick<TurnMemory, 'plan'>)
     const recent = recentGroups(request);
     groups = recent.length > 0 ? ordered(recent) : [...TOOL_GROUPS];
   }
-  const memoryPlan = request.userId ? memory.plan(query, request.history) : { recall: false, tools: false };
+  // Anonymous turns pass `noUserMemory`, which plans nothing.
+  const memoryPlan = memory.plan(query, request.history);
   return {
     groups: groups.filter((g) => !request.disabledGroups.includes(g)),
     ungroupedTools: !conversational,

@@ -9,7 +9,8 @@
 import { createAnswerStream } from '../../guards/answer-stream.js';
 import { createPromptIndexCache } from '../../guards/prompt-leak.js';
 import type { Stage } from '../stage.js';
-import { NO_MAP, type CmuMaps, type TurnEvent } from '../types.js';
+import { NO_MAP, type CmuMaps } from '../../campus/cmu-maps.js';
+import type { TurnEvent } from '../events.js';
 
 export interface VerifyOptions {
   /** Configured secret values (security/secrets.ts). */

@@ -4,7 +4,7 @@
  * the same code path (streaming, tool calls, usage) runs without a network or a key. Deterministic:
  * the same request always gets the same answer.
  */
-import { estimateTokens } from '../estimate-usage.js';
+import { estimateTokens } from '../../model/estimate-usage.js';
 import { completionObject, sseFrame, streamChunks, type WireUsage } from './completion-wire.js';
 import { readConversation } from './conversation.js';
 import { titleFor } from './intents.js';

@@ -1,0 +1,17 @@
+/**
+ * The guard of every protected route, in CONTRACT.md's order: the bearer token (401), then the body
+ * size (413); validation (400) follows on the route. A body without a JSON content type is labelled
+ * JSON for the validator (older front ends). Mounted on each protected route rather than on
+ * path prefixes, so a path no route answers is a 404 with or without a token.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { every } from 'hono/combine';
+import { bearerAuth } from './auth.js';
+import { bodyLimit, MAX_BODY_BYTES } from './body-limit.js';
+import { labelBodyAsJson } from './validate.js';
+
+/** `secret` null: auth off (development only; config refuses production without one). */
+export function createRouteGuard(secret: string | null, maxBodyBytes: number = MAX_BODY_BYTES): MiddlewareHandler {
+  const limit = bodyLimit(maxBodyBytes);
+  return secret === null ? every(limit, labelBodyAsJson) : every(bearerAuth(secret), limit, labelBodyAsJson);
+}

@@ -1,0 +1,7 @@
+/** Token usage of one model pass, as the gateway reported it or as estimated when it did not. */
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  estimated: boolean;
+}

@@ -1,0 +1,80 @@
+/**
+ * Server-sent events at the edge, on Hono's `streamSSE` (CONTRACT.md "Stream"): the one place events
+ * become frames. Each event is `event: <type>\ndata: <one line of JSON>\n\n`.
+ *
+ * - Backpressure: the next event is pulled only after the previous frame was accepted by the socket
+ *   (`writeSSE` is awaited; Hono's stream and the Node adapter wait for `drain`), so a slow reader holds
+ *   one event in memory, not the answer.
+ * - Keep-alive: one timer per stream, re-armed only when it fires; each frame just records the time,
+ *   and a `: keep-alive` comment goes out only after `keepAliveMs` of silence.
+ * - A client that goes away: Hono aborts the stream; `onAbort` ends the turn and the loop stops.
+ * - Failure: `streamSSE`'s own error path writes `e.message` as the event data, which could carry
+ *   internals; so nothing is allowed to throw out of the callback: a failure of the event source is
+ *   logged by the caller and sent as the generic `error` envelope here.
+ */
+import type { Context } from 'hono';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
+import { INTERNAL_ERROR } from '../http/errors.js';
+
+/** One frame: the event name and its data, serialised as one line of JSON. */
+export interface SseEvent {
+  event: string;
+  data: unknown;
+}
+
+export const KEEP_ALIVE_COMMENT = ': keep-alive\n\n';
+
+export interface SseOptions {
+  /** Silence before a keep-alive comment; CONTRACT.md asks for at least one every 15 s. */
+  keepAliveMs: number;
+  /** Called once when the client goes away before the end. */
+  onAbort: () => void;
+  /** Called with an error thrown by the event source (the client gets the generic envelope). */
+  onError: (err: unknown) => void;
+  now?: () => number;
+}
+
+/** Answers `c` with `events` framed as SSE. */
+export function sseStream(c: Context, events: AsyncIterable<SseEvent>, options: SseOptions): Response {
+  const now = options.now ?? Date.now;
+  // Proxies (nginx and the like) buffer responses unless told not to; streamSSE sets the other three.
+  c.header('X-Accel-Buffering', 'no');
+  return streamSSE(c, async (sse) => {
+    sse.onAbort(options.onAbort);
+    const keepAlive = keepAliveTimer(sse, options.keepAliveMs, now);
+    try {
+      for await (const e of events) {
+        if (sse.aborted) break;
+        keepAlive.writing = true;
+        await sse.writeSSE({ event: e.event, data: JSON.stringify(e.data) });
+        keepAlive.writing = false;
+        keepAlive.last = now();
+      }
+    } catch (err) {
+      options.onError(err);
+      if (!sse.aborted) await sse.writeSSE({ event: 'error', data: JSON.stringify(INTERNAL_ERROR) });
+    } finally {
+      keepAlive.stop();
+    }
+  });
+}
+
+/** The stream's one keep-alive timer: fires after a silence, writes a comment, re-arms for the next. */
+function keepAliveTimer(sse: SSEStreamingApi, intervalMs: number, now: () => number) {
+  const state = {
+    last: now(),
+    /** A frame is being written (a slow reader): a comment would only queue behind it. */
+    writing: false,
+    stop: () => clearTimeout(timer),
+  };
+  const fire = () => {
+    const silence = now() - state.last;
+    if (silence >= intervalMs && !state.writing && !sse.aborted && !sse.closed) {
+      state.last = now();
+      void sse.write(KEEP_ALIVE_COMMENT);
+    }
+    timer = setTimeout(fire, Math.max(1, state.last + intervalMs - now()));
+  };
+  let timer = setTimeout(fire, intervalMs);
+  return state;
+}
