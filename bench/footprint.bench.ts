@@ -8,7 +8,7 @@
  */
 import { lstatSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startFakeGateway } from '../tests/fakes/fake-gateway.js';
+import { startFakeGateway } from '../tests/support/fake-gateway.js';
 import { startTestPostgres } from '../tests/support/postgres.js';
 import { prepareProductionInstall } from '../tests/support/production-install.js';
 import { REPO_ROOT, spawnService, type ServiceProcess } from '../tests/support/spawn-service.js';

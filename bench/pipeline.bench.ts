@@ -12,7 +12,7 @@ import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { createTurnRunner } from '../src/pipeline/run-turn.js';
 import { drainTurn } from '../src/pipeline/drain-turn.js';
 import { toTurnRequest, chatRequestSchema } from '../src/request/chat-request.js';
-import { startFakeGateway } from '../tests/fakes/fake-gateway.js';
+import { startFakeGateway } from '../tests/support/fake-gateway.js';
 import { createTestDeps } from '../tests/support/deps.js';
 import { ms, quantile, timeRuns } from './stats.js';
 

@@ -1,6 +1,6 @@
 /**
  * CLI entry of `npm run deploy` (a developer tool, not the service: it reads its own environment).
- * The logic lives in ./deploy/run-deploy.ts so tests can run it against a fake platform.
+ * The logic lives in src/deploy/run-deploy.ts so tests can run it against a fake platform.
  */
 import { runDeploy } from '../src/deploy/run-deploy.js';
 

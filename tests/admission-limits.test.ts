@@ -5,7 +5,7 @@
  * plain JSON envelope with no model call; and the order of the checks (CONTRACT.md).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { startAdmissionApp, type AdmissionApp } from './admission-harness.js';
+import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
 
 const ROUTES = ['/agent/respond', '/agent/respond/stream'] as const;
 const NOON = new Date('2026-11-21T12:00:00.000Z');

@@ -8,6 +8,7 @@ import { TooManyRequestsError } from '../src/http/errors.js';
 import { INJECTION_REFUSAL } from '../src/guards/injection.js';
 import { createLogger } from '../src/logger.js';
 import type { TurnMemory } from '../src/memory/turn-memory.js';
+import { moderatedAdmission, refusingAdmission, replacingAdmission } from './support/admission-fakes.js';
 import { startTurnHarness, type TurnHarness, type TurnHarnessOptions } from './support/turn-harness.js';
 
 const open: TurnHarness[] = [];
@@ -89,19 +90,14 @@ describe('POST /agent/respond: before the turn', () => {
     const h = await harness();
     const res = await h.app.request('/agent/respond', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":' });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toBeDefined();
+    expect(await res.json()).toEqual({ error: 'malformed JSON', detail: 'request body is not valid JSON' });
+    expect(h.gw.requests).toHaveLength(0);
   });
 
   it('answers 429 when the budget is spent, before any model call', async () => {
     const h = await harness({
       deps: {
-        admission: {
-          admit: async () => {
-            throw new TooManyRequestsError('daily limit reached', 3600);
-          },
-          charge: async () => undefined,
-          reviewAnswer: async () => null,
-        },
+        admission: refusingAdmission(new TooManyRequestsError('daily limit reached', 3600)),
       },
     });
     const res = await h.post({ query: 'hi' });
@@ -113,11 +109,7 @@ describe('POST /agent/respond: before the turn', () => {
   it('answers a moderation refusal as a canned turn without any model call', async () => {
     const h = await harness({
       deps: {
-        admission: {
-          admit: async () => ({ refusal: { text: "I can't help with that.", reason: 'moderation' } }),
-          charge: async () => undefined,
-          reviewAnswer: async () => null,
-        },
+        admission: moderatedAdmission({ text: "I can't help with that.", reason: 'moderation' }),
       },
     });
     const body = await (await h.post({ query: 'something flagged' })).json();
@@ -151,9 +143,7 @@ describe('POST /agent/respond: failures and hooks', () => {
     const h = await harness({
       deps: {
         admission: {
-          admit: async () => ({ refusal: null }),
-          charge: async () => undefined,
-          reviewAnswer: async () => ({ text: 'That answer was withheld.', reason: 'moderation' }),
+          ...replacingAdmission({ text: 'That answer was withheld.', reason: 'moderation' }),
         },
       },
     });

@@ -3,14 +3,13 @@
  * `done.response_text`, status events around tools, the `error` event, and a client that disconnects
  * mid-stream aborting the upstream model request (and still being charged).
  */
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { listen } from './support/listen.js';
 import type { AppDeps } from '../src/deps.js';
 import { TooManyRequestsError } from '../src/http/errors.js';
 import { readSseEvents } from '../src/sse/sse-reader.js';
 import { testConfig } from './support/deps.js';
+import { refusingAdmission } from './support/admission-fakes.js';
 import { sseEventsOf } from './support/sse.js';
 import { startTurnHarness } from './support/turn-harness.js';
 
@@ -25,18 +24,9 @@ const FRAMED = /^(event: [a-z]+\ndata: [^\n]+\n\n)+$/;
 /** The turn harness served on a real listening server (disconnects need real sockets). */
 async function start(deps: Partial<AppDeps> = {}) {
   const h = await startTurnHarness({ tools: [{ name: 'eats_get_locations_open_now', run: async () => '### 🟢 Schatz Dining Room' }], deps });
-  const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: h.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
-  });
-  closers.push(
-    () => h.close(),
-    () =>
-      new Promise((r) => {
-        server.closeAllConnections();
-        server.close(r);
-      }),
-  );
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent/respond/stream`;
+  const server = await listen(h.app.fetch);
+  closers.push(() => h.close(), () => server.close());
+  const url = `${server.base}/agent/respond/stream`;
   const post = (body: unknown, signal?: AbortSignal) =>
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...(signal && { signal }) });
   return { ...h, post };
@@ -110,13 +100,7 @@ describe('POST /agent/respond/stream', () => {
 
   it('answers errors before the stream as plain JSON envelopes', async () => {
     const s = await start({
-      admission: {
-        admit: async () => {
-          throw new TooManyRequestsError('spent', 60);
-        },
-        charge: async () => undefined,
-        reviewAnswer: async () => null,
-      },
+      admission: refusingAdmission(new TooManyRequestsError('spent', 60)),
     });
     const res = await s.post({ query: 'hi' });
     expect(res.status).toBe(429);

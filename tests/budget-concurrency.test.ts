@@ -8,8 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readSseEvents } from '../src/sse/sse-reader.js';
 import { silentLogger } from '../src/logger.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
-import { startAdmissionApp, type AdmissionApp } from './admission-harness.js';
-import { observeBudgetStore, postgresBackend, sqliteBackend } from './budget-backends.js';
+import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
+import { observeBudgetStore, postgresBackend, sqliteBackend } from './support/budget-backends.js';
 import { startTestMcpServer } from './support/test-mcp-server.js';
 
 const NOON = new Date('2026-11-21T12:00:00.000Z');

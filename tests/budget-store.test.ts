@@ -12,7 +12,7 @@ import { AppError } from '../src/http/errors.js';
 import { silentLogger } from '../src/logger.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
 import type { Usage } from '../src/model/usage.js';
-import { observeBudgetStore, postgresBackend, sqliteBackend } from './budget-backends.js';
+import { observeBudgetStore, postgresBackend, sqliteBackend } from './support/budget-backends.js';
 import { testConfig } from './support/deps.js';
 
 const LIMIT = 1_000;

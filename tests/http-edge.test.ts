@@ -3,10 +3,9 @@
  * body limit. A probe route under /agent (behind the same middleware as the chat routes) records
  * whether a handler ran.
  */
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { listen } from './support/listen.js';
 import { createApp } from '../src/app.js';
 import { AppError, TooManyRequestsError, ServiceUnavailableError } from '../src/http/errors.js';
 import { createRouteGuard } from '../src/http/guard.js';
@@ -181,15 +180,14 @@ describe('CORS', () => {
 });
 
 describe('body limit on a real listening server', () => {
-  let close: (() => void) | undefined;
+  let close: (() => Promise<void>) | undefined;
   afterEach(() => close?.());
 
-  async function listen() {
+  async function listenProbe() {
     const probe = await probeApp();
-    const server = serve({ fetch: probe.app.fetch, port: 0, hostname: '127.0.0.1' });
-    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-    close = () => server.close();
-    return { ...probe, port: (server.address() as AddressInfo).port };
+    const server = await listen(probe.app.fetch);
+    close = server.close;
+    return { ...probe, port: server.port };
   }
 
   function post(port: number, body: Buffer, chunked: boolean): Promise<{ status: number; body: string }> {
@@ -213,7 +211,7 @@ describe('body limit on a real listening server', () => {
   }
 
   it('refuses a 300 KiB body with and without Content-Length before the handler runs', async () => {
-    const { port, calls } = await listen();
+    const { port, calls } = await listenProbe();
     const big = Buffer.alloc(300 * 1024, 'a');
     for (const chunked of [false, true]) {
       const res = await post(port, big, chunked);

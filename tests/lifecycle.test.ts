@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { readSseEvents } from '../src/sse/sse-reader.js';
-import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { spawnService, type ServiceProcess } from './support/spawn-service.js';
 
 const SECRET = 'lifecycle-shared-secret-0123456789abcdef';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddingSizeError } from '../src/memory/embeddings.js';
 import { createEmbedderFromConfig, createMemoryStoreFromConfig, MemoryStartError } from '../src/memory/memory-from-config.js';
-import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { testConfig } from './support/deps.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 

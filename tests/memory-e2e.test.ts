@@ -5,10 +5,8 @@
  * clear all; a database that stops answering makes health 503 while chat still answers; and the real
  * entry point, stopped with SIGTERM right after a turn, still stores the extracted fact.
  */
-import { serve } from '@hono/node-server';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { listen } from './support/listen.js';
 import { createApp } from '../src/app.js';
 import { createDatabase } from '../src/db/client.js';
 import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
@@ -16,7 +14,7 @@ import { silentLogger } from '../src/logger.js';
 import { createTurnMemory } from '../src/memory/create-turn-memory.js';
 import { createPostgresStore } from '../src/memory/postgres-store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
-import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { createTestDeps } from './support/deps.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { spawnService } from './support/spawn-service.js';
@@ -52,11 +50,9 @@ async function startStack() {
   });
   const deps = await createTestDeps({ memory: store, gateway, background, turnMemory });
   const app = createApp(deps);
-  const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
-  });
-  closers.push(() => new Promise((r) => server.close(() => r(undefined))));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await listen(app.fetch);
+  closers.push(() => server.close());
+  const base = server.base;
   const post = (path: string, body: unknown) =>
     fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { pg, store, gw, background, base, post };

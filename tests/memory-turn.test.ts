@@ -14,7 +14,7 @@ import type { MemoryStore } from '../src/memory/store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
 import type { LocalTool } from '../src/tools/local-tool.js';
-import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 
 let gw: FakeGateway;
 beforeAll(async () => {

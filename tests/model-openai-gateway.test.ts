@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PassEvent } from '../src/model/gateway.js';
 import { ModelTimeoutError, ModelUnavailableError } from '../src/model/gateway-errors.js';
 import { createOpenAIGateway, type OpenAIGatewayOptions } from '../src/model/openai-gateway.js';
-import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 
 let gw: FakeGateway;
 beforeEach(async () => {
@@ -115,14 +115,16 @@ describe('openai gateway: streamed pass', () => {
   it('aborts the upstream request when the caller aborts', async () => {
     gw.enqueue({ text: ['first'], hang: true });
     const controller = new AbortController();
+    const clientLeft = new Error('the client went away');
     const seen: PassEvent[] = [];
     const run = async () => {
       for await (const e of gateway().streamPass({ model: 'v/m', messages: user, signal: controller.signal })) {
         seen.push(e);
-        if (e.type === 'text') controller.abort();
+        if (e.type === 'text') controller.abort(clientLeft);
       }
     };
-    await expect(run()).rejects.toBeDefined();
+    // The caller's own abort comes back unchanged (not mapped to a gateway error the client would see).
+    await expect(run()).rejects.toBe(clientLeft);
     await gw.waitForAbort();
     expect(seen.filter((e) => e.type === 'usage')).toHaveLength(1);
   });

@@ -13,7 +13,7 @@ import type { TokenBudgetStore } from '../src/admission/token-budget.js';
 import { AppError } from '../src/http/errors.js';
 import { createLogger } from '../src/logger.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
-import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { testConfig } from './support/deps.js';
 
 const config = testConfig({

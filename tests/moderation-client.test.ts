@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createModeration, judgeModeration, moderationFromConfig, MODERATION_MODEL } from '../src/admission/moderation.js';
 import { noModeration } from '../src/admission/admission.js';
 import { createLogger } from '../src/logger.js';
-import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { testConfig } from './support/deps.js';
 
 const KEY = 'sk-moderation-test-key-0123456789';

@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
 import { NO_MAP } from '../src/campus/cmu-maps.js';
-import { startAdmissionApp, type AdmissionApp } from './admission-harness.js';
+import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
 import { collectSseEvents } from './support/sse.js';
 
 const PHONES = { CAMPUS_COUNSELING_PHONE: '555-0142', CAMPUS_POLICE_PHONE: '555-0911' };

@@ -5,14 +5,16 @@
  * gateway. It must refuse to start without its variables, then start, migrate, answer health, serve
  * an authenticated turn, keep secrets out of its output, and exit 0 on SIGTERM.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { prepareProductionInstall, type ProductionInstall } from './support/production-install.js';
-import { runServiceToExit, spawnService, type ServiceProcess } from './support/spawn-service.js';
+import { REPO_ROOT, runServiceToExit, spawnService, type ServiceProcess } from './support/spawn-service.js';
 import { startTestMcpServer, type TestMcpServer } from './support/test-mcp-server.js';
 
 const SHARED_SECRET = 'prod-entry-shared-secret-0123456789abcdef';
@@ -84,9 +86,25 @@ describe('production entry point (dist, production dependencies only)', () => {
 
   describe('with everything production requires', () => {
     let service: ServiceProcess;
+    const importRecord = join(mkdtempSync(join(tmpdir(), 'prod-imports-')), 'imports.txt');
     beforeAll(async () => {
-      service = await spawnService({ entry: 'dist', cwd: install.dir, env: productionEnv() });
+      service = await spawnService({
+        entry: 'dist',
+        cwd: install.dir,
+        env: { ...productionEnv(), RECORD_IMPORTS_FILE: importRecord },
+        nodeArgs: ['--import', pathToFileURL(join(REPO_ROOT, 'tests', 'support', 'record-imports.mjs')).href],
+      });
     }, 60_000);
+
+    it('loads no sandbox module (the image does not even ship them)', () => {
+      const loaded = readFileSync(importRecord, 'utf8').trim().split('\n');
+      const own = loaded.filter((url) => url.includes('/dist/src/'));
+      // The record is real: the entry, the app and the pipeline were loaded through the hook.
+      expect(own.some((url) => url.endsWith('/dist/src/server.js'))).toBe(true);
+      expect(own.some((url) => url.endsWith('/dist/src/pipeline/run-turn.js'))).toBe(true);
+      expect(own.filter((url) => url.includes('/dist/src/sandbox/'))).toEqual([]);
+      expect(existsSync(join(install.dir, 'dist', 'src', 'sandbox'))).toBe(false);
+    });
     afterAll(async () => {
       await service?.stop('SIGKILL');
     });

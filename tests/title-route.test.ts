@@ -7,7 +7,7 @@ import { createApp } from '../src/app.js';
 import type { AppDeps } from '../src/deps.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { cleanTitle } from '../src/model/title.js';
-import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { createTestDeps, testConfig } from './support/deps.js';
 
 let gw: FakeGateway | undefined;

@@ -10,7 +10,7 @@ import { EMPTY_ANSWER_APOLOGY } from '../src/guards/answer-stream.js';
 import { createVerifyStage } from '../src/pipeline/stages/verify.js';
 import { NO_MAP } from '../src/campus/cmu-maps.js';
 import type { TurnEvent } from '../src/pipeline/events.js';
-import { everyN, makeCtx, runVerify, toolEvent } from './verify-support.js';
+import { everyN, makeCtx, runVerify, toolEvent } from './support/verify.js';
 
 const catalog = loadCatalog(null);
 const BASE = 'https://maps.scottylabs.org';

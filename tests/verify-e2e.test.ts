@@ -4,10 +4,8 @@
  * split across chunks; a flagrant injection is refused without any model call. Checks the SSE frames
  * the front end reads: deltas, one `map` before `done`, and `done` itself.
  */
-import { serve } from '@hono/node-server';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { listen } from './support/listen.js';
 import { INJECTION_REFUSAL } from '../src/guards/injection.js';
 import { startTurnHarness, type TurnHarness } from './support/turn-harness.js';
 import { testConfig } from './support/deps.js';
@@ -22,14 +20,9 @@ afterEach(async () => {
 
 async function startStreaming(): Promise<{ h: TurnHarness; stream: (query: string) => Promise<SseEvent[]> }> {
   const h = await startTurnHarness({ deps: { config: testConfig({ LLM_GATEWAY_API_KEY: GATEWAY_KEY }) } });
-  const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: h.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
-  });
-  closers.push(
-    () => h.close(),
-    () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
-  );
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agent/respond/stream`;
+  const server = await listen(h.app.fetch);
+  closers.push(() => h.close(), () => server.close());
+  const url = `${server.base}/agent/respond/stream`;
   const stream = async (query: string) => {
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
     expect(res.status).toBe(200);

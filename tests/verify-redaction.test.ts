@@ -10,7 +10,7 @@ import { NO_MAP } from '../src/campus/cmu-maps.js';
 import type { TurnEvent } from '../src/pipeline/events.js';
 import { collectSecrets } from '../src/security/secrets.js';
 import { testConfig } from './support/deps.js';
-import { chunks, everyN, makeCtx, runVerify } from './verify-support.js';
+import { chunks, everyN, makeCtx, runVerify } from './support/verify.js';
 
 const config = testConfig({
   LLM_GATEWAY_API_KEY: 'sk-or-v1-5f0c9a7e3b1d4c2a8e6f0b9d7c5a3e1f2b4d6c8a0e9f7d5b',

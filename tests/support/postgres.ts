@@ -16,7 +16,7 @@ export interface TestPostgres {
  * the same directory is a restart that keeps the data.
  */
 export async function startTestPostgres(options: { dataDir?: string; port?: number } = {}): Promise<TestPostgres> {
-  // One start logic for tests, benches and `scripts/dev-postgres.ts`; see scripts/pglite-server.ts for why
+  // One start logic for tests, benches and `scripts/dev-postgres.ts`; see tests/support/pglite-server.ts for why
   // it is not PGLiteSocketServer alone (interleaved extended-protocol messages across connections).
   const { url, port, stop } = await startPgliteServer(options);
   return { url, port, stop };

@@ -1,6 +1,6 @@
 /**
  * SSE in tests, read with the one client-side reader the front end's behaviour is modelled on
- * (`readSseEvents`, scripts/chat/sse-events.ts), so no test carries its own frame parser: a whole body
+ * (`readSseEvents`, src/sse/sse-reader.ts), so no test carries its own frame parser: a whole body
  * into events, or a body already read as text (tests that also check the raw wire bytes). Tests that
  * stop mid-stream iterate `readSseEvents` themselves.
  */

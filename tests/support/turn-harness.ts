@@ -3,14 +3,14 @@
  * (real HTTP) and the real MCP client against a test MCP server, plus an admission that records every
  * charge. Used by the agent route tests (JSON through app.request, SSE on a real listening server).
  */
-import type { Admission } from '../../src/admission/admission.js';
 import { createApp } from '../../src/app.js';
 import type { AppDeps } from '../../src/deps.js';
 import { silentLogger } from '../../src/logger.js';
 import { createOpenAIGateway } from '../../src/model/openai-gateway.js';
 import type { Usage } from '../../src/model/usage.js';
 import { createMcpCampusTools } from '../../src/tools/mcp-campus-tools.js';
-import { startFakeGateway, type FakeGateway } from '../fakes/fake-gateway.js';
+import { startFakeGateway, type FakeGateway } from './fake-gateway.js';
+import { fakeAdmission } from './admission-fakes.js';
 import { createTestDeps } from './deps.js';
 import { startTestMcpServer, type TestMcpServer, type TestTool } from './test-mcp-server.js';
 
@@ -39,17 +39,9 @@ export async function startTurnHarness(options: TurnHarnessOptions = {}): Promis
   const gw = await startFakeGateway();
   const mcp = await startTestMcpServer({ tools: options.tools ?? [] });
   const campusTools = createMcpCampusTools({ url: options.mcpUrl ?? mcp.url, logger: silentLogger, callTimeoutMs: 2_000 });
-  const charges: Usage[] = [];
-  let charged: () => void = () => undefined;
-  const chargedOnce = new Promise<void>((r) => (charged = r));
-  const admission: Admission = {
-    admit: async () => ({ refusal: null }),
-    charge: async (_request, usage) => {
-      charges.push(usage);
-      charged();
-    },
-    reviewAnswer: async () => null,
-  };
+  const admission = fakeAdmission();
+  const charges = admission.charges;
+  const chargedOnce = admission.charged();
   const deps = await createTestDeps({
     gateway: createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-test-gateway-key', retryBackoffMs: 1 }),
     campusTools,

@@ -3,25 +3,23 @@
  * budget store, moderation over the fake gateway's `/v1/moderations`, the chat model on the same fake
  * gateway. `listen()` serves it on a loopback port for stream and disconnect tests. Not a test file.
  */
-import { serve } from '@hono/node-server';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Admission } from '../src/admission/admission.js';
-import { createAdmission } from '../src/admission/create-admission.js';
-import { moderationFromConfig } from '../src/admission/moderation.js';
-import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js';
-import type { TokenBudgetStore } from '../src/admission/token-budget.js';
-import { createApp } from '../src/app.js';
-import type { Logger } from '../src/logger.js';
-import type { CampusTools } from '../src/tools/campus-tools.js';
-import { silentLogger } from '../src/logger.js';
-import { createOpenAIGateway } from '../src/model/openai-gateway.js';
-import type { Usage } from '../src/model/usage.js';
-import { startFakeGateway, type FakeGateway } from './fakes/fake-gateway.js';
-import { createTestDeps, testConfig } from './support/deps.js';
+import { createAdmission } from '../../src/admission/create-admission.js';
+import { moderationFromConfig } from '../../src/admission/moderation.js';
+import { createSqliteBudgetStore } from '../../src/admission/sqlite-budget-store.js';
+import type { TokenBudgetStore } from '../../src/admission/token-budget.js';
+import { createApp } from '../../src/app.js';
+import type { Logger } from '../../src/logger.js';
+import type { CampusTools } from '../../src/tools/campus-tools.js';
+import { silentLogger } from '../../src/logger.js';
+import { createOpenAIGateway } from '../../src/model/openai-gateway.js';
+import type { Usage } from '../../src/model/usage.js';
+import { startFakeGateway, type FakeGateway } from './fake-gateway.js';
+import { recordingAdmission } from './admission-fakes.js';
+import { createTestDeps, testConfig } from './deps.js';
+import { listen, type Listening } from './listen.js';
 
 export interface AdmissionAppOptions {
   env?: Record<string, string>;
@@ -60,16 +58,8 @@ export async function startAdmissionApp(options: AdmissionAppOptions = {}): Prom
   const budget = options.budget ?? createSqliteBudgetStore({ path: join(dir, 'usage.sqlite') });
   const now = options.now ?? (() => new Date());
   const real = createAdmission({ budget, moderation: moderationFromConfig(config, logger), config, logger, now });
-  const charges: Usage[] = [];
-  let waiters: Array<() => boolean> = [];
-  const admission: Admission = {
-    ...real,
-    charge: async (request, usage) => {
-      await real.charge(request, usage);
-      charges.push(usage);
-      waiters = waiters.filter((w) => !w());
-    },
-  };
+  const admission = recordingAdmission(real);
+  const charges = admission.charges;
   const deps = await createTestDeps({
     config,
     logger,
@@ -80,35 +70,23 @@ export async function startAdmissionApp(options: AdmissionAppOptions = {}): Prom
     ...(options.campusTools && { campusTools: options.campusTools }),
   });
   const app = createApp(deps);
-  let server: Server | null = null;
+  let server: Listening | null = null;
   return {
     app,
     gw,
     budget,
     charges,
-    waitForCharges: (count) =>
-      new Promise<void>((resolve) => {
-        const check = () => (charges.length >= count ? (resolve(), true) : false);
-        if (!check()) waiters.push(check);
-      }),
+    waitForCharges: (count) => admission.charged(count),
     post: async (p, body) =>
       app.request(p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     chatCalls: () => gw.chatRequests().length,
     moderationCalls: () => gw.requests.filter((r) => r.path === '/v1/moderations').length,
     async listen() {
-      server = await new Promise<Server>((resolve) => {
-        const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
-      });
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      server = await listen(app.fetch);
+      return server.base;
     },
     async close() {
-      if (server) {
-        const s = server;
-        await new Promise((r) => {
-          s.closeAllConnections();
-          s.close(r);
-        });
-      }
+      await server?.close();
       await gw.close();
       await budget.close();
       rmSync(dir, { recursive: true, force: true });

@@ -2,13 +2,13 @@
  * Helpers for the verify-stage tests: a turn context, and running the stage over an array of events
  * (arrays in, arrays out). Not a test file itself (no `.test.` in the name).
  */
-import { createVerifyStage, type VerifyOptions } from '../src/pipeline/stages/verify.js';
-import type { TurnContext } from '../src/pipeline/stage.js';
-import type { AnswerNotes } from '../src/guards/answer-notes.js';
-import type { CmuMaps } from '../src/campus/cmu-maps.js';
-import type { Plan } from '../src/pipeline/stages/plan.js';
-import type { TurnEvent } from '../src/pipeline/events.js';
-import type { ToolOutcome } from '../src/pipeline/toolbox.js';
+import { createVerifyStage, type VerifyOptions } from '../../src/pipeline/stages/verify.js';
+import type { TurnContext } from '../../src/pipeline/stage.js';
+import type { AnswerNotes } from '../../src/guards/answer-notes.js';
+import type { CmuMaps } from '../../src/campus/cmu-maps.js';
+import type { Plan } from '../../src/pipeline/stages/plan.js';
+import type { TurnEvent } from '../../src/pipeline/events.js';
+import type { ToolOutcome } from '../../src/pipeline/toolbox.js';
 
 export const PLAN: Plan = {
   groups: ['maps', 'courses', 'eats', 'guide'],

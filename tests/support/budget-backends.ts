@@ -6,12 +6,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPostgresBudgetStore } from '../src/admission/postgres-budget-store.js';
-import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js';
-import type { TokenBudgetStore } from '../src/admission/token-budget.js';
-import { createDatabase, type Database } from '../src/db/client.js';
-import { runMigrations } from '../src/db/migrate.js';
-import { startTestPostgres, type TestPostgres } from './support/postgres.js';
+import { createPostgresBudgetStore } from '../../src/admission/postgres-budget-store.js';
+import { createSqliteBudgetStore } from '../../src/admission/sqlite-budget-store.js';
+import type { TokenBudgetStore } from '../../src/admission/token-budget.js';
+import { createDatabase, type Database } from '../../src/db/client.js';
+import { runMigrations } from '../../src/db/migrate.js';
+import { startTestPostgres, type TestPostgres } from './postgres.js';
 
 export interface Backend {
   name: string;

@@ -1,0 +1,62 @@
+/**
+ * The shape of the code, checked from its import graph (tests/support/import-graph.ts) so it cannot
+ * drift: no import cycle between files or between folders ("rooms") of src/, nothing below the pipeline
+ * reaching up into it, the database schema not reaching into memory, the sandbox loaded only through
+ * the one dynamic import in server.ts, tests importing nothing from scripts/, benches taking their fakes
+ * from tests/support/ only. `npx vitest run tests/architecture.test.ts` is the command to check it.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findCycles, importGraph, roomOf } from './support/import-graph.js';
+import { REPO_ROOT } from './support/spawn-service.js';
+
+const src = importGraph(join(REPO_ROOT, 'src'), REPO_ROOT);
+const tests = importGraph(join(REPO_ROOT, 'tests'), REPO_ROOT);
+const bench = importGraph(join(REPO_ROOT, 'bench'), REPO_ROOT);
+
+/** The rooms allowed to import the pipeline: the edge that runs turns and the process wiring. */
+const PIPELINE_USERS = new Set(['pipeline', 'routes', 'app', 'deps', 'server']);
+
+describe('architecture', () => {
+  it('reads a real graph', () => {
+    expect(src.length).toBeGreaterThan(100);
+    expect(src.some((e) => e.from === 'src/server.ts' && e.to === 'src/app.ts')).toBe(true);
+  });
+
+  it('has no import cycle between files of src/', () => {
+    expect(findCycles(src)).toEqual([]);
+  });
+
+  it('has no import cycle between the rooms of src/', () => {
+    const rooms = src.map((e) => ({ from: roomOf(e.from), to: roomOf(e.to) })).filter((e) => e.from !== e.to);
+    expect(findCycles(rooms)).toEqual([]);
+  });
+
+  it('lets no lower room import the pipeline', () => {
+    const upward = src.filter((e) => roomOf(e.to) === 'pipeline' && !PIPELINE_USERS.has(roomOf(e.from)));
+    expect(upward.map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+  });
+
+  it('keeps the database schema out of memory/', () => {
+    expect(src.filter((e) => roomOf(e.from) === 'db' && roomOf(e.to) === 'memory')).toEqual([]);
+  });
+
+  it('loads the sandbox only through the dynamic import in server.ts', () => {
+    const intoSandbox = src.filter((e) => roomOf(e.to) === 'sandbox' && roomOf(e.from) !== 'sandbox');
+    expect(intoSandbox).toEqual([{ from: 'src/server.ts', to: 'src/sandbox/start-sandbox.ts', dynamic: true, typeOnly: false }]);
+  });
+
+  it('keeps tests off scripts/ and benches on tests/support/ for their fakes', () => {
+    expect(tests.filter((e) => e.to.startsWith('scripts/')).map((e) => e.from)).toEqual([]);
+    const benchIntoTests = bench.filter((e) => e.to.startsWith('tests/'));
+    expect(benchIntoTests.filter((e) => !e.to.startsWith('tests/support/')).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+    expect(bench.filter((e) => e.to.startsWith('scripts/')).map((e) => e.from)).toEqual([]);
+  });
+});
+
+describe('findCycles', () => {
+  it('finds a cycle and accepts a DAG (so the checks above can fail)', () => {
+    expect(findCycles([{ from: 'a', to: 'b' }, { from: 'b', to: 'c' }, { from: 'c', to: 'a' }])).toEqual([['a', 'b', 'c', 'a']]);
+    expect(findCycles([{ from: 'a', to: 'b' }, { from: 'a', to: 'c' }, { from: 'b', to: 'c' }])).toEqual([]);
+  });
+});
