@@ -23,6 +23,17 @@ const get = (app: Awaited<ReturnType<typeof appWith>>['app'], path: string) => a
 const del = (app: Awaited<ReturnType<typeof appWith>>['app'], path: string) =>
   app.request(path, { method: 'DELETE', headers: auth });
 
+describe('GET /memory/{user_id} with characters no fact can hold', () => {
+  it('answers a NUL or other control character in q with a 400 envelope, never a store error', async () => {
+    const { app } = await appWith();
+    for (const q of ['a\u0000b', '\u0000', 'x\u001b[31m']) {
+      const res = await get(app, `/memory/abc123?q=${encodeURIComponent(q)}`);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: 'invalid request', detail: 'q: q must not contain control characters' });
+    }
+  });
+});
+
 describe('GET /memory/{user_id}', () => {
   it('answers the memory page, newest first, with filters and paging', async () => {
     const { app, store } = await appWith();

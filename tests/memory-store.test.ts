@@ -96,6 +96,14 @@ describe.each(factories)('%s store', (backend, make) => {
     expect(await store.count(u)).toBe(3);
   });
 
+  it('stores a fact without the control characters and lone surrogates no store can hold (NUL: Postgres 22021)', async () => {
+    const store = await make({});
+    const u = user();
+    const { fact } = await store.add({ userId: u, kind: 'remembered', text: 'Lives\u0000 in \u0007Donner\uD800' });
+    expect(fact.text).toBe('Lives in Donner');
+    expect((await store.list(u)).items.map((f) => f.text)).toEqual(['Lives in Donner']);
+  });
+
   it('keeps users apart in list, search, get, remove and clear', async () => {
     const store = await make({});
     const [a, b] = [user(), user()];

@@ -4,9 +4,20 @@
  */
 import { MAX_FACT_LENGTH } from './store.js';
 
-/** Trims, collapses whitespace and cuts to MAX_FACT_LENGTH characters (whole code points). */
+/**
+ * Control characters (NUL above all: Postgres text cannot hold it, error 22021) and lone surrogates
+ * (not valid UTF-8) cannot be stored; they carry no meaning in a fact, so they are removed.
+ */
+const UNSTORABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Removes characters no store can hold (see UNSTORABLE). */
+export function removeUnstorable(text: string): string {
+  return text.replace(UNSTORABLE, '');
+}
+
+/** Trims, removes unstorable characters, collapses whitespace and cuts to MAX_FACT_LENGTH characters (whole code points). */
 export function cleanFactText(text: string): string {
-  const collapsed = text.replace(/\s+/g, ' ').trim();
+  const collapsed = removeUnstorable(text).replace(/\s+/g, ' ').trim();
   const chars = Array.from(collapsed);
   return chars.length <= MAX_FACT_LENGTH ? collapsed : chars.slice(0, MAX_FACT_LENGTH).join('').trimEnd();
 }

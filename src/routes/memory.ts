@@ -10,6 +10,7 @@ import type { AppEnv } from '../http/app-env.js';
 import type { AppDeps } from '../deps.js';
 import { NotFoundError, ServiceUnavailableError } from '../http/errors.js';
 import { validParam, validQuery } from '../http/validate.js';
+import { removeUnstorable } from '../memory/fact-text.js';
 import { MAX_PAGE_LIMIT } from '../memory/store-rules.js';
 import { FACT_KINDS, type Fact } from '../memory/store.js';
 import { userIdSchema } from '../request/chat-request.js';
@@ -43,6 +44,9 @@ const pageQuery = z.object({
   q: z
     .string()
     .max(MAX_Q_LENGTH)
+    // A stored fact never holds a control character (cleanFactText), and Postgres cannot even compare
+    // with a NUL: such a search is a bad request, not a store outage.
+    .refine((s) => removeUnstorable(s) === s, 'q must not contain control characters')
     .optional()
     .transform((s) => (s ? s : undefined)),
   kind: z
