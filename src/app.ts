@@ -54,6 +54,11 @@ export function createApp(deps: AppDeps) {
   app.notFound((c) => envelopeResponse(new NotFoundError(`no route for ${c.req.method} ${c.req.path}`)));
 
   app.onError((err, c) => {
+    if (c.req.raw.signal.aborted) {
+      // The client went away (its request ended the turn): nobody reads this answer; not a failure.
+      logger.debug('client went away before the answer', { request_id: c.get('requestId') });
+      return envelopeResponse(err);
+    }
     if (err instanceof AppError) {
       if (err.status >= 500) logger.error('request failed', { request_id: c.get('requestId'), err });
       return envelopeResponse(err);

@@ -6,6 +6,7 @@ import type { Admission, Moderation } from './admission/admission.js';
 import type { Catalog } from './campus/catalog.js';
 import type { Config } from './config.js';
 import type { BackgroundTasks } from './lifecycle/background-tasks.js';
+import type { TurnsInFlight } from './lifecycle/turns-in-flight.js';
 import type { Logger } from './logger.js';
 import type { MemoryStore } from './memory/store.js';
 import type { TurnMemory } from './memory/turn-memory.js';
@@ -19,6 +20,8 @@ export interface AppDeps {
   logger: Logger;
   memory: MemoryStore;
   background: BackgroundTasks;
+  /** Chat turns running now: the per-user cap (MAX_TURNS_IN_FLIGHT) and shutdown's reach. */
+  turns: TurnsInFlight;
   /** The clock; tests inject one to cross a UTC midnight. */
   now: () => Date;
   /** The building catalog, loaded once at startup (CAMPUS_BUILDINGS_FILE or the built-in one). */

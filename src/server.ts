@@ -3,7 +3,6 @@
  * SIGTERM/SIGINT drain: stop accepting, let in-flight requests and background tasks finish within
  * SHUTDOWN_TIMEOUT_MS, close stores and clients, exit 0. The only place that wires real dependencies.
  */
-import { serve, type ServerType } from '@hono/node-server';
 import type { Server } from 'node:http';
 import { createApp } from './app.js';
 import { loadCatalog } from './campus/catalog.js';
@@ -11,6 +10,9 @@ import { createShowMapTool } from './campus/show-map-tool.js';
 import { ConfigError, parseConfig, type Config } from './config.js';
 import type { AppDeps } from './deps.js';
 import { createBackgroundTasks } from './lifecycle/background-tasks.js';
+import { createTurnsInFlight } from './lifecycle/turns-in-flight.js';
+import { createNodeHttpServer } from './node-http-server.js';
+import { ShuttingDownError } from './pipeline/turn-errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { createEmbedderFromConfig, createMemoryStoreFromConfig } from './memory/memory-from-config.js';
 import { createTurnMemory } from './memory/create-turn-memory.js';
@@ -31,6 +33,7 @@ async function buildDeps(config: Config, logger: Logger, closers: Closer[]): Pro
   const catalog = loadCatalog(config.campus.buildingsFile);
   const showMapTool = createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl });
   const background = createBackgroundTasks(logger);
+  const turns = createTurnsInFlight(config.maxTurnsInFlight);
   // Postgres when DATABASE_URL is set (migrated under an advisory lock, vector size checked), else in-memory.
   const { store: memory, database } = await createMemoryStoreFromConfig(config, logger);
   closers.push({ name: 'memory store', close: () => memory.close() });
@@ -65,6 +68,7 @@ async function buildDeps(config: Config, logger: Logger, closers: Closer[]): Pro
     logger,
     memory,
     background,
+    turns,
     now: () => new Date(),
     catalog,
     showMapTool,
@@ -87,11 +91,19 @@ async function buildDeps(config: Config, logger: Logger, closers: Closer[]): Pro
   };
 }
 
-function listen(app: ReturnType<typeof createApp>, port: number): Promise<ServerType> {
-  return new Promise((resolve) => {
-    const server = serve({ fetch: app.fetch, port, hostname: '0.0.0.0' }, () => resolve(server));
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '0.0.0.0', () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
 }
+
+/** Faults past this many in FAULT_WINDOW_MS mean the process is no longer sound: drain and exit 1. */
+const FAULT_LIMIT = 10;
+const FAULT_WINDOW_MS = 60_000;
 
 async function main(): Promise<void> {
   let config: Config;
@@ -123,7 +135,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const app = createApp(deps);
-  const server = (await listen(app, config.port)) as Server;
+  const server = createNodeHttpServer(app.fetch, logger);
+  await listen(server, config.port);
   const address = server.address();
   logger.info('listening', {
     host: '0.0.0.0',
@@ -132,19 +145,25 @@ async function main(): Promise<void> {
   });
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (signal: string, exitCode = 0) => {
     if (stopping) return;
     stopping = true;
     const deadline = Date.now() + config.shutdownTimeoutMs;
+    // Turns still running this close to the deadline are ended by the service: their streams get the
+    // `error` event (and a moment to flush it) before connections are closed.
+    const endTurnsAt = deadline - Math.min(1_000, config.shutdownTimeoutMs / 4);
     logger.info('shutting down', { signal, timeout_ms: config.shutdownTimeoutMs });
     // Stop accepting; idle keep-alive sockets would otherwise hold close() open.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const idleSweep = setInterval(() => server.closeIdleConnections(), 250);
-    const inFlightDone = await Promise.race([
-      closed.then(() => true),
-      new Promise<false>((r) => setTimeout(() => r(false), Math.max(0, deadline - Date.now()))),
-    ]);
+    const until = (at: number) => new Promise<false>((r) => setTimeout(() => r(false), Math.max(0, at - Date.now())));
+    let inFlightDone = await Promise.race([closed.then(() => true), until(endTurnsAt)]);
+    if (!inFlightDone) {
+      const ended = deps.turns.abortAll(new ShuttingDownError());
+      if (ended > 0) logger.warn('shutdown deadline near: ending the turns still running', { turns: ended });
+      inFlightDone = await Promise.race([closed.then(() => true), until(deadline)]);
+    }
     clearInterval(idleSweep);
     if (!inFlightDone) {
       logger.warn('shutdown deadline reached with requests in flight; closing connections');
@@ -157,10 +176,29 @@ async function main(): Promise<void> {
       await c.close().catch((err: unknown) => logger.error('close failed', { resource: c.name, err }));
     }
     logger.info('stopped');
-    process.exit(0);
+    process.exit(exitCode);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  // The last resort for a fault nothing caught (a driver's error on a dead socket, a rejected promise
+  // nobody awaited). Policy: log it (redacted, like every line) and keep serving: such faults come from
+  // one connection or one request, and exiting would cut every open stream without an `error` event.
+  // A burst (FAULT_LIMIT within FAULT_WINDOW_MS) means the process is no longer sound: it drains like
+  // on SIGTERM and exits 1 so the platform restarts it.
+  const faults: number[] = [];
+  const onFault = (kind: string) => (err: unknown) => {
+    logger.error(`${kind}; kept serving`, { err });
+    const now = Date.now();
+    faults.push(now);
+    while (faults.length > 0 && faults[0]! < now - FAULT_WINDOW_MS) faults.shift();
+    if (faults.length >= FAULT_LIMIT) {
+      logger.error('too many uncaught faults; draining and exiting', { faults: faults.length, window_ms: FAULT_WINDOW_MS });
+      void shutdown('fault burst', 1);
+    }
+  };
+  process.on('uncaughtException', onFault('uncaught exception'));
+  process.on('unhandledRejection', onFault('unhandled rejection'));
 }
 
 main().catch((err: unknown) => {

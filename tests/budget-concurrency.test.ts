@@ -34,7 +34,8 @@ describe.each([sqliteBackend(), postgresBackend()])('budget at the edge through 
     const inner = await backend.open();
     // Observe the real store: each admission's read, and each stored charge, in one sequence.
     const { store: budget, log } = observeBudgetStore(inner);
-    const h = await start({ budget, env: { DAILY_TOKEN_LIMIT: String(LIMIT) } });
+    // The per-user cap on turns in flight is lifted: this is about the budget store under concurrency.
+    const h = await start({ budget, env: { DAILY_TOKEN_LIMIT: String(LIMIT), MAX_TURNS_IN_FLIGHT: '100' } });
     await inner.charge('edge-user', DAY, LIMIT - 150);
     let reported = 0;
     h.gw.handler = (_body, index) => {

@@ -74,4 +74,30 @@ describe('graceful shutdown', () => {
     expect(output).not.toContain('Morewood');
     expect(output).not.toContain('sesame');
   });
+
+  it('ends a stream the drain deadline cuts with the error event, then exits 0', async () => {
+    // The model sends one chunk and then stalls: the turn cannot finish within SHUTDOWN_TIMEOUT_MS.
+    gateway = await startFakeGateway({ handler: () => ({ text: ['Checking the '], hang: true }) });
+    service = await spawnService({
+      entry: 'source',
+      env: { LLM_GATEWAY_API_KEY: GATEWAY_KEY, LLM_GATEWAY_BASE_URL: gateway.baseUrl, SHUTDOWN_TIMEOUT_MS: '2000' },
+    });
+    const res = await fetch(`${service.url}/agent/respond/stream`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: 'Is Schatz open?' }),
+    });
+    expect(res.status).toBe(200);
+    const events: Array<{ type: string; data: unknown }> = [];
+    let stopped: Promise<{ code: number | null; signal: NodeJS.Signals | null }> | null = null;
+    const running = service;
+    for await (const e of readSseEvents(res.body!)) {
+      events.push(e);
+      if (e.type === 'delta') stopped ??= running.stop('SIGTERM');
+    }
+    expect(events.at(-1)).toEqual({ type: 'error', data: { error: 'service restarting', detail: expect.any(String) } });
+    expect(events.filter((e) => e.type === 'done')).toHaveLength(0);
+    expect(await stopped!).toEqual({ code: 0, signal: null });
+    expect(service.logs.map((l) => l.msg)).toContain('shutdown deadline near: ending the turns still running');
+  });
 });

@@ -4,6 +4,7 @@
  * against the fake gateway.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/logger.js';
 import { EmbeddingSizeError } from '../src/memory/embeddings.js';
 import { createEmbedderFromConfig, createMemoryStoreFromConfig, MemoryStartError } from '../src/memory/memory-from-config.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
@@ -60,10 +61,44 @@ describe('createMemoryStoreFromConfig', () => {
     expect((mismatch as Error).message).toMatch(/vector\(1536\).*3072/);
 
     const url = 'postgres://admin:s3cret-pass@127.0.0.1:1/campus';
-    const unreachable = await createMemoryStoreFromConfig(testConfig({ DATABASE_URL: url })).catch((e: unknown) => e);
+    const unreachable = await createMemoryStoreFromConfig(testConfig({ DATABASE_URL: url }), undefined, { startTimeoutMs: 0 }).catch(
+      (e: unknown) => e,
+    );
     expect(unreachable).toBeInstanceOf(MemoryStartError);
     expect((unreachable as Error).message).toMatch(/cannot connect to or migrate the database at DATABASE_URL \(ECONNREFUSED\)/);
     expect((unreachable as Error).message).not.toMatch(/s3cret|127\.0\.0\.1|admin/);
+  });
+});
+
+describe('database at start', () => {
+  it('retries an unreachable database with backoff for the start timeout, then refuses without its URL', async () => {
+    let t = 0;
+    const waits: number[] = [];
+    const lines: string[] = [];
+    const url = 'postgres://admin:s3cret-pass@127.0.0.1:1/campus';
+    const err = await createMemoryStoreFromConfig(testConfig({ DATABASE_URL: url }), createLogger({ sink: (l) => void lines.push(l) }), {
+      startTimeoutMs: 20_000,
+      now: () => t,
+      sleep: async (ms) => {
+        waits.push(ms);
+        t += ms;
+      },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MemoryStartError);
+    expect(waits).toEqual([500, 1000, 2000, 4000, 5000, 5000]);
+    expect(lines.filter((l) => l.includes('retrying'))).toHaveLength(6);
+    expect(lines.join('\n')).not.toMatch(/s3cret|admin@/);
+  });
+
+  it('does not retry a vector size mismatch', async () => {
+    let sleeps = 0;
+    const mismatch = await createMemoryStoreFromConfig(
+      testConfig({ DATABASE_URL: pg.url, EMBEDDINGS_API_KEY: 'sk-embed-test', EMBEDDING_MODEL: 'text-embedding-3-large' }),
+      undefined,
+      { sleep: async () => void sleeps++ },
+    ).catch((e: unknown) => e);
+    expect(mismatch).toBeInstanceOf(MemoryStartError);
+    expect(sleeps).toBe(0);
   });
 });
 

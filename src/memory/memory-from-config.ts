@@ -26,10 +26,17 @@ export interface MemoryFromConfig {
   database: Database | null;
 }
 
-/** Opens and initialises the configured store. */
+/** How long a start waits for the database (a database starting beside the service, a failover). */
+export const DATABASE_START_TIMEOUT_MS = 30_000;
+
+/**
+ * Opens and initialises the configured store. A database that cannot be reached is retried with
+ * backoff (0.5 s doubling to 5 s) for `startTimeoutMs`; a wrong vector size is final at once.
+ */
 export async function createMemoryStoreFromConfig(
   config: Pick<Config, 'databaseUrl' | 'embeddings'>,
   logger?: Logger,
+  options: { startTimeoutMs?: number; sleep?: (ms: number) => Promise<void>; now?: () => number } = {},
 ): Promise<MemoryFromConfig> {
   const embeddingModel = config.embeddings.apiKey ? config.embeddings.model : null;
   if (!config.databaseUrl) {
@@ -37,7 +44,23 @@ export async function createMemoryStoreFromConfig(
     await store.init();
     return { store, database: null };
   }
-  const database = createDatabase(config.databaseUrl);
+  const now = options.now ?? Date.now;
+  const deadline = now() + (options.startTimeoutMs ?? DATABASE_START_TIMEOUT_MS);
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  for (let attempt = 1, wait = 500; ; attempt++, wait = Math.min(wait * 2, 5_000)) {
+    try {
+      return await openPostgres(config.databaseUrl, embeddingModel, logger);
+    } catch (err) {
+      const final = err instanceof MemoryStartError && err.cause instanceof EmbeddingDimensionError;
+      if (final || now() + wait > deadline) throw err;
+      logger?.warn('database not reachable at start; retrying', { attempt, retry_in_ms: wait, reason: (err as Error).message });
+      await sleep(wait);
+    }
+  }
+}
+
+async function openPostgres(url: string, embeddingModel: string | null, logger: Logger | undefined): Promise<MemoryFromConfig> {
+  const database = createDatabase(url);
   const store = createPostgresStore({ database, ownsDatabase: true, embeddingModel, logger });
   try {
     await store.init();

@@ -2,11 +2,12 @@
  * The chat routes: `POST /agent/respond` (complete response object) and `POST /agent/respond/stream`
  * (SSE). One turn generator behind both: the JSON route drains it, the stream route frames it. Order
  * before any stream starts (CONTRACT.md): auth and body size (the guard) → JSON and fields (400) →
- * gateway configured (503) → admission: budget (429/503) and moderation → the turn.
+ * gateway configured (503) → turns in flight (429) → admission: budget (429/503) and moderation → the turn.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import type { Admission } from '../admission/admission.js';
+import { budgetBucket, type Admission } from '../admission/admission.js';
 import type { AppEnv } from '../http/app-env.js';
+import type { TurnsInFlight } from '../lifecycle/turns-in-flight.js';
 import { validJson } from '../http/validate.js';
 import { ModelNotConfiguredError } from '../model/gateway-errors.js';
 import { drainTurn } from '../pipeline/drain-turn.js';
@@ -17,11 +18,21 @@ import { sseStream, type SseEvent } from '../sse/sse-stream.js';
 
 export interface AgentRouteDeps extends TurnRunnerDeps {
   admission: Admission;
+  turns: TurnsInFlight;
   guard: MiddlewareHandler;
 }
 
 async function* asSseEvents(events: AsyncIterable<ClientEvent>): AsyncGenerator<SseEvent> {
   for await (const e of events) yield { event: e.type, data: clientEventData(e) };
+}
+
+/** The turn's events; `finish` runs once however the consumer stops (end, return, throw). */
+async function* untilFinished<T>(events: AsyncGenerator<T>, finish: () => void): AsyncGenerator<T> {
+  try {
+    yield* events;
+  } finally {
+    finish();
+  }
 }
 
 export function createAgentRoutes(deps: AgentRouteDeps) {
@@ -36,9 +47,17 @@ export function createAgentRoutes(deps: AgentRouteDeps) {
     const abort = () => controller.abort();
     if (clientSignal.aborted) abort();
     clientSignal.addEventListener('abort', abort, { once: true });
-    const decision = await deps.admission.admit(request, controller.signal);
-    const events = runner.run(request, { signal: controller.signal, requestId, refusal: decision.refusal });
-    return { events, controller };
+    // Counted from here to the turn's last event; a user at the cap is answered 429 before the budget.
+    const finish = deps.turns.start(budgetBucket(request), controller);
+    try {
+      const decision = await deps.admission.admit(request, controller.signal);
+      const events = runner.run(request, { signal: controller.signal, requestId, refusal: decision.refusal });
+      return { events: untilFinished(events, finish), controller };
+    } catch (err) {
+      finish();
+      clientSignal.removeEventListener('abort', abort);
+      throw err;
+    }
   }
 
   return new Hono<AppEnv>()

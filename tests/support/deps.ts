@@ -7,6 +7,7 @@ import { createShowMapTool } from '../../src/campus/show-map-tool.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
 import { createBackgroundTasks } from '../../src/lifecycle/background-tasks.js';
+import { createTurnsInFlight } from '../../src/lifecycle/turns-in-flight.js';
 import { silentLogger } from '../../src/logger.js';
 import { createInMemoryStore } from '../../src/memory/in-memory-store.js';
 import { noTurnMemory } from '../../src/memory/turn-memory.js';
@@ -31,6 +32,7 @@ export async function createTestDeps(overrides: Partial<AppDeps> = {}): Promise<
     logger,
     memory,
     background: overrides.background ?? createBackgroundTasks(logger),
+    turns: createTurnsInFlight(config.maxTurnsInFlight),
     now: overrides.now ?? (() => new Date()),
     catalog,
     showMapTool: createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl }),

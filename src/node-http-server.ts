@@ -1,0 +1,84 @@
+/**
+ * The Node HTTP server around the app (Node specifics, beside server.ts): the `@hono/node-server`
+ * request listener on `node:http`, with the envelope for the two kinds of error the app never sees.
+ *
+ * - The adapter's own refusals (a missing or invalid Host header, a backslash in the path, an invalid
+ *   URL: its `RequestError`) reach its `errorHandler`: a 400 envelope.
+ * - The HTTP parser's refusals (a bad method, a malformed or duplicated header, Transfer-Encoding with
+ *   Content-Length, a NUL in a header, headers over the size limit) never become requests: Node emits
+ *   `clientError` with the socket, and its default writes a bare status line with no body. Here the
+ *   socket gets the envelope with the right status (431 for oversized headers, 413 for an oversized
+ *   chunk extension, 408 for a request timeout, else 400) and is closed.
+ * - A client that went away mid-request (ECONNRESET, EPIPE) is logged at debug as what it is.
+ */
+import { getRequestListener, RequestError } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { BadRequestError, INTERNAL_ERROR, type Envelope } from './http/errors.js';
+import type { Logger } from './logger.js';
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  413: 'Content Too Large',
+  431: 'Request Header Fields Too Large',
+};
+
+/** The status and envelope for a parser error code (llhttp's `HPE_*`, Node's `ERR_HTTP_*`). */
+export function parserErrorResponse(code: string | undefined): { status: number; envelope: Envelope } {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, envelope: { error: 'request header fields too large', detail: 'the request headers are too large' } };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, envelope: { error: 'payload too large', detail: 'a chunk of the request body is too large' } };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, envelope: { error: 'request timeout', detail: 'the request was not received in time' } };
+    default:
+      return { status: 400, envelope: { error: 'bad request', detail: 'the request is not valid HTTP' } };
+  }
+}
+
+/** A whole HTTP/1.1 response carrying `envelope`, closing the connection. */
+function rawEnvelope(status: number, envelope: Envelope): string {
+  const body = JSON.stringify(envelope);
+  return (
+    `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    'Connection: close\r\n\r\n' +
+    body
+  );
+}
+
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+export function createNodeHttpServer(fetch: (request: Request) => Response | Promise<Response>, logger: Logger): Server {
+  const listener = getRequestListener(fetch, {
+    errorHandler: (err) => {
+      if (err instanceof RequestError) {
+        logger.debug('request refused by the HTTP adapter', { reason: err.message });
+        return new Response(JSON.stringify(new BadRequestError('the request could not be read').toEnvelope()), {
+          status: 400,
+          headers: { 'Content-Type': 'application/json; charset=utf-8' },
+        });
+      }
+      logger.error('request failed in the HTTP adapter', { err });
+      return new Response(JSON.stringify(INTERNAL_ERROR), { status: 500, headers: { 'Content-Type': 'application/json; charset=utf-8' } });
+    },
+  });
+  // Without a Host header Node would answer a bare 400 itself; the adapter refuses it with the envelope.
+  const server = createServer({ requireHostHeader: false }, listener);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (CLIENT_GONE.has(err.code ?? '')) {
+      logger.debug('client went away mid-request', { code: err.code });
+      socket.destroy();
+      return;
+    }
+    const { status, envelope } = parserErrorResponse(err.code);
+    logger.debug('malformed request refused', { code: err.code, status });
+    // Nothing was written on this socket yet (Node calls clientError before any response starts).
+    if (socket.writable) socket.end(rawEnvelope(status, envelope));
+    else socket.destroy();
+  });
+  return server;
+}

@@ -1,0 +1,106 @@
+/**
+ * The database vanishing under load, 20 times, against the real entry point: remember-tool writes
+ * stream from several users at once (the sandbox's offline model calls `memory_remember` over the real
+ * openai code path), and the database (PGlite over the wire, on disk) is stopped in the middle, sockets
+ * cut. Each time: the process stays up, every open stream ends with `done` or an `error` event, health
+ * goes degraded; after the database is back on the same port and directory health recovers, and every
+ * fact whose `memory` event a client received is still there.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSseEvents } from '../src/sse/sse-reader.js';
+import { startTestPostgres, type TestPostgres } from './support/postgres.js';
+import { spawnService, type ServiceProcess } from './support/spawn-service.js';
+
+const TRIALS = 20;
+const STREAMS_PER_TRIAL = 4;
+
+let dataDir: string;
+let pg: TestPostgres | null = null;
+let service: ServiceProcess;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'chaos-pg-'));
+  pg = await startTestPostgres({ dataDir });
+  service = await spawnService({
+    entry: 'source',
+    env: { DATABASE_URL: pg.url, MAX_TURNS_IN_FLIGHT: '10', LOG_LEVEL: 'warn' },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await service?.stop('SIGKILL');
+  await pg?.stop().catch(() => undefined);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface StreamResult {
+  user: string;
+  last: string | undefined;
+  /** Facts the client was told were saved. */
+  acknowledged: string[];
+}
+
+async function remember(user: string, fact: string, firstEvent: () => void): Promise<StreamResult> {
+  const res = await fetch(`${service.url}/agent/respond/stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: `Please remember that I like ${fact}`, user_id: user }),
+  });
+  // Admission happens before the stream: a database already gone can only make the memory part fail.
+  expect(res.status).toBe(200);
+  const result: StreamResult = { user, last: undefined, acknowledged: [] };
+  for await (const e of readSseEvents(res.body!)) {
+    firstEvent();
+    result.last = e.type;
+    const data = e.data as { op?: string; fact?: string };
+    if (e.type === 'memory' && data.op === 'add' && data.fact) result.acknowledged.push(data.fact);
+  }
+  return result;
+}
+
+async function health(): Promise<number> {
+  try {
+    return (await fetch(`${service.url}/api/health`)).status;
+  } catch {
+    return 0;
+  }
+}
+
+describe('the database vanishing during memory writes', () => {
+  it(`never takes the process down (${TRIALS} trials)`, async () => {
+    const port = pg!.port;
+    let acknowledgedTotal = 0;
+    for (let trial = 1; trial <= TRIALS; trial++) {
+      let started!: () => void;
+      const firstEvent = new Promise<void>((r) => (started = r));
+      const streams = Array.from({ length: STREAMS_PER_TRIAL }, (_, k) =>
+        remember(`chaos-${trial}-${k}`, `green tea number ${trial} ${k}`, started),
+      );
+      // Cut the database once the turns are under way (tools and writes in flight).
+      await firstEvent;
+      await new Promise((r) => setTimeout(r, (trial % 4) * 10));
+      await pg!.stop();
+      pg = null;
+
+      const results = await Promise.all(streams);
+      for (const r of results) expect(['done', 'error'], `trial ${trial} ${r.user}`).toContain(r.last);
+      expect(service.child.exitCode, `trial ${trial}`).toBeNull();
+      await expect.poll(health, { timeout: 15_000 }).toBe(503);
+
+      pg = await startTestPostgres({ dataDir, port });
+      await expect.poll(health, { timeout: 30_000, interval: 200 }).toBe(200);
+      for (const r of results) {
+        if (r.acknowledged.length === 0) continue;
+        acknowledgedTotal += r.acknowledged.length;
+        const page = (await (await fetch(`${service.url}/memory/${r.user}`)).json()) as { items: Array<{ text: string }> };
+        for (const fact of r.acknowledged) expect(page.items.map((i) => i.text), `trial ${trial} ${r.user}`).toContain(fact);
+      }
+    }
+    // The trials really exercised acknowledged writes, not only failures.
+    expect(acknowledgedTotal).toBeGreaterThan(0);
+    expect(service.child.exitCode).toBeNull();
+  }, 15 * 60_000);
+});
