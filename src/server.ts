@@ -101,6 +101,15 @@ function listen(server: Server, port: number): Promise<void> {
   });
 }
 
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED']);
+
+/** A fault thrown by the `postgres` driver's own socket handling, or a connection failure it did not route to a query. */
+function isDatabaseDriverFault(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  return /[\\/]node_modules[\\/]postgres[\\/]/.test(err.stack ?? '') || (typeof code === 'string' && NETWORK_CODES.has(code));
+}
+
 /** Faults past this many in FAULT_WINDOW_MS mean the process is no longer sound: drain and exit 1. */
 const FAULT_LIMIT = 10;
 const FAULT_WINDOW_MS = 60_000;
@@ -188,6 +197,12 @@ async function main(): Promise<void> {
   // on SIGTERM and exits 1 so the platform restarts it.
   const faults: number[] = [];
   const onFault = (kind: string) => (err: unknown) => {
+    if (isDatabaseDriverFault(err)) {
+      // Expected while the database is away (the driver's socket handling after a cut connection); the
+      // store reports it as degraded health and failed memory calls. Never counted towards a burst.
+      logger.warn(`${kind} in the database driver; kept serving`, { err });
+      return;
+    }
     logger.error(`${kind}; kept serving`, { err });
     const now = Date.now();
     faults.push(now);

@@ -39,6 +39,9 @@ type SameKinds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : fals
 const kindsAgree: SameKinds<(typeof FACT_KIND_VALUES)[number], (typeof FACT_KINDS)[number]> = true;
 void kindsAgree;
 
+/** A store call's deadline: far above a healthy query (milliseconds), far below the driver's reconnect backoff. */
+export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
+
 export interface PostgresStoreOptions {
   /** The service's database handle (src/db/client.ts). */
   database: Database;
@@ -50,6 +53,8 @@ export interface PostgresStoreOptions {
   now?: () => Date;
   /** Health gives up after this long: a hung database must not hang the platform's health check. */
   healthTimeoutMs?: number;
+  /** Deadline of one store call (default 5 s): an unreachable database fails calls instead of queueing them. */
+  queryTimeoutMs?: number;
   /** Gets the one warning at init when pgvector is too old for iterative index scans. */
   logger?: Logger;
 }
@@ -62,6 +67,7 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
   const maxFacts = options.maxFactsPerUser ?? MAX_FACTS_PER_USER;
   const now = options.now ?? (() => new Date());
   const healthTimeoutMs = options.healthTimeoutMs ?? 2000;
+  const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   let initialized = false;
   /** pgvector >= 0.8: nearest-fact queries run with `hnsw.iterative_scan` (decided at init). */
   let iterativeScan = false;
@@ -241,5 +247,5 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
     },
   };
   // Data methods: failures leave as MemoryStoreError (op + code), never drizzle's message with parameters.
-  return withSafeErrors(store, ['add', 'list', 'search', 'get', 'remove', 'clear', 'count']);
+  return withSafeErrors(store, ['add', 'list', 'search', 'get', 'remove', 'clear', 'count'], { timeoutMs: queryTimeoutMs });
 }

@@ -64,6 +64,7 @@ export async function startPgliteServer(options: PgliteServerOptions = {}): Prom
   const db = await PGlite.create({ dataDir: options.dataDir, extensions: { vector } });
   const gate = createGate();
   const sockets = new Set<Socket>();
+  let stopped = false;
 
   const exec = (message: Uint8Array, socket: Socket) =>
     db.runExclusive(() =>
@@ -127,6 +128,7 @@ export async function startPgliteServer(options: PgliteServerOptions = {}): Prom
     };
 
     socket.on('data', (chunk) => {
+      if (stopped) return;
       buffer = Buffer.concat([buffer, chunk]);
       chain = chain.then(pump).catch(() => void socket.destroy());
     });
@@ -135,8 +137,9 @@ export async function startPgliteServer(options: PgliteServerOptions = {}): Prom
       sockets.delete(socket);
       chain = chain.then(async () => {
         if (gate.owner !== me) return;
-        // A client gone mid-transaction must not leave the single backend inside it.
-        if (db.isInTransaction()) await db.exec('ROLLBACK').catch(() => undefined);
+        // A client gone mid-transaction must not leave the single backend inside it (unless the whole
+        // database is being stopped: then there is no backend left to roll back).
+        if (!stopped && db.isInTransaction()) await db.exec('ROLLBACK').catch(() => undefined);
         gate.release(me);
       });
     });
@@ -155,6 +158,7 @@ export async function startPgliteServer(options: PgliteServerOptions = {}): Prom
     port: address.port,
     db,
     async stop() {
+      stopped = true;
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.close();
