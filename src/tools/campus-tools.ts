@@ -3,7 +3,7 @@
  * The MCP client implementation (the only importer of the MCP SDK client) lives beside this file.
  */
 import type { ToolGroup } from './tool-groups.js';
-import type { JsonSchemaObject } from './local-tool.js';
+import type { JsonSchemaObject } from '../model/gateway.js';
 
 export interface CampusTool {
   name: string;

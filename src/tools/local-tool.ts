@@ -3,10 +3,7 @@
  * the campus tools from the MCP server. Their results may carry pipeline events (a map request, a
  * memory change) that the execute stage passes along.
  */
-
 import type { JsonSchemaObject } from '../model/gateway.js';
-
-export type { JsonSchemaObject };
 
 export interface LocalToolContext {
   signal: AbortSignal;

@@ -10,7 +10,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../logger.js';
 import type { CampusTool, CampusToolResult, CampusTools } from './campus-tools.js';
-import type { JsonSchemaObject } from './local-tool.js';
+import type { JsonSchemaObject } from '../model/gateway.js';
 import { trimToolDescription } from './tool-description.js';
 import { SHOW_MAP_TOOL, toolGroupOf } from './tool-groups.js';
 
