@@ -157,6 +157,8 @@ async function main(): Promise<void> {
       LLM_GATEWAY_BASE_URL: gateway.baseUrl,
       AGENT_SHARED_SECRET: SECRET,
       TOKEN_BUDGET_STORE: 'postgres',
+      // 100 concurrent turns over 25 users (4 each): the per-user cap is lifted, this measures held streams.
+      MAX_TURNS_IN_FLIGHT: '10',
       LOG_LEVEL: 'info',
     },
   };
