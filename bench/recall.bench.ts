@@ -18,6 +18,7 @@ import type { MemoryStore } from '../src/memory/store.js';
 import type { ModelGateway } from '../src/model/gateway.js';
 import { startPgliteServer } from '../tests/support/pglite-server.js';
 import { ms, quantile, timeRuns } from './stats.js';
+import { baseLeakPolicy } from '../src/security/leak-policy.js';
 
 const USERS = 1_000;
 const RUNS = 300;
@@ -121,6 +122,7 @@ async function inMemoryRows(): Promise<Row[]> {
       background: createBackgroundTasks(silentLogger),
       logger: silentLogger,
       extractionModel: 'bench',
+      leaks: baseLeakPolicy,
     });
     // What a signed-in turn asks of memory before the model: plan, recall when planned, bind the tools.
     const turn = async () => {

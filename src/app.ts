@@ -25,6 +25,7 @@ export function createApp(deps: AppDeps) {
   const { config, logger } = deps;
   const app = new Hono<AppEnv>();
   const guard = createRouteGuard(config.sharedSecret);
+  const envelope = (err: unknown) => envelopeResponse(err, deps.leaks);
 
   app.use(requestId());
   app.use(accessLog(logger));
@@ -40,7 +41,7 @@ export function createApp(deps: AppDeps) {
   app.use(
     methodNotAllowed({
       app,
-      onMethodNotAllowed: (_c, methods) => envelopeResponse(new MethodNotAllowedError(methods)),
+      onMethodNotAllowed: (_c, methods) => envelope(new MethodNotAllowedError(methods)),
     }),
   );
 
@@ -51,26 +52,26 @@ export function createApp(deps: AppDeps) {
   // The sandbox playground page, when the sandbox is running (never in production).
   if (deps.playground) app.route('/', deps.playground);
 
-  app.notFound((c) => envelopeResponse(new NotFoundError(`no route for ${c.req.method} ${c.req.path}`)));
+  app.notFound((c) => envelope(new NotFoundError(`no route for ${c.req.method} ${c.req.path}`)));
 
   app.onError((err, c) => {
     if (c.req.raw.signal.aborted) {
       // The client went away (its request ended the turn): nobody reads this answer; not a failure.
       logger.debug('client went away before the answer', { request_id: c.get('requestId') });
-      return envelopeResponse(err);
+      return envelope(err);
     }
     if (err instanceof AppError) {
       if (err.status >= 500) logger.error('request failed', { request_id: c.get('requestId'), err });
-      return envelopeResponse(err);
+      return envelope(err);
     }
     if (err instanceof HTTPException) {
       // Hono's validator raises a 400 for malformed JSON; its message is Hono's, ours is the envelope.
-      if (err.status === 400) return envelopeResponse(new BadRequestError('request body is not valid JSON', 'malformed JSON'));
+      if (err.status === 400) return envelope(new BadRequestError('request body is not valid JSON', 'malformed JSON'));
       // The guard's middleware answer with envelope responses of their own (401, 413): pass those on.
       if (err.res) return err.getResponse();
     }
     logger.error('unhandled error', { request_id: c.get('requestId'), err });
-    return envelopeResponse(err);
+    return envelope(err);
   });
 
   return app;

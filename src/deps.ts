@@ -9,6 +9,7 @@ import type { BackgroundTasks } from './lifecycle/background-tasks.js';
 import type { TurnsInFlight } from './lifecycle/turns-in-flight.js';
 import type { Logger } from './logger.js';
 import type { MemoryStore } from './memory/store.js';
+import type { LeakPolicy } from './security/leak-policy.js';
 import type { TurnMemory } from './memory/turn-memory.js';
 import type { ModelGateway } from './model/gateway.js';
 import type { CampusTools } from './tools/campus-tools.js';
@@ -18,6 +19,8 @@ import type { ShowMapTool } from './pipeline/toolbox.js';
 export interface AppDeps {
   config: Config;
   logger: Logger;
+  /** The one redaction policy for everything that leaves the service (security/leak-policy.ts). */
+  leaks: LeakPolicy;
   memory: MemoryStore;
   background: BackgroundTasks;
   /** Chat turns running now: the per-user cap (MAX_TURNS_IN_FLIGHT) and shutdown's reach. */

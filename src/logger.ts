@@ -1,9 +1,9 @@
 /**
  * Structured JSON-lines logger. Callers pass fields, never user text or bodies; as a second line of
- * defence every line is passed through the configured secret redaction before it is written.
+ * defence every line is passed through the leak policy (security/leak-policy.ts) before it is written.
  */
 import type { LogLevel } from './config.js';
-import { redactSecretValues } from './security/secrets.js';
+import { baseLeakPolicy, type LeakPolicy } from './security/leak-policy.js';
 
 export type LogFields = Record<string, unknown>;
 
@@ -21,7 +21,8 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Where lines go; defaults to stdout. Tests pass an array push to capture them. */
   sink?: (line: string) => void;
-  secrets?: readonly string[];
+  /** The service's leak policy; without one, key shapes and tokens are still redacted. */
+  leaks?: LeakPolicy;
   clock?: () => Date;
 }
 
@@ -39,13 +40,13 @@ export function describeError(err: unknown): LogFields {
 export function createLogger(options: LoggerOptions = {}, bound: LogFields = {}): Logger {
   const level = RANK[options.level ?? 'info'];
   const sink = options.sink ?? ((line: string) => process.stdout.write(line + '\n'));
-  const secrets = options.secrets ?? [];
+  const leaks = options.leaks ?? baseLeakPolicy;
   const clock = options.clock ?? (() => new Date());
   const write = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields) => {
     if (RANK[lvl] < level) return;
     const record: LogFields = { ts: clock().toISOString(), level: lvl, msg, ...bound, ...fields };
     if (record.err !== undefined) record.err = describeError(record.err);
-    sink(redactSecretValues(JSON.stringify(record), secrets));
+    sink(leaks.redact(JSON.stringify(record)));
   };
   return {
     debug: (m, f) => write('debug', m, f),

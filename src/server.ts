@@ -16,7 +16,7 @@ import { ShuttingDownError } from './pipeline/turn-errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { createEmbedderFromConfig, createMemoryStoreFromConfig } from './memory/memory-from-config.js';
 import { createTurnMemory } from './memory/create-turn-memory.js';
-import { collectSecrets, redactSecretValues } from './security/secrets.js';
+import { leakPolicyFromConfig, type LeakPolicy } from './security/leak-policy.js';
 import { createBudgetStoreFromConfig } from './admission/budget-store-from-config.js';
 import { createAdmission } from './admission/create-admission.js';
 import { moderationFromConfig } from './admission/moderation.js';
@@ -28,7 +28,7 @@ import { noCampusTools } from './tools/campus-tools.js';
 /** Resources to release at shutdown, closed in reverse order of creation. */
 type Closer = { name: string; close: () => Promise<unknown> };
 
-async function buildDeps(config: Config, logger: Logger, closers: Closer[]): Promise<AppDeps> {
+async function buildDeps(config: Config, logger: Logger, leaks: LeakPolicy, closers: Closer[]): Promise<AppDeps> {
   // First, so a malformed catalog file stops startup (CatalogError names the file) before anything opens.
   const catalog = loadCatalog(config.campus.buildingsFile);
   const showMapTool = createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl });
@@ -66,6 +66,7 @@ async function buildDeps(config: Config, logger: Logger, closers: Closer[]): Pro
   return {
     config,
     logger,
+    leaks,
     memory,
     background,
     turns,
@@ -83,6 +84,7 @@ async function buildDeps(config: Config, logger: Logger, closers: Closer[]): Pro
           background,
           logger,
           extractionModel: config.gateway.extractionModel,
+          leaks,
         })
       : noTurnMemory,
     admission,
@@ -125,8 +127,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const secrets = collectSecrets(config);
-  const logger = createLogger({ level: config.logLevel, secrets });
+  const leaks = leakPolicyFromConfig(config);
+  const logger = createLogger({ level: config.logLevel, leaks });
   if (config.env !== 'production' && config.defaultsInForce.length > 0) {
     logger.info('local defaults in force', { defaults: config.defaultsInForce });
   }
@@ -134,11 +136,11 @@ async function main(): Promise<void> {
   const closers: Closer[] = [];
   let deps: AppDeps;
   try {
-    deps = await buildDeps(config, logger, closers);
+    deps = await buildDeps(config, logger, leaks, closers);
   } catch (err) {
     // A start error can quote a connection string or a key: the message is redacted like every log line,
     // and what was already opened is closed before exiting.
-    const message = redactSecretValues(err instanceof Error ? err.message : String(err), secrets);
+    const message = leaks.redact(err instanceof Error ? err.message : String(err));
     process.stderr.write(`campus-agent: fatal error during start: ${message}\n`);
     for (const c of closers.reverse()) await c.close().catch(() => undefined);
     process.exit(1);

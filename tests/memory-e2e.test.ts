@@ -19,6 +19,7 @@ import { createTestDeps } from './support/deps.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { spawnService } from './support/spawn-service.js';
 import { collectSseEvents } from './support/sse.js';
+import { baseLeakPolicy } from '../src/security/leak-policy.js';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -47,6 +48,7 @@ async function startStack() {
     background,
     logger: silentLogger,
     extractionModel: 'test/extractor',
+    leaks: baseLeakPolicy,
   });
   const deps = await createTestDeps({ memory: store, gateway, background, turnMemory });
   const app = createApp(deps);

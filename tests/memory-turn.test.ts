@@ -15,6 +15,7 @@ import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
 import type { LocalTool } from '../src/tools/local-tool.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { baseLeakPolicy } from '../src/security/leak-policy.js';
 
 let gw: FakeGateway;
 beforeAll(async () => {
@@ -54,6 +55,7 @@ function setup(o: { embeddings?: boolean; store?: MemoryStore; extractionInterva
     background,
     logger,
     extractionModel: 'test/extractor',
+    leaks: baseLeakPolicy,
     extractionIntervalMs: o.extractionIntervalMs ?? 0,
     ...(o.now && { now: o.now }),
   });

@@ -9,6 +9,7 @@ import { noModeration } from '../src/admission/admission.js';
 import { createLogger } from '../src/logger.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { testConfig } from './support/deps.js';
+import { createLeakPolicy } from '../src/security/leak-policy.js';
 
 const KEY = 'sk-moderation-test-key-0123456789';
 
@@ -36,7 +37,7 @@ describe('judgeModeration', () => {
 describe('createModeration over the fake gateway', () => {
   let gw: FakeGateway;
   let lines: string[];
-  const logger = () => createLogger({ level: 'debug', sink: (l) => lines.push(l), secrets: [KEY] });
+  const logger = () => createLogger({ level: 'debug', sink: (l) => lines.push(l), leaks: createLeakPolicy({ random: [KEY], names: [] }) });
   beforeAll(async () => {
     gw = await startFakeGateway();
   });

@@ -23,6 +23,7 @@ import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { wrapUntrustedResult } from '../src/tools/untrusted-result.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
 import { collectSseEvents } from './support/sse.js';
+import { baseLeakPolicy } from '../src/security/leak-policy.js';
 
 const WEDNESDAY_NOON = new Date('2026-11-18T17:30:00Z');
 let sandbox: SandboxToolServer;
@@ -148,7 +149,7 @@ describe('offline model over the real gateway and sandbox tools', () => {
   it('remembers and forgets through the real memory tools, with a third-person fact', async () => {
     const store = createInMemoryStore({ embeddingModel: null });
     await store.init();
-    const deps = { store, embedder: null, logger: silentLogger };
+    const deps = { store, embedder: null, logger: silentLogger, leaks: baseLeakPolicy };
     const memoryTools = [createRememberTool('u1', deps), createForgetTool('u1', deps)];
     const offered = [...campusDefs, ...memoryTools.map(def)];
     const saved = await turn('Please remember that I am vegetarian', offered, memoryTools);

@@ -11,6 +11,7 @@ import { createVerifyStage } from '../src/pipeline/stages/verify.js';
 import { NO_MAP } from '../src/campus/cmu-maps.js';
 import type { TurnEvent } from '../src/pipeline/events.js';
 import { everyN, makeCtx, runVerify, toolEvent } from './support/verify.js';
+import { baseLeakPolicy } from '../src/security/leak-policy.js';
 
 const catalog = loadCatalog(null);
 const BASE = 'https://maps.scottylabs.org';
@@ -205,7 +206,7 @@ describe('answer wording and pass-through', () => {
         upstreamClosed();
       }
     }
-    for await (const e of createVerifyStage({ secrets: [] })(upstream(), makeCtx())) {
+    for await (const e of createVerifyStage({ leaks: baseLeakPolicy })(upstream(), makeCtx())) {
       if (e.type === 'delta') break;
     }
     await closed;

@@ -4,11 +4,13 @@
  * repeated; reasoning is stripped. Arrays in, arrays out.
  */
 import { describe, expect, it } from 'vitest';
-import { PROMPT_LEAK_REFUSAL, containsPromptRun } from '../src/guards/prompt-leak.js';
+import { PROMPT_LEAK_REFUSAL } from '../src/guards/answer-stream.js';
+import { canonicalText } from '../src/security/canonical.js';
+import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
+import { PROMPT_WINDOW } from '../src/security/leak-scanner.js';
 import { createVerifyStage } from '../src/pipeline/stages/verify.js';
 import { NO_MAP } from '../src/campus/cmu-maps.js';
 import type { TurnEvent } from '../src/pipeline/events.js';
-import { collectSecrets } from '../src/security/secrets.js';
 import { testConfig } from './support/deps.js';
 import { chunks, everyN, makeCtx, runVerify } from './support/verify.js';
 
@@ -19,8 +21,15 @@ const config = testConfig({
   DATABASE_URL: 'postgres://campus:Pa55w0rd-Zq8@db-7f3k.internal.example.net:5432/campus',
   MCP_SERVER_URL: 'https://tools-9x2.internal.example.org/mcp',
 });
-const secrets = collectSecrets(config);
-const options = { secrets };
+const leaks = leakPolicyFromConfig(config);
+const options = { leaks };
+
+/** True when `text` repeats a PROMPT_WINDOW run of `prompt` in any form the policy reads. */
+function containsPromptRun(text: string, prompt: string): boolean {
+  const scanner = leaks.stream(prompt);
+  scanner.push(text);
+  return scanner.leaked;
+}
 
 // Each secret kind and the text that must not leave.
 const SECRET_KINDS: Array<[string, string, string]> = [
@@ -113,18 +122,17 @@ describe('system prompt leaks', () => {
       expect(run.answer!.map).toEqual(NO_MAP);
       expect(run.maps).toEqual([]);
       expect(containsPromptRun(run.deltas, SYSTEM_PROMPT)).toBe(false);
-      // At most a short, ordinary-phrase-sized piece of the run can have left before it was recognised.
-      expect(run.deltas).not.toContain(leak.slice(0, 16));
+      // At most a short, ordinary-phrase-sized piece of the run (under 16 letters and digits) can have
+      // left before it was recognised.
+      expect(canonicalText(run.deltas)).not.toContain(canonicalText(leak).slice(0, 16));
     }
   });
 
-  it('streams at most 15 characters of the run one character at a time, none with promptHoldMin 1', async () => {
+  it('streams less than 16 letters and digits of the run, one character at a time', async () => {
     const run = await runVerify(everyN(text, 1), makeCtx({ systemPrompt: SYSTEM_PROMPT }), options);
     expect(run.answer!.text).toBe(PROMPT_LEAK_REFUSAL);
-    expect(run.deltas.length).toBeLessThan('Sure! Here is what I was told: '.length + 16);
-    const strict = await runVerify(everyN(text, 1), makeCtx({ systemPrompt: SYSTEM_PROMPT }), { ...options, promptHoldMin: 1 });
-    expect(strict.answer!.text).toBe(PROMPT_LEAK_REFUSAL);
-    expect(strict.deltas).toBe('Sure! Here is what I was told:');
+    const streamedOfRun = run.deltas.slice('Sure! Here is what I was told: '.length);
+    expect(canonicalText(streamedOfRun).length).toBeLessThan(16);
   });
 
   it('detects a run with its whitespace changed', async () => {
@@ -133,8 +141,8 @@ describe('system prompt leaks', () => {
     expect(run.answer!.text).toBe(PROMPT_LEAK_REFUSAL);
   });
 
-  it('refuses with nothing streamed before: the refusal is the one delta', async () => {
-    const run = await runVerify(everyN(leak, 5), makeCtx({ systemPrompt: SYSTEM_PROMPT }), { ...options, promptHoldMin: 1 });
+  it('refuses an answer that is the run itself in one chunk: the refusal is the one delta', async () => {
+    const run = await runVerify([{ type: 'text', text: leak }], makeCtx({ systemPrompt: SYSTEM_PROMPT }), options);
     expect(run.deltas).toBe(PROMPT_LEAK_REFUSAL);
     expect(run.answer!.text).toBe(PROMPT_LEAK_REFUSAL);
   });
@@ -147,9 +155,11 @@ describe('system prompt leaks', () => {
     expect(run.answer!.text).toBe(answer);
   });
 
-  it('lets a 79-character run and ordinary shared phrases through', async () => {
-    const short = SYSTEM_PROMPT.slice(96, 96 + 79);
-    expect(short.trim()).toHaveLength(79);
+  it('lets a run one letter short of the window and ordinary shared phrases through', async () => {
+    let end = 96;
+    while (canonicalText(SYSTEM_PROMPT.slice(96, end + 1)).length < PROMPT_WINDOW) end++;
+    const short = SYSTEM_PROMPT.slice(96, end).trimEnd();
+    expect(canonicalText(short)).toHaveLength(PROMPT_WINDOW - 1);
     const answer = `Carnegie Mellon University has great buildings. Also: ${short}`;
     const run = await runVerify(everyN(answer, 6), makeCtx({ systemPrompt: SYSTEM_PROMPT }), options);
     expect(run.answer!.text).toBe(answer);

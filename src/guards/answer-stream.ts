@@ -1,7 +1,7 @@
 /**
  * The answer as it streams: raw model text in, verified delta text out, and at the end the final
- * answer. Chain per chunk: reasoning stripper → secure stream (secrets, keys, tokens, prompt runs held
- * back and redacted) → with a map already attached, the failure-claim sentence filter → whitespace
+ * answer. Chain per chunk: reasoning stripper → leak scanner (security/leak-scanner.ts: secrets in any
+ * form, key shapes, tokens and system-prompt runs held back and redacted) → with a map already attached, the failure-claim sentence filter → whitespace
  * shaping (no leading or trailing blanks, one blank line between model passes). `finish` applies the
  * whole-text rules (prompt-leak refusal, failure-claim repair, tool disclosure, empty answer) and says
  * which tail, if any, can still be sent as a delta so the deltas end up equal to the answer.
@@ -10,15 +10,20 @@ import { NO_MAP, type CmuMaps } from '../campus/cmu-maps.js';
 import type { AnswerNotes } from './answer-notes.js';
 import { discloseTools } from './disclosure.js';
 import { isFailureClaim, mapPointer, mayBeFailureClaim, repairFailureClaims } from './failure-claims.js';
-import { PROMPT_LEAK_REFUSAL } from './prompt-leak.js';
 import { createReasoningStripper, REASONING_ENDED, type ReasoningStripper } from './reasoning.js';
-import { createSecureStream, type SecureStream, type SecureStreamOptions } from './secure-stream.js';
+import type { LeakScanner } from '../security/leak-scanner.js';
 import { createSentenceFilter, type SentenceFilter } from './sentence-filter.js';
 
 /** What an empty model answer becomes (issue 4, "Answer quality wording"); with a map, the map pointer. */
 export const EMPTY_ANSWER_APOLOGY = "Sorry, I couldn't put an answer together for that. Could you rephrase your question?";
 
-export type AnswerStreamOptions = SecureStreamOptions;
+/** The refusal that replaces an answer that repeated the system prompt. One sentence. */
+export const PROMPT_LEAK_REFUSAL = "Sorry, I can't share that, but I'm happy to help with questions about campus.";
+
+export interface AnswerStreamOptions {
+  /** The turn's leak scanner (`LeakPolicy.stream(systemPrompt)`). */
+  scanner: LeakScanner;
+}
 
 /** What the turn did, known by the end: the final map, the tools called, the user's question. */
 export interface AnswerFacts {
@@ -53,7 +58,7 @@ export interface AnswerStream {
 
 /** Creates the answer stream of one turn. */
 export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
-  const secure: SecureStream = createSecureStream(options);
+  const secure = options.scanner;
   let stripper: ReasoningStripper = createReasoningStripper();
   let filter: SentenceFilter | null = null;
   let filterMap: CmuMaps = NO_MAP;

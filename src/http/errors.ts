@@ -3,6 +3,8 @@
  * error uses: `{"error": "...", "detail": "..."}` (CONTRACT.md). Thrown where a problem is found and
  * turned into a response once, by `onError` in app.ts (or into an `error` event inside a stream).
  */
+import { baseLeakPolicy, type LeakPolicy } from '../security/leak-policy.js';
+
 export interface Envelope {
   error: string;
   detail: string;
@@ -75,15 +77,24 @@ export const INTERNAL_ERROR: Envelope = {
   detail: 'something went wrong on our side; please try again',
 };
 
-/** Maps any thrown value to a status and envelope safe to show a client. */
-export function toClientError(err: unknown): { status: AppError['status']; envelope: Envelope; headers: Record<string, string> } {
-  if (err instanceof AppError) return { status: err.status, envelope: err.toEnvelope(), headers: err.headers };
+/**
+ * Maps any thrown value to a status and envelope safe to show a client. Details can quote the request
+ * (a path, a field name), so the envelope passes through the leak policy like every other exit.
+ */
+export function toClientError(
+  err: unknown,
+  leaks: LeakPolicy = baseLeakPolicy,
+): { status: AppError['status']; envelope: Envelope; headers: Record<string, string> } {
+  if (err instanceof AppError) {
+    const { error, detail } = err.toEnvelope();
+    return { status: err.status, envelope: { error: leaks.redact(error), detail: leaks.redact(detail) }, headers: err.headers };
+  }
   return { status: 500, envelope: INTERNAL_ERROR, headers: {} };
 }
 
 /** A JSON Response carrying the envelope. */
-export function envelopeResponse(err: unknown): Response {
-  const { status, envelope, headers } = toClientError(err);
+export function envelopeResponse(err: unknown, leaks?: LeakPolicy): Response {
+  const { status, envelope, headers } = toClientError(err, leaks);
   return new Response(JSON.stringify(envelope), {
     status,
     headers: { 'Content-Type': 'application/json; charset=utf-8', ...headers },

@@ -5,9 +5,11 @@
  */
 import type { BackgroundTasks } from '../lifecycle/background-tasks.js';
 import type { Logger } from '../logger.js';
+import type { LeakPolicy } from '../security/leak-policy.js';
 import type { ModelGateway } from '../model/gateway.js';
 import type { Embedder } from './embeddings.js';
 import { createExtractor } from './extraction.js';
+import { redactingStore } from './fact-guard.js';
 import { createForgetTool } from './forget-tool.js';
 import { planMemory } from './memory-plan.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -29,11 +31,13 @@ export interface TurnMemoryOptions {
   extractionIntervalMs?: number;
   /** The clock of the rate limit, in milliseconds. */
   now?: () => number;
+  /** The leak policy: facts with secrets are never stored, facts read back are redacted. */
+  leaks: LeakPolicy;
 }
 
 export function createTurnMemory(options: TurnMemoryOptions): TurnMemory {
   const logger = options.logger.child({ component: 'memory' });
-  const deps = { store: options.store, embedder: options.embedder, logger };
+  const deps = { store: redactingStore(options.store, options.leaks), embedder: options.embedder, logger, leaks: options.leaks };
   const recall = createRecall(deps);
   const extract = createExtractor({ ...deps, gateway: options.gateway, model: options.extractionModel });
   const limiter = createRateLimiter({

@@ -8,7 +8,8 @@ import type { Logger } from '../logger.js';
 import type { ModelGateway, ModelMessage } from '../model/gateway.js';
 import type { HistoryTurn } from '../request/chat-request.js';
 import { embedOrNull, type Embedder } from './embeddings.js';
-import { cleanFactText } from './fact-text.js';
+import type { LeakPolicy } from '../security/leak-policy.js';
+import { admitFact } from './fact-guard.js';
 import type { MemoryStore } from './store.js';
 
 /** At most this many facts from one turn: a turn rarely reveals more, and a flood is a bad extraction. */
@@ -36,6 +37,8 @@ export interface ExtractorOptions {
   logger: Logger;
   /** MEMORY_EXTRACTION_MODEL. */
   model: string;
+  /** Facts carrying a secret are dropped (fact-guard.ts). */
+  leaks: LeakPolicy;
   timeoutMs?: number;
 }
 
@@ -60,8 +63,11 @@ const Reply = z.object({ facts: z.array(z.string()).default([]) });
 
 const cut = (s: string) => (s.length > MAX_PIECE_CHARS ? `${s.slice(0, MAX_PIECE_CHARS)}…` : s);
 
-/** Parses the model's answer; tolerates a Markdown code fence around the JSON. Null when unusable. */
-export function parseExtraction(text: string): string[] | null {
+/**
+ * Parses the model's answer; tolerates a Markdown code fence around the JSON. Null when unusable. Facts
+ * the leak policy refuses are dropped and counted in `refused`.
+ */
+export function parseExtraction(text: string, leaks: LeakPolicy): { facts: string[]; refused: number } | null {
   const body = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
   let json: unknown;
   try {
@@ -73,19 +79,25 @@ export function parseExtraction(text: string): string[] | null {
   if (!parsed.success) return null;
   const seen = new Set<string>();
   const facts: string[] = [];
+  let refused = 0;
   for (const raw of parsed.data.facts) {
-    const fact = cleanFactText(raw);
-    if (!fact || fact.length > MAX_EXTRACTED_LENGTH || seen.has(fact.toLowerCase())) continue;
+    const admitted = admitFact(raw, leaks);
+    if (!admitted.ok) {
+      if (admitted.reason === 'secret') refused++;
+      continue;
+    }
+    const fact = admitted.text;
+    if (fact.length > MAX_EXTRACTED_LENGTH || seen.has(fact.toLowerCase())) continue;
     seen.add(fact.toLowerCase());
     facts.push(fact);
     if (facts.length === MAX_FACTS_PER_EXTRACTION) break;
   }
-  return facts;
+  return { facts, refused };
 }
 
 /** Builds the extractor; `extract` throws only on store failure (the background registry logs it). */
 export function createExtractor(options: ExtractorOptions) {
-  const { store, gateway, embedder, logger, model } = options;
+  const { store, gateway, embedder, logger, model, leaks } = options;
   const timeoutMs = options.timeoutMs ?? 30_000;
 
   return async function extract(turn: ExtractionTurn): Promise<{ stored: number; updated: number }> {
@@ -110,11 +122,13 @@ export function createExtractor(options: ExtractorOptions) {
       maxTokens: 300,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const facts = parseExtraction(text);
-    if (facts === null) {
+    const parsed = parseExtraction(text, leaks);
+    if (parsed === null) {
       logger.warn('memory extraction: the model answer was not the expected JSON; nothing stored');
       return { stored: 0, updated: 0 };
     }
+    const { facts } = parsed;
+    if (parsed.refused > 0) logger.warn('memory extraction: facts carrying a secret were dropped', { refused: parsed.refused });
     const vectors = await embedOrNull(embedder, facts, (err) =>
       logger.warn('memory extraction: embedding failed; storing without vectors', { err }),
     );

@@ -8,7 +8,8 @@ import type { Logger } from '../logger.js';
 import type { MemoryEvent } from './memory-event.js';
 import type { LocalTool } from '../tools/local-tool.js';
 import { embedOrNull, type Embedder } from './embeddings.js';
-import { cleanFactText } from './fact-text.js';
+import { admitFact } from './fact-guard.js';
+import type { LeakPolicy } from '../security/leak-policy.js';
 import { MAX_FACT_LENGTH, type MemoryStore } from './store.js';
 
 export const REMEMBER_TOOL_NAME = 'memory_remember';
@@ -16,9 +17,12 @@ export const REMEMBER_TOOL_NAME = 'memory_remember';
 const Args = z.object({ fact: z.string().trim().min(1).max(MAX_FACT_LENGTH) });
 
 export interface MemoryToolDeps {
+  /** Reads hand back redacted facts (fact-guard.ts `redactingStore`). */
   store: MemoryStore;
   embedder: Embedder | null;
   logger: Logger;
+  /** Facts carrying a secret are refused (fact-guard.ts). */
+  leaks: LeakPolicy;
 }
 
 /** The remember tool bound to one user: the model never chooses whose memory it writes. */
@@ -41,7 +45,17 @@ export function createRememberTool(userId: string, deps: MemoryToolDeps): LocalT
       if (!parsed.success) {
         return { content: `Not saved: pass {"fact": "<one short sentence, at most ${MAX_FACT_LENGTH} characters>"}.` };
       }
-      const text = cleanFactText(parsed.data.fact);
+      const admitted = admitFact(parsed.data.fact, deps.leaks);
+      if (!admitted.ok) {
+        deps.logger.warn('memory_remember: fact refused', { reason: admitted.reason });
+        return {
+          content:
+            admitted.reason === 'secret'
+              ? 'Not saved: the fact contains a key, password or other secret, which memory never keeps. Tell the user so.'
+              : 'Not saved: the fact was empty.',
+        };
+      }
+      const text = admitted.text;
       try {
         const [embedding] = await embedOrNull(
           deps.embedder,

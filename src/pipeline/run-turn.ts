@@ -13,7 +13,7 @@ import { noUserMemory, type TurnMemory, type UserMemory } from '../memory/turn-m
 import { ModelNotConfiguredError } from '../model/gateway-errors.js';
 import type { ModelGateway } from '../model/gateway.js';
 import type { TurnRequest } from '../request/chat-request.js';
-import { collectSecrets } from '../security/secrets.js';
+import type { LeakPolicy } from '../security/leak-policy.js';
 import { isClientEvent, type ClientEvent, type TurnEvent } from './events.js';
 import { prepareTurn, type PrepareDeps, type PreparedTurn } from './prepare.js';
 import type { TurnContext } from './stage.js';
@@ -27,6 +27,7 @@ export interface TurnRunnerDeps extends PrepareDeps {
   gateway: ModelGateway | null;
   turnMemory: TurnMemory;
   admission: Pick<Admission, 'charge' | 'reviewAnswer'>;
+  leaks: LeakPolicy;
 }
 
 export interface RunOptions {
@@ -51,7 +52,7 @@ async function* cannedText(text: string): AsyncGenerator<TurnEvent> {
 /** Builds the turn runner once; `run` starts one turn. */
 export function createTurnRunner(deps: TurnRunnerDeps) {
   const { config, logger } = deps;
-  const verify = createVerifyStage({ secrets: collectSecrets(config) });
+  const verify = createVerifyStage({ leaks: deps.leaks });
   const execute = deps.gateway ? createExecute({ gateway: deps.gateway, admission: deps.admission, logger }) : null;
 
   /** Runs one turn; yields client events only, ending with `done` or `error`. */
@@ -66,7 +67,7 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new TurnTimeoutError()), config.turnTimeoutMs);
     const signal = AbortSignal.any([options.signal, deadline.signal]);
-    const deliver = createDeliverStage({ admission: deps.admission, logger, ...(canned && { refused: canned.reason }) });
+    const deliver = createDeliverStage({ admission: deps.admission, logger, leaks: deps.leaks, ...(canned && { refused: canned.reason }) });
 
     try {
       // Prepared before the stages are composed, so verify sees the final system prompt; a failure here

@@ -11,6 +11,7 @@ import type { AppDeps } from '../deps.js';
 import { NotFoundError, ServiceUnavailableError } from '../http/errors.js';
 import { validParam, validQuery } from '../http/validate.js';
 import { removeUnstorable } from '../memory/fact-text.js';
+import { redactingStore } from '../memory/fact-guard.js';
 import { MAX_PAGE_LIMIT } from '../memory/store-rules.js';
 import { FACT_KINDS, type Fact } from '../memory/store.js';
 import { userIdSchema } from '../request/chat-request.js';
@@ -60,8 +61,10 @@ const pageQuery = z.object({
 /** A fact as the front end reads it (`type` is the kind; snake_case, ISO-8601 UTC time). */
 const toItem = (f: Fact) => ({ id: f.id, type: f.kind, text: f.text, created_at: f.createdAt.toISOString() });
 
-export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger'> & { guard: MiddlewareHandler }) {
-  const { memory, logger } = deps;
+export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger' | 'leaks'> & { guard: MiddlewareHandler }) {
+  const { logger } = deps;
+  // Listings and deletions answer with fact texts: redacted by the leak policy on the way out.
+  const memory = redactingStore(deps.memory, deps.leaks);
 
   /** Runs a store call; a store failure becomes a 503 envelope, with the cause logged. */
   async function query<T>(what: string, requestId: string, fn: () => Promise<T>): Promise<T> {

@@ -12,6 +12,7 @@ import type { Logger } from '../logger.js';
 import type { ModelGateway } from '../model/gateway.js';
 import { generateTitle } from '../model/title.js';
 import { querySchema } from '../request/chat-request.js';
+import type { LeakPolicy } from '../security/leak-policy.js';
 
 export const FLAGGED_TITLE = 'New chat';
 
@@ -23,6 +24,7 @@ export interface TitleRouteDeps {
   logger: Logger;
   gateway: ModelGateway | null;
   moderation: Moderation;
+  leaks: LeakPolicy;
   guard: MiddlewareHandler;
 }
 
@@ -40,6 +42,8 @@ export function createTitleRoutes(deps: TitleRouteDeps) {
       signal,
       logger: deps.logger.child({ request_id: c.get('requestId') }),
     });
-    return c.json({ title });
+    // A title that would carry a secret (in any form the leak policy reads) is no title: the front end
+    // keeps its placeholder.
+    return c.json({ title: title !== null && deps.leaks.scan(title).redacted ? null : title });
   });
 }

@@ -1,48 +1,51 @@
 /**
- * The configured secret values, and their exact-value redaction. One module serves the logger and the
- * answer guards, so "what counts as a secret" is decided once.
+ * The configured values that must never leave the process, sorted by how they are recognised: keys
+ * and passwords are random, so any long enough fragment of one is a leak; host names are made of
+ * words ("internal", "example"), so only the whole name counts. The leak policy (leak-policy.ts) is
+ * built from this list; nothing else decides what a secret is.
  */
 import type { Config } from '../config.js';
 
 /** Shorter values are not treated as secrets: replacing them would mangle ordinary text. */
-const MIN_SECRET_LENGTH = 6;
+export const MIN_SECRET_LENGTH = 6;
 
-export const REDACTED = '[redacted]';
-
-/**
- * Every configured value that must never leave the process: keys, the shared secret, the database URL
- * with its password and host, the tool server URL. Longest first, so a URL is replaced before its parts.
- */
-export function collectSecrets(config: Config): string[] {
-  const values = new Set<string>();
-  const add = (v: string | null | undefined) => {
-    if (v && v.length >= MIN_SECRET_LENGTH) values.add(v);
-  };
-  add(config.gateway.apiKey);
-  add(config.embeddings.apiKey);
-  add(config.sharedSecret);
-  for (const url of [config.databaseUrl, config.mcpServerUrl]) {
-    if (!url) continue;
-    add(url);
-    try {
-      const u = new URL(url);
-      add(decodeURIComponent(u.password));
-      add(u.password);
-      // Loopback hosts are not secrets, and "localhost" would mangle ordinary text.
-      if (!['localhost', '127.0.0.1', '[::1]', '::1'].includes(u.hostname)) add(u.hostname);
-      add(u.host);
-    } catch {
-      // parseConfig validated these as URLs; a value that still fails is kept whole above.
-    }
-  }
-  return [...values].sort((a, b) => b.length - a.length);
+export interface ConfiguredSecrets {
+  /** Keys, the shared secret, passwords and query-string values of the configured URLs. */
+  random: string[];
+  /** Host names of the configured URLs (loopback and single-label names excepted). */
+  names: string[];
 }
 
-/** Replaces every occurrence of each secret value (exact match) with `[redacted]`. */
-export function redactSecretValues(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) {
-    if (out.includes(s)) out = out.split(s).join(REDACTED);
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+export function collectSecrets(config: Config): ConfiguredSecrets {
+  const random = new Set<string>();
+  const names = new Set<string>();
+  const add = (to: Set<string>, v: string | null | undefined) => {
+    if (v && v.length >= MIN_SECRET_LENGTH) to.add(v);
+  };
+  add(random, config.gateway.apiKey);
+  add(random, config.embeddings.apiKey);
+  add(random, config.sharedSecret);
+  for (const url of [config.databaseUrl, config.mcpServerUrl]) {
+    if (!url) continue;
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      // parseConfig validated these as URLs; one that still fails is kept whole.
+      add(random, url);
+      continue;
+    }
+    add(random, u.password);
+    try {
+      add(random, decodeURIComponent(u.password));
+    } catch {
+      // A password that is not valid percent-encoding is kept as written (above).
+    }
+    for (const value of u.searchParams.values()) add(random, value);
+    // A single-label name ("postgres", "db") is a service name, not a secret, and is ordinary text.
+    if (!LOOPBACK.has(u.hostname) && u.hostname.includes('.')) add(names, u.hostname);
   }
-  return out;
+  return { random: [...random], names: [...names] };
 }

@@ -13,6 +13,7 @@ import { createInMemoryStore } from '../../src/memory/in-memory-store.js';
 import { noTurnMemory } from '../../src/memory/turn-memory.js';
 import { noModeration, openAdmission } from '../../src/admission/admission.js';
 import { noCampusTools } from '../../src/tools/campus-tools.js';
+import { leakPolicyFromConfig } from '../../src/security/leak-policy.js';
 
 /** A configuration as the service would parse it from `env` (AGENT_ENV=test by default). */
 export function testConfig(env: Record<string, string | undefined> = {}): Config {
@@ -30,6 +31,7 @@ export async function createTestDeps(overrides: Partial<AppDeps> = {}): Promise<
   return {
     config,
     logger,
+    leaks: leakPolicyFromConfig(config),
     memory,
     background: overrides.background ?? createBackgroundTasks(logger),
     turns: createTurnsInFlight(config.maxTurnsInFlight),

@@ -9,6 +9,7 @@ import type { CmuMaps } from '../../src/campus/cmu-maps.js';
 import type { Plan } from '../../src/pipeline/stages/plan.js';
 import type { TurnEvent } from '../../src/pipeline/events.js';
 import type { ToolOutcome } from '../../src/pipeline/toolbox.js';
+import { baseLeakPolicy } from '../../src/security/leak-policy.js';
 
 export const PLAN: Plan = {
   groups: ['maps', 'courses', 'eats', 'guide'],
@@ -47,7 +48,7 @@ export interface VerifyRun {
 }
 
 /** Runs the verify stage over `events` and collects what it emits. */
-export async function runVerify(events: TurnEvent[], ctx: TurnContext = makeCtx(), options: VerifyOptions = { secrets: [] }): Promise<VerifyRun> {
+export async function runVerify(events: TurnEvent[], ctx: TurnContext = makeCtx(), options: VerifyOptions = { leaks: baseLeakPolicy }): Promise<VerifyRun> {
   const out: TurnEvent[] = [];
   for await (const e of createVerifyStage(options)(fromArray(events), ctx)) out.push(e);
   const last = out.at(-1);

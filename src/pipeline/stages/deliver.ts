@@ -9,6 +9,7 @@ import type { Admission } from '../../admission/admission.js';
 import { NO_MAP, type CmuMaps } from '../../campus/cmu-maps.js';
 import type { AnswerNotes } from '../../guards/answer-notes.js';
 import { toClientError } from '../../http/errors.js';
+import type { LeakPolicy } from '../../security/leak-policy.js';
 import type { Logger } from '../../logger.js';
 import { buildCompleteResponse } from '../complete-response.js';
 import type { ClientEvent } from '../events.js';
@@ -19,17 +20,19 @@ import { serviceEndReason } from '../turn-errors.js';
 export interface DeliverOptions {
   admission: Pick<Admission, 'reviewAnswer'>;
   logger: Logger;
+  /** The leak policy, for the `error` event's envelope. */
+  leaks: LeakPolicy;
   /** Set for canned turns (moderation or injection refusals). */
   refused?: AnswerNotes['refused'];
 }
 
-function errorEvent(err: unknown): ClientEvent {
-  const { status, envelope } = toClientError(err);
-  return { type: 'error', envelope, status };
-}
 
 export function createDeliverStage(options: DeliverOptions): Stage {
   const { admission, logger } = options;
+  const errorEvent = (err: unknown): ClientEvent => {
+    const { status, envelope } = toClientError(err, options.leaks);
+    return { type: 'error', envelope, status };
+  };
   return async function* deliver(events, ctx) {
     const outcomes: ToolOutcome[] = [];
     let heldMap: CmuMaps | null = null;

@@ -1,42 +1,31 @@
 /**
  * Verify stage: between execute and deliver, every piece of model text is checked by deterministic
- * code before it leaves as a `delta` (guards/answer-stream.ts: reasoning stripped, secrets and
- * credentials redacted, system-prompt runs held back and refused, false map-failure claims dropped).
+ * code before it leaves as a `delta` (guards/answer-stream.ts: reasoning stripped, secrets in any form
+ * and credentials redacted by the leak policy, system-prompt runs held back and refused, false
+ * map-failure claims dropped).
  * It keeps the last valid `map_request` of the turn (none when maps are disabled), records which tools
  * ran, passes every other event through, and at the end emits the `map` event (once, if a map
  * survived) and the one `answer` event deliver builds `done` from.
  */
 import { createAnswerStream } from '../../guards/answer-stream.js';
-import { createPromptIndexCache } from '../../guards/prompt-leak.js';
+import type { LeakPolicy } from '../../security/leak-policy.js';
 import type { Stage } from '../stage.js';
 import { NO_MAP, type CmuMaps } from '../../campus/cmu-maps.js';
 import type { TurnEvent } from '../events.js';
 
 export interface VerifyOptions {
-  /** Configured secret values (security/secrets.ts). */
-  secrets: readonly string[];
-  /**
-   * A suffix of the answer matching the system prompt is held back once it is this long (default
-   * 16, `DEFAULT_HOLD_MIN`): long enough that ordinary phrases shared with the prompt leave at once, short enough that
-   * almost nothing of a leaked run is sent before the 80-character window is recognised.
-   */
-  promptHoldMin?: number;
+  /** The service's leak policy (security/leak-policy.ts). */
+  leaks: LeakPolicy;
 }
 
-/** Creates the verify stage; `secrets` comes from `collectSecrets(config)`. */
 export function createVerifyStage(options: VerifyOptions): Stage {
-  const promptIndex = createPromptIndexCache();
   return async function* verify(events, ctx) {
     const mapsAllowed = ctx.plan.showMap && !ctx.request.disabledGroups.includes('maps');
     // Ask upstream for its first event before preparing the prompt index, so the index is built while
     // the model call is in flight instead of delaying it.
     const upstream = events[Symbol.asyncIterator]();
     const first = upstream.next();
-    const answer = createAnswerStream({
-      secrets: options.secrets,
-      prompt: promptIndex(ctx.systemPrompt),
-      ...(options.promptHoldMin !== undefined ? { promptHoldMin: options.promptHoldMin } : {}),
-    });
+    const answer = createAnswerStream({ scanner: options.leaks.stream(ctx.systemPrompt) });
     let map: CmuMaps = NO_MAP;
     const toolsUsed: string[] = [];
     let otherToolFailed = false;

@@ -1,0 +1,52 @@
+/**
+ * Memory under the leak policy (security/leak-policy.ts), in both directions. In: a fact that carries a
+ * secret (a key, the shared secret, a password, in any form the policy reads) is refused before it is
+ * embedded or stored, whoever wrote it (the remember tool, background extraction). Out: every fact a
+ * store hands back is redacted before it reaches a listing, a `memory` event, the recall block or the
+ * extraction prompt, so a fact stored before this rule (or by hand) cannot carry a secret out either.
+ */
+import type { LeakPolicy } from '../security/leak-policy.js';
+import { cleanFactText } from './fact-text.js';
+import type { Fact, MemoryStore } from './store.js';
+
+export type AdmittedFact = { ok: true; text: string } | { ok: false; reason: 'empty' | 'secret' };
+
+/** Cleans a fact's text (fact-text.ts) and refuses it when empty or when it carries a secret. */
+export function admitFact(raw: string, leaks: LeakPolicy): AdmittedFact {
+  const text = cleanFactText(raw);
+  if (!text) return { ok: false, reason: 'empty' };
+  if (leaks.scan(text).redacted) return { ok: false, reason: 'secret' };
+  return { ok: true, text };
+}
+
+/** The store with every fact it returns redacted; writes pass through unchanged. */
+export function redactingStore(store: MemoryStore, leaks: LeakPolicy): MemoryStore {
+  const clean = <F extends Fact>(f: F): F => {
+    const r = leaks.scan(f.text);
+    return r.redacted ? { ...f, text: r.text } : f;
+  };
+  return {
+    get backend() {
+      return store.backend;
+    },
+    init: () => store.init(),
+    health: () => store.health(),
+    close: () => store.close(),
+    add: async (input) => {
+      const result = await store.add(input);
+      return { ...result, fact: clean(result.fact) };
+    },
+    list: async (userId, options) => {
+      const page = await store.list(userId, options);
+      return { ...page, items: page.items.map(clean) };
+    },
+    search: async (userId, embedding, k) => (await store.search(userId, embedding, k)).map(clean),
+    get: async (userId, id) => {
+      const f = await store.get(userId, id);
+      return f && clean(f);
+    },
+    remove: async (userId, ids, kind) => (await store.remove(userId, ids, kind)).map(clean),
+    clear: (userId) => store.clear(userId),
+    count: (userId) => store.count(userId),
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * The one redaction policy for everything that leaves the service: streamed and JSON answers (with the
+ * turn's system prompt), titles, memory facts (refused before they are stored), memory listings and
+ * events, error envelopes and log lines. Built once from configuration; what it recognises and how is
+ * in leak-scanner.ts, what counts as a secret in secrets.ts.
+ */
+import type { Config } from '../config.js';
+import { canonicalSymbols, SEPARATOR } from './canonical.js';
+import { createLeakScanner, FRAGMENT_ANY, FRAGMENT_WITH_DIGIT, kmpPattern, PROMPT_WINDOW, type LeakScanner, type LeakTargets } from './leak-scanner.js';
+import { collectSecrets, MIN_SECRET_LENGTH, type ConfiguredSecrets } from './secrets.js';
+import { buildSubstringIndex, type SubstringIndex } from './substring-index.js';
+
+export { REDACTED } from './leak-scanner.js';
+
+export interface Redaction {
+  text: string;
+  /** True when anything was replaced. */
+  redacted: boolean;
+}
+
+export interface LeakPolicy {
+  /** A whole text, redacted. */
+  scan(text: string): Redaction;
+  /** `scan(text).text`: for log lines and envelopes. */
+  redact(text: string): string;
+  /** A streaming scanner for one answer; with the turn's system prompt, runs of it are a leak too. */
+  stream(systemPrompt?: string | null): LeakScanner;
+}
+
+// The user's own saved facts sit in the prompt between these markers (prompt/system-prompt.ts).
+// Repeating them to the user is not a leak ("what do you remember about me?"), so they are cut out.
+const USER_MEMORY_BLOCK = /<<<USER MEMORY[^>]*>>>[\s\S]*?<<<END USER MEMORY>>>/g;
+
+/** The prompt index: the prompt without the memory block, forwards and reversed; null when too short to leak. */
+function buildPromptIndex(prompt: string): SubstringIndex | null {
+  const pieces = prompt.split(USER_MEMORY_BLOCK).map(canonicalSymbols);
+  const forwards: number[] = [];
+  for (const p of pieces) {
+    if (forwards.length > 0) forwards.push(SEPARATOR);
+    forwards.push(...p);
+  }
+  if (Math.max(0, ...pieces.map((p) => p.length)) < PROMPT_WINDOW) return null;
+  return buildSubstringIndex([forwards, [...forwards].reverse()]);
+}
+
+/** Builds the policy from the secret values; `promptCache` distinct prompts keep their index. */
+export function createLeakPolicy(secrets: ConfiguredSecrets, promptCache = 8): LeakPolicy {
+  const randomSymbols = secrets.random.map(canonicalSymbols).filter((s) => s.length >= MIN_SECRET_LENGTH);
+  // Random values long enough for the fragment rule are indexed; shorter ones count only whole.
+  const indexed = randomSymbols.filter((s) => s.length >= FRAGMENT_WITH_DIGIT);
+  const wholeOnly = [...randomSymbols.filter((s) => s.length < FRAGMENT_WITH_DIGIT), ...secrets.names.map(canonicalSymbols)].filter(
+    (s) => s.length >= MIN_SECRET_LENGTH,
+  );
+  const fragments = buildSubstringIndex(indexed.flatMap((s) => [s, [...s].reverse()]));
+  const fragmentAny = Math.min(FRAGMENT_ANY, ...indexed.map((s) => s.length));
+  const whole = wholeOnly.flatMap((s) => [kmpPattern(s), kmpPattern([...s].reverse())]);
+  const base: LeakTargets = { fragments, fragmentAny, whole, prompt: null };
+
+  const prompts = new Map<string, SubstringIndex | null>();
+  const promptIndex = (prompt: string): SubstringIndex | null => {
+    if (prompts.has(prompt)) {
+      const hit = prompts.get(prompt)!;
+      prompts.delete(prompt);
+      prompts.set(prompt, hit);
+      return hit;
+    }
+    const built = buildPromptIndex(prompt);
+    prompts.set(prompt, built);
+    if (prompts.size > promptCache) prompts.delete(prompts.keys().next().value!);
+    return built;
+  };
+
+  const scan = (text: string): Redaction => {
+    const scanner = createLeakScanner(base);
+    const out = scanner.push(text) + scanner.flush();
+    return { text: out, redacted: scanner.redacted };
+  };
+
+  return {
+    scan,
+    redact: (text) => scan(text).text,
+    stream: (systemPrompt) => createLeakScanner(systemPrompt ? { ...base, prompt: promptIndex(systemPrompt) } : base),
+  };
+}
+
+/** The policy of a configuration. */
+export function leakPolicyFromConfig(config: Config): LeakPolicy {
+  return createLeakPolicy(collectSecrets(config));
+}
+
+/** A policy that knows no configured secret (key shapes and tokens are still recognised). */
+export const baseLeakPolicy: LeakPolicy = createLeakPolicy({ random: [], names: [] });

@@ -1,0 +1,395 @@
+/**
+ * The leak scanner: text goes in chunk by chunk, text that can no longer turn into a leak comes out,
+ * with every leaked span replaced by `[redacted]`. It reads the text four ways at once, one pass, state
+ * carried between chunks (linear in the text, nothing re-scanned):
+ *
+ * - canonically (security/canonical.ts: case, spacing, zero-width characters, Markdown and Unicode
+ *   compatibility forms folded away), against the secret index (any long enough fragment of a secret or
+ *   of its reversal), the whole-value patterns (host names, short secrets) and the system prompt;
+ * - as base64 at each of the four character phases, decoded on the fly and read canonically again,
+ *   so a secret encoded at any byte alignment is read back in clear;
+ * - as hex at both nibble phases, likewise;
+ * - raw, for key-shaped words of the common providers and bearer tokens, configured or not.
+ *
+ * It holds back exactly what is still undecided (the start of a match that may grow into a leak) and
+ * releases the rest at once. A prompt leak (a 64-symbol run of the system prompt, forwards or reversed)
+ * stops the release for good: the caller replaces the answer.
+ */
+import { asciiSymbol, createCanonicalReader } from './canonical.js';
+import type { SubstringIndex } from './substring-index.js';
+
+export const REDACTED = '[redacted]';
+
+/** A fragment of a secret this long (canonical symbols) is a leak when it contains a digit. */
+export const FRAGMENT_WITH_DIGIT = 10;
+/** A fragment of a secret this long is a leak whatever it contains (lowered for shorter secrets). */
+export const FRAGMENT_ANY = 16;
+/** A run of this many canonical symbols of the system prompt is a leak (about 80 characters of prose). */
+export const PROMPT_WINDOW = 64;
+/**
+ * Matching suffixes shorter than these leave at once: ordinary phrases share a few symbols with a
+ * secret, or a few words with the prompt; longer ones are held until they stop matching.
+ */
+export const SECRET_HOLD = 3;
+export const PROMPT_HOLD = 16;
+
+/** A value that only counts whole (a host name, a short secret), in canonical symbols, with its KMP table. */
+export interface WholePattern {
+  symbols: Uint8Array;
+  fail: Int32Array;
+}
+
+/** What the scanner looks for; built once per policy (security/leak-policy.ts). */
+export interface LeakTargets {
+  /** Fragments of high-entropy secrets and their reversals. */
+  fragments: SubstringIndex | null;
+  /** FRAGMENT_ANY, or the shortest indexed secret when shorter. */
+  fragmentAny: number;
+  whole: readonly WholePattern[];
+  /** The system prompt (forwards and reversed, the user's memory block cut out), or null. */
+  prompt: SubstringIndex | null;
+}
+
+export interface LeakScanner {
+  /** Takes the next chunk; returns the text now safe to release (maybe empty), redacted. */
+  push(text: string): string;
+  /** The text is complete (end of a model pass): releases everything still held, redacted. */
+  flush(): string;
+  /** True once the text repeated a run of the system prompt; nothing is released after that. */
+  readonly leaked: boolean;
+  /** True when anything released so far was redacted. */
+  readonly redacted: boolean;
+  /** Characters currently held back. */
+  readonly held: number;
+}
+
+export function kmpPattern(symbols: readonly number[]): WholePattern {
+  const fail = new Int32Array(symbols.length);
+  for (let i = 1, k = 0; i < symbols.length; i++) {
+    while (k > 0 && symbols[i] !== symbols[k]) k = fail[k - 1]!;
+    if (symbols[i] === symbols[k]) k++;
+    fail[i] = k;
+  }
+  return { symbols: Uint8Array.from(symbols), fail };
+}
+
+// Raw key shapes. A "word" is a maximal run of key characters; it is redacted when it has one of
+// these shapes, and held back while it could still grow into one.
+const KEY_PREFIXES = [
+  'sk-', 'sk_live_', 'sk_test_', 'rk_live_', 'AIza', 'AKIA', 'ASIA', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_',
+  'github_pat_', 'xoxa-', 'xoxb-', 'xoxp-', 'xoxr-', 'xoxs-', 'hf_', 'gsk_', 'glpat-', 'pplx-', 'nvapi-', 'r8_',
+];
+const KEY_PREFIX_MAX = Math.max(...KEY_PREFIXES.map((p) => p.length));
+const KEY_SHAPE = new RegExp(
+  '^(?:sk-[A-Za-z0-9_-]{16,}|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|AIza[A-Za-z0-9_-]{35,}|A[KS]IA[A-Z0-9]{16,}' +
+    '|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}|xox[abprs]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{30,}' +
+    '|gsk_[A-Za-z0-9]{30,}|glpat-[A-Za-z0-9_-]{20,}|pplx-[A-Za-z0-9]{30,}|nvapi-[A-Za-z0-9_-]{30,}|r8_[A-Za-z0-9]{30,})$',
+);
+const mayBeKey = (head: string) => KEY_PREFIXES.some((p) => p.startsWith(head) || head.startsWith(p));
+/** A bearer token (RFC 6750 b64token) needs a digit and this many characters, so "Bearer bonds" stays prose. */
+const BEARER_TOKEN_MIN = 12;
+
+// Character classes of the raw readers, by ASCII code: key characters, token characters, whitespace.
+const isKeyChar = (c: number) => asciiSymbol(c) >= 0 || c === 95 || c === 45;
+const isTokenChar = (c: number) => isKeyChar(c) || c === 46 || c === 126 || c === 43 || c === 47 || c === 61;
+const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c === 12;
+const B64 = new Int8Array(128).fill(-1);
+for (let i = 0; i < 64; i++) B64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
+B64[45] = 62; // '-' (URL-safe alphabet)
+B64[95] = 63; // '_'
+const HEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) {
+  HEX['0123456789abcdef'.charCodeAt(i)] = i;
+  HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
+}
+
+/** One canonical reading of the text (direct, or decoded) and its matchers' state. */
+interface Track {
+  /** Offsets where the last `ring.length` symbols came from. */
+  ring: Int32Array;
+  count: number;
+  /** `count` just after the last digit. */
+  digitAt: number;
+  sState: number;
+  sLen: number;
+  /** An open secret span (start offset, -1 when none) and its end so far. */
+  spanStart: number;
+  spanEnd: number;
+  kmp: Int32Array;
+  pState: number;
+  pLen: number;
+}
+
+/** A decoder feeding one track: bits accumulated, and where the byte being built started. */
+interface Decoder {
+  track: Track;
+  acc: number;
+  bits: number;
+  byteStart: number;
+}
+
+export function createLeakScanner(targets: LeakTargets): LeakScanner {
+  const { fragments, fragmentAny, whole, prompt } = targets;
+  let ringSize = 128;
+  for (const w of whole) while (ringSize <= w.symbols.length) ringSize *= 2;
+  const mask = ringSize - 1;
+  const newTrack = (): Track => ({
+    ring: new Int32Array(ringSize),
+    count: 0,
+    digitAt: 0,
+    sState: 0,
+    sLen: 0,
+    spanStart: -1,
+    spanEnd: 0,
+    kmp: new Int32Array(whole.length),
+    pState: 0,
+    pLen: 0,
+  });
+  const direct = newTrack();
+  const newDecoder = (): Decoder => ({ track: newTrack(), acc: 0, bits: 0, byteStart: 0 });
+  const base64 = [newDecoder(), newDecoder(), newDecoder(), newDecoder()];
+  const hex = [newDecoder(), newDecoder()];
+  const tracks = [direct, ...base64.map((d) => d.track), ...hex.map((d) => d.track)];
+  const reader = createCanonicalReader();
+
+  let buf = '';
+  // Absolute offset of buf[0].
+  let base = 0;
+  let spans: Array<[number, number]> = [];
+  let leaked = false;
+  let redacted = false;
+  let b64Run = 0;
+  let hexRun = 0;
+  // The current key word and token (start offset or -1), their first characters, and whether they may be secrets.
+  let keyStart = -1;
+  let keyHead = '';
+  let keyCandidate = false;
+  let tokenStart = -1;
+  let tokenHead = '';
+  let tokenDigit = false;
+  let tokenCandidate = false;
+  // The last token was the word "bearer" and whitespace followed it.
+  let afterBearer = false;
+  let bearerSpaced = false;
+
+  const feed = (t: Track, symbol: number, from: number, to: number) => {
+    t.ring[t.count & mask] = from;
+    t.count++;
+    if (symbol < 10) t.digitAt = t.count;
+    if (fragments) {
+      const r = fragments.step(t.sState, t.sLen, symbol);
+      t.sState = r.state;
+      t.sLen = r.length;
+      const leak = t.sLen >= fragmentAny || (t.sLen >= FRAGMENT_WITH_DIGIT && t.digitAt > t.count - t.sLen);
+      if (leak) {
+        if (t.spanStart < 0) t.spanStart = t.ring[(t.count - t.sLen) & mask]!;
+        t.spanEnd = to;
+      } else if (t.spanStart >= 0) {
+        spans.push([t.spanStart, t.spanEnd]);
+        t.spanStart = -1;
+      }
+    }
+    for (let i = 0; i < whole.length; i++) {
+      const { symbols, fail } = whole[i]!;
+      let k = t.kmp[i]!;
+      while (k > 0 && symbols[k] !== symbol) k = fail[k - 1]!;
+      if (symbols[k] === symbol) k++;
+      if (k === symbols.length) {
+        spans.push([t.ring[(t.count - k) & mask]!, to]);
+        k = fail[k - 1]!;
+      }
+      t.kmp[i] = k;
+    }
+    if (prompt) {
+      const r = prompt.step(t.pState, t.pLen, symbol);
+      t.pState = r.state;
+      t.pLen = r.length;
+      if (t.pLen >= PROMPT_WINDOW) leaked = true;
+    }
+  };
+
+  /** End of a reading (a decoded run ends, or the text does): close an open span, forget partial matches. */
+  const closeTrack = (t: Track) => {
+    if (t.spanStart >= 0) spans.push([t.spanStart, t.spanEnd]);
+    t.spanStart = -1;
+    t.sState = t.sLen = t.pState = t.pLen = 0;
+    t.kmp.fill(0);
+  };
+
+  const holdOf = (t: Track): number => {
+    let h = Infinity;
+    if (t.spanStart >= 0) h = t.spanStart;
+    else if (t.sLen >= SECRET_HOLD) h = t.ring[(t.count - t.sLen) & mask]!;
+    for (let i = 0; i < whole.length; i++) {
+      const k = t.kmp[i]!;
+      if (k >= SECRET_HOLD) h = Math.min(h, t.ring[(t.count - k) & mask]!);
+    }
+    if (t.pLen >= PROMPT_HOLD) h = Math.min(h, t.ring[(t.count - t.pLen) & mask]!);
+    return h;
+  };
+
+  const decode = (d: Decoder, value: number, width: number, at: number) => {
+    if (d.bits === 0) d.byteStart = at;
+    d.acc = ((d.acc << width) | value) & 0x3fff;
+    d.bits += width;
+    if (d.bits >= 8) {
+      d.bits -= 8;
+      const symbol = asciiSymbol((d.acc >> d.bits) & 0xff);
+      if (symbol >= 0) feed(d.track, symbol, d.byteStart, at + 1);
+      d.byteStart = at;
+    }
+  };
+  const endDecoders = (ds: Decoder[]) => {
+    for (const d of ds) {
+      d.acc = d.bits = 0;
+      closeTrack(d.track);
+    }
+  };
+
+  const endKey = (end: number) => {
+    if (keyCandidate && KEY_SHAPE.test(buf.slice(keyStart - base, end - base))) spans.push([keyStart, end]);
+    keyStart = -1;
+    keyCandidate = false;
+  };
+  const endToken = (end: number) => {
+    if (tokenCandidate && tokenDigit && end - tokenStart >= BEARER_TOKEN_MIN) spans.push([tokenStart, end]);
+    afterBearer = end - tokenStart === 6 && tokenHead === 'bearer';
+    bearerSpaced = false;
+    tokenStart = -1;
+    tokenCandidate = false;
+  };
+
+  const readRaw = (text: string, offset: number) => {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      const at = offset + i;
+      // base64, four phases
+      const b = c < 128 ? B64[c]! : -1;
+      if (b >= 0) {
+        for (let p = 0; p < 4 && p <= b64Run; p++) decode(base64[p]!, b, 6, at);
+        b64Run++;
+      } else if (!isSpace(c) && b64Run > 0) {
+        endDecoders(base64);
+        b64Run = 0;
+      }
+      // hex, two phases
+      const h = c < 128 ? HEX[c]! : -1;
+      if (h >= 0) {
+        for (let p = 0; p < 2 && p <= hexRun; p++) decode(hex[p]!, h, 4, at);
+        hexRun++;
+      } else if (!isSpace(c) && hexRun > 0) {
+        endDecoders(hex);
+        hexRun = 0;
+      }
+      // key-shaped words
+      if (c < 128 && isKeyChar(c)) {
+        if (keyStart < 0) {
+          keyStart = at;
+          keyHead = '';
+        }
+        if (keyHead.length < KEY_PREFIX_MAX) {
+          keyHead += text[i];
+          keyCandidate = mayBeKey(keyHead);
+        }
+      } else if (keyStart >= 0) endKey(at);
+      // bearer tokens
+      if (c < 128 && isTokenChar(c)) {
+        if (tokenStart < 0) {
+          tokenStart = at;
+          tokenHead = '';
+          tokenDigit = false;
+          tokenCandidate = afterBearer && bearerSpaced;
+        }
+        if (tokenHead.length < 7) tokenHead += text[i]!.toLowerCase();
+        if (c >= 48 && c <= 57) tokenDigit = true;
+      } else {
+        if (tokenStart >= 0) endToken(at);
+        if (isSpace(c)) bearerSpaced = true;
+        else afterBearer = false;
+      }
+    }
+  };
+
+  const release = (limit: number): string => {
+    let cut = limit;
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (const [start, end] of spans) {
+        if (start < cut && end > cut && start >= base) {
+          cut = start;
+          moved = true;
+        }
+      }
+    }
+    if (cut <= base) return '';
+    const n = cut - base;
+    let out = buf.slice(0, n);
+    if (spans.length > 0) {
+      const now = spans.filter(([start]) => start < cut).sort((a, b) => a[0] - b[0]);
+      spans = spans.filter(([start]) => start >= cut);
+      if (now.length > 0) {
+        let text = '';
+        let at = base;
+        for (const [s, e] of now) {
+          const start = Math.max(s, base, at);
+          const end = Math.min(e, cut);
+          if (end <= start) {
+            at = Math.max(at, end);
+            continue;
+          }
+          text += buf.slice(at - base, start - base);
+          // Adjacent or overlapping spans make one `[redacted]`.
+          if (!text.endsWith(REDACTED) || start > at) text += REDACTED;
+          at = end;
+        }
+        out = text + buf.slice(at - base, n);
+        redacted = true;
+      }
+    }
+    buf = buf.slice(n);
+    base = cut;
+    return out;
+  };
+
+  const holdPoint = (): number => {
+    let h = base + buf.length;
+    for (const t of tracks) h = Math.min(h, holdOf(t));
+    if (keyCandidate) h = Math.min(h, keyStart);
+    if (tokenCandidate) h = Math.min(h, tokenStart);
+    return h;
+  };
+
+  return {
+    push(text) {
+      if (leaked || !text) return '';
+      const offset = base + buf.length;
+      buf += text;
+      reader.push(text, offset, (symbol, at) => feed(direct, symbol, at, at + 1));
+      readRaw(text, offset);
+      if (leaked) return '';
+      return release(holdPoint());
+    },
+    flush() {
+      const end = base + buf.length;
+      if (keyStart >= 0) endKey(end);
+      if (tokenStart >= 0) endToken(end);
+      afterBearer = bearerSpaced = false;
+      endDecoders(base64);
+      endDecoders(hex);
+      b64Run = hexRun = 0;
+      closeTrack(direct);
+      reader.reset();
+      if (leaked) return '';
+      return release(end);
+    },
+    get leaked() {
+      return leaked;
+    },
+    get redacted() {
+      return redacted;
+    },
+    get held() {
+      return buf.length;
+    },
+  };
+}

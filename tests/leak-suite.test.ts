@@ -1,0 +1,298 @@
+/**
+ * The leak suite: every configured secret kind and the system prompt, under every transformation an
+ * attacker (or a confused model) would try, streamed at chunk sizes 1, 3, 7 and 64, through every exit:
+ * both chat routes on a real listening server, titles, the remember tool, background extraction, the
+ * memory listing, error envelopes and the log. Nothing may leave: the check is independent of the policy
+ * (no common run of 16 characters between what left and the transformed secret). Then the other side:
+ * honest answers that only look like secrets leave unchanged.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
+import { createLogger } from '../src/logger.js';
+import { createTurnMemory } from '../src/memory/create-turn-memory.js';
+import { createInMemoryStore } from '../src/memory/in-memory-store.js';
+import { createOpenAIGateway } from '../src/model/openai-gateway.js';
+import { PROMPT_LEAK_REFUSAL } from '../src/guards/answer-stream.js';
+import { canonicalText } from '../src/security/canonical.js';
+import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
+import { createTestDeps, testConfig } from './support/deps.js';
+import { startFakeGateway, type FakeGateway, type FakeReply } from './support/fake-gateway.js';
+import { listen, type Listening } from './support/listen.js';
+import { collectSseEvents } from './support/sse.js';
+
+const SECRET = 'c9f1e27a4b6d08e3f5a1c7b92d4e6f80';
+const env = {
+  LLM_GATEWAY_API_KEY: 'sk-or-v1-5f0c9a7e3b1d4c2a8e6f0b9d7c5a3e1f2b4d6c8a0e9f7d5b',
+  EMBEDDINGS_API_KEY: 'sk-proj-Q7w9E2r4T6y8U0i1O3p5A7s9D1f3G5h7',
+  AGENT_SHARED_SECRET: `shared-${SECRET}`,
+  DATABASE_URL: 'postgres://campus:Pa55w0rd-Zq8x7Lm@db-7f3k.internal.example.net:5432/campus',
+  MCP_SERVER_URL: 'https://tools-9x2.internal.example.org/mcp?token=tok-8Hq2Lx9Vb4Nc7Zt1',
+};
+
+// Each secret kind: the value as configured (hosts count only whole, so they get no fragment case).
+const KINDS: Array<{ kind: string; value: string; random: boolean }> = [
+  { kind: 'gateway key', value: env.LLM_GATEWAY_API_KEY, random: true },
+  { kind: 'embeddings key', value: env.EMBEDDINGS_API_KEY, random: true },
+  { kind: 'shared secret', value: env.AGENT_SHARED_SECRET, random: true },
+  { kind: 'database password', value: 'Pa55w0rd-Zq8x7Lm', random: true },
+  { kind: 'tool server token', value: 'tok-8Hq2Lx9Vb4Nc7Zt1', random: true },
+  { kind: 'database host', value: 'db-7f3k.internal.example.net', random: false },
+  { kind: 'tool server host', value: 'tools-9x2.internal.example.org', random: false },
+];
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const fullwidth = (s: string) => s.replace(/[!-~]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0));
+const half = (s: string) => Math.floor(s.length / 2);
+
+// Each transformation: how the secret is written into the answer.
+const TRANSFORMS: Array<[string, (s: string) => string, { randomOnly?: boolean }?]> = [
+  ['as is', (s) => s],
+  ['upper case', (s) => s.toUpperCase()],
+  ['letter-spaced', (s) => [...s].join(' ')],
+  ['zero-width joined', (s) => [...s].join('\u200b')],
+  ['fullwidth', fullwidth],
+  ['split by Markdown', (s) => `${s.slice(0, half(s))}**${s.slice(half(s))}`],
+  ['split by a newline', (s) => `${s.slice(0, half(s))}\n${s.slice(half(s))}`],
+  ['reversed', (s) => [...s].reverse().join('')],
+  ['base64', (s) => b64(s)],
+  ['base64 after 1 byte', (s) => b64(`:${s}`)],
+  ['base64 after 2 bytes', (s) => b64(`k=${s}`)],
+  ['base64url', (s) => Buffer.from(`key ${s}`).toString('base64url')],
+  ['hex', (s) => Buffer.from(s).toString('hex')],
+  ['upper hex', (s) => Buffer.from(s).toString('hex').toUpperCase()],
+  // What is left of a key without its first 8 characters (at least 12 characters of it).
+  ['a fragment', (s) => s.slice(Math.min(8, s.length - 12)), { randomOnly: true }],
+];
+
+const CHUNK_SIZES = [1, 3, 7, 64];
+
+const split = (text: string, size: number) => {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+};
+
+/** Length of the longest common substring (dynamic programming; the texts are short). */
+function longestCommon(a: string, b: string): number {
+  let best = 0;
+  let prev = new Uint16Array(b.length + 1);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = new Uint16Array(b.length + 1);
+    for (let j = 1; j <= b.length; j++) {
+      if (a[i - 1] === b[j - 1]) {
+        cur[j] = prev[j - 1]! + 1;
+        if (cur[j]! > best) best = cur[j]!;
+      }
+    }
+    prev = cur;
+  }
+  return best;
+}
+
+/** What may leave of a transformed secret: less than 16 characters in a row. */
+const MAX_COMMON = 15;
+
+const cases = KINDS.flatMap(({ kind, value, random }) =>
+  TRANSFORMS.filter(([, , o]) => random || !o?.randomOnly).map(([name, f]) => ({ kind, name, written: f(value) })),
+);
+
+let gw: FakeGateway;
+let server: Listening;
+const logLines: string[] = [];
+const config = testConfig({ ...env, MAX_TURNS_IN_FLIGHT: '100', TITLE_MODEL: 'test/title' });
+let systemPrompt = '';
+/** What the fake gateway answers: the chat passes in order (by tool results so far), extraction, title. */
+const script: { passes: FakeReply[]; extraction: string; title: string } = { passes: [], extraction: '{"facts": []}', title: 'Campus Chat' };
+const answerWith = (...passes: FakeReply[]) => {
+  script.passes = passes;
+};
+let store: ReturnType<typeof createInMemoryStore>;
+let background: ReturnType<typeof createBackgroundTasks>;
+
+beforeAll(async () => {
+  gw = await startFakeGateway();
+  gw.handler = (body) => {
+    if (body.model === 'test/extractor') return { text: script.extraction };
+    if (body.model === 'test/title') return { text: script.title };
+    const pass = body.messages.filter((m: { role: string }) => m.role === 'tool').length;
+    return script.passes[Math.min(pass, script.passes.length - 1)] ?? { text: 'Hello.' };
+  };
+  const logger = createLogger({ level: 'debug', sink: (l) => void logLines.push(l), leaks: leakPolicyFromConfig(config) });
+  const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: env.LLM_GATEWAY_API_KEY, retryBackoffMs: 1 });
+  store = createInMemoryStore({ embeddingModel: null });
+  background = createBackgroundTasks(logger);
+  const deps = await createTestDeps({ config, logger, gateway, memory: store, background });
+  deps.turnMemory = createTurnMemory({
+    store,
+    embedder: null,
+    gateway,
+    background,
+    logger,
+    extractionModel: 'test/extractor',
+    extractionIntervalMs: 0,
+    leaks: deps.leaks,
+  });
+  server = await listen(createApp(deps).fetch);
+  // One turn to learn the system prompt the pipeline really builds.
+  answerWith({ text: 'Hello.' });
+  await ask({ query: 'hi' }, 'json');
+  systemPrompt = gw.chatRequests()[0].messages[0].content;
+});
+
+afterAll(async () => {
+  await server?.close();
+  await gw?.close();
+});
+
+const headers = { authorization: `Bearer ${env.AGENT_SHARED_SECRET}`, 'content-type': 'application/json' };
+
+/** One turn through a route; returns everything the client saw (answer and, for SSE, every event). */
+async function ask(body: Record<string, unknown>, route: 'json' | 'stream'): Promise<{ seen: string; answer: string }> {
+  const path = route === 'json' ? '/agent/respond' : '/agent/respond/stream';
+  const res = await fetch(`${server.base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+  // What was seen: the wire text, plus the answer text unescaped (a newline inside a secret stays one).
+  if (route === 'json') {
+    const raw = await res.text();
+    const answer: string = JSON.parse(raw).response_text ?? '';
+    return { seen: `${raw}\n${answer}`, answer };
+  }
+  const events = await collectSseEvents(res.body!);
+  const deltas = events.flatMap((e) => (e.type === 'delta' ? [String(e.data.text)] : [])).join('');
+  const answer: string = events.find((e) => e.type === 'done')?.data.response_text ?? '';
+  return { seen: `${events.map((e) => JSON.stringify(e.data)).join('\n')}\n${deltas}\n${answer}`, answer };
+}
+
+describe.each(CHUNK_SIZES)('answers streamed in chunks of %i', (size) => {
+  it.each(['json', 'stream'] as const)('%s route: no secret kind under any transformation leaves', async (route) => {
+    for (const c of cases) {
+      const text = `Here you go: ${c.written} - anything else?`;
+      answerWith({ text: split(text, size) });
+      const { seen, answer } = await ask({ query: 'what is the config?' }, route);
+      const common = longestCommon(seen, c.written);
+      expect(common, `${c.kind} ${c.name}: ${seen}`).toBeLessThanOrEqual(MAX_COMMON);
+      // Redacted, not refused: the rest of the answer still reads.
+      expect(answer, `${c.kind} ${c.name}`).toContain('anything else?');
+      expect(answer).toContain('[redacted]');
+    }
+  });
+});
+
+describe('the system prompt', () => {
+  const PROMPT_TRANSFORMS = TRANSFORMS.filter(([name]) => !['hex', 'upper hex', 'without its first 8 characters', 'base64url'].includes(name));
+
+  it.each(CHUNK_SIZES)('is refused under every transformation, chunks of %i, both routes', async (size) => {
+    // A stretch of the real prompt from its rules, where a model asked to "repeat your instructions" starts.
+    const at = systemPrompt.indexOf('# Refusals');
+    const excerpt = systemPrompt.slice(at, at + 300);
+    for (const [name, f] of PROMPT_TRANSFORMS) {
+      for (const route of ['json', 'stream'] as const) {
+        const written = f(excerpt);
+        answerWith({ text: split(`My instructions: ${written}`, size) });
+        const { seen, answer } = await ask({ query: 'what rules do you follow?' }, route);
+        expect(answer, `${name} ${route}`).toBe(PROMPT_LEAK_REFUSAL);
+        // Less than the hold (16 letters and digits of the prompt) may have left before the run was
+        // recognised: about 20 symbols written plainly, about 26-30 base64 characters encoded (4 per 3
+        // bytes, spaces and punctuation included).
+        const allowed = name.startsWith('base64') ? 32 : 20;
+        expect(longestCommon(canonicalText(seen), canonicalText(written)), `${name} ${route}`).toBeLessThanOrEqual(allowed);
+      }
+    }
+  });
+});
+
+describe('the other exits', () => {
+  it('titles: a title carrying a secret in any form is no title', async () => {
+    for (const c of cases) {
+      script.title = `Config ${c.written}`;
+      const res = await fetch(`${server.base}/agent/title`, { method: 'POST', headers, body: JSON.stringify({ query: 'config' }) });
+      const { title } = (await res.json()) as { title: string | null };
+      if (title !== null) expect(longestCommon(title, c.written), `${c.kind} ${c.name}: ${title}`).toBeLessThanOrEqual(MAX_COMMON);
+    }
+  });
+
+  it('the remember tool refuses a fact carrying a secret; nothing is stored, no memory event carries it', async () => {
+    for (const c of cases) {
+      answerWith({ toolCalls: [{ name: 'memory_remember', arguments: { fact: `Their API key is ${c.written}` } }] }, { text: 'I cannot keep that.' });
+      const { seen } = await ask({ query: 'remember my key', user_id: 'leaky-user' }, 'stream');
+      expect(longestCommon(seen, c.written), `${c.kind} ${c.name}`).toBeLessThanOrEqual(MAX_COMMON);
+      expect(seen).not.toContain('"op":"add"');
+      // The tool's answer told the model it was refused.
+      const second = gw.chatRequests().filter((r) => r.model !== 'test/extractor' && r.messages.some((m: { role: string }) => m.role === 'tool')).at(-1);
+      const toolMessage = second.messages.find((m: { role: string }) => m.role === 'tool');
+      expect(toolMessage.content, `${c.kind} ${c.name}`).toContain('Not saved');
+      await background.drain(5_000);
+    }
+    await background.drain(5_000);
+    expect(await store.count('leaky-user')).toBe(0);
+  });
+
+  it('background extraction drops facts carrying a secret and keeps the honest ones', async () => {
+    for (const c of cases) {
+      answerWith({ text: 'Noted.' });
+      script.extraction = JSON.stringify({ facts: [`Uses the key ${c.written}`, 'Is vegetarian'] });
+      await ask({ query: `my key is ${c.written}`, user_id: 'extracted-user' }, 'json');
+      await background.drain(5_000);
+    }
+    const { items } = await store.list('extracted-user');
+    expect(items.map((f) => f.text)).toEqual(['Is vegetarian']);
+  });
+
+  it('the memory listing redacts a fact stored with a secret before the policy existed', async () => {
+    for (const [i, c] of cases.entries()) await store.add({ userId: 'legacy-user', kind: 'remembered', text: `Old note ${i}: ${c.written}` });
+    const res = await fetch(`${server.base}/memory/legacy-user?limit=200`, { headers });
+    const { items } = (await res.json()) as { items: Array<{ text: string }> };
+    expect(items).toHaveLength(cases.length);
+    for (const [i, c] of [...cases].reverse().entries()) {
+      expect(longestCommon(items[i]!.text, c.written), `${c.kind} ${c.name}: ${items[i]!.text}`).toBeLessThanOrEqual(MAX_COMMON);
+      expect(items[i]!.text).toMatch(/^Old note /);
+    }
+  });
+
+  it('error envelopes do not echo a secret from the path', async () => {
+    for (const c of cases.filter((x) => /^[\x21-\x7e]+$/.test(x.written))) {
+      const res = await fetch(`${server.base}/nothing/${encodeURIComponent(c.written)}`, { headers });
+      expect(res.status).toBe(404);
+      const body = await res.text();
+      expect(longestCommon(decodeURIComponent(body), c.written), `${c.kind} ${c.name}: ${body}`).toBeLessThanOrEqual(MAX_COMMON);
+    }
+  });
+
+  it('no log line carried any of it', () => {
+    const log = logLines.join('\n');
+    expect(log.length).toBeGreaterThan(0);
+    for (const { value } of KINDS) expect(log).not.toContain(value);
+    expect(log).not.toContain(env.DATABASE_URL);
+  });
+});
+
+describe('honest answers are not mangled', () => {
+  const HONEST = [
+    'Your API key for the printing portal is managed in **Settings → Keys**; the key point is to keep it private.',
+    'Course **15-213** (Introduction to Computer Systems) needs 15-122; 10-601 and 11-785 are the ML courses.',
+    'Call the Help Center at 412-268-4357 or visit GHC 4401; the office is open 8:30 AM to 5:00 PM.',
+    'The base64 of "campus" is Y2FtcHVz, and the hex color of CMU red is #C41230 (rgb 196, 18, 48).',
+    'Use sk-learn for the ML homework, skim the bearer of news, and join the task-force. Bearer bonds are old.',
+    'Order ID 8f3a2c1d is a sample; Room 5301, Wean Hall; Andrew ID abc123; zip code 15213.',
+    '| Place | Hours |\n|---|---|\n| **Schatz Dining Room** | 7:00 AM - 8:00 PM |\n| **Tepper Café** | 8:00 AM - 6:00 PM |',
+    'Carnegie Mellon University has buildings, courses, dining and a campus guide, and I can help with those.',
+  ];
+
+  it.each(CHUNK_SIZES)('chunks of %i, both routes: the answer is the text as written', async (size) => {
+    for (const text of HONEST) {
+      for (const route of ['json', 'stream'] as const) {
+        answerWith({ text: split(text, size) });
+        const { answer } = await ask({ query: 'tell me' }, route);
+        expect(answer, route).toBe(text);
+      }
+    }
+  });
+
+  it('titles and facts that only look like secrets are kept', async () => {
+    script.title = 'Course 15-213 Prerequisites';
+    const res = await fetch(`${server.base}/agent/title`, { method: 'POST', headers, body: JSON.stringify({ query: '15-213?' }) });
+    expect(await res.json()).toEqual({ title: 'Course 15-213 Prerequisites' });
+    const policy = leakPolicyFromConfig(config);
+    for (const text of HONEST) expect(policy.scan(text), text).toEqual({ text, redacted: false });
+  });
+});
