@@ -9,12 +9,14 @@
 import { buildCampusMap } from '../src/campus/map-link.js';
 import { loadCatalog } from '../src/campus/catalog.js';
 import { parseConfig } from '../src/config.js';
-import { buildPromptIndex } from '../src/guards/prompt-leak.js';
 import type { Stage, TurnContext } from '../src/pipeline/stage.js';
 import { createVerifyStage } from '../src/pipeline/stages/verify.js';
 import type { TurnEvent } from '../src/pipeline/events.js';
 import { buildSystemPrompt } from '../src/prompt/system-prompt.js';
 import { collectSecrets } from '../src/security/secrets.js';
+import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
+import { unmeteredBudget } from '../src/admission/admission.js';
+import { createAnswerStream } from '../src/guards/answer-stream.js';
 import { ms, quantile } from './stats.js';
 
 const GAP_MS = 10;
@@ -70,6 +72,7 @@ const ctx = (query: string): TurnContext => ({
   signal: new AbortController().signal,
   requestId: 'bench',
   systemPrompt,
+  budget: unmeteredBudget,
 });
 
 /** Baseline: unchecked text becomes deltas. */
@@ -106,7 +109,8 @@ async function latencyRow(label: string, stage: Stage, prefix: TurnEvent[], answ
   return samples;
 }
 
-const verify = createVerifyStage({ secrets: collectSecrets(config) });
+const leaks = leakPolicyFromConfig(config);
+const verify = createVerifyStage({ leaks });
 const map = buildCampusMap(config.campus.mapBaseUrl, loadCatalog(null).get('WEH')!);
 const withMap: TurnEvent[] = [{ type: 'map_request', map }, { type: 'pass', index: 1 }];
 
@@ -131,8 +135,28 @@ const perChunkMs = (performance.now() - cpuStart) / chunkCount;
 const buildSamples: number[] = [];
 for (let i = 0; i < 30; i++) {
   const start = performance.now();
-  buildPromptIndex(`${systemPrompt}\n${i}`);
+  leaks.stream(`${systemPrompt}\n${i}`);
   buildSamples.push(performance.now() - start);
+}
+
+// Guard CPU per delta, the answer guard alone (leak scanner with the system prompt, reasoning stripper,
+// shaping), on answers of growing length in 1-character deltas: flat per delta means linear in the answer.
+const guardRows: string[] = [];
+for (const length of [5_000, 10_000, 20_000, 40_000]) {
+  let text = '';
+  for (let i = 0; text.length < length; i++) text += ANSWERS[i % ANSWERS.length]! + '\n\n';
+  text = text.slice(0, length);
+  const runs: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const answer = createAnswerStream({ scanner: leaks.stream(systemPrompt) });
+    const start = process.cpuUsage();
+    for (let i = 0; i < text.length; i++) answer.push(text[i]!);
+    answer.finish({ map: { ...map, url: null }, toolsUsed: [], otherToolFailed: false, query: 'q' });
+    const used = process.cpuUsage(start);
+    runs.push((used.user + used.system) / 1000);
+  }
+  const cpu = quantile(runs, 0.5);
+  guardRows.push(`| ${length.toLocaleString('en-US')} | ${ms(cpu)} | ${((cpu * 1000) / length).toFixed(2)} µs |`);
 }
 
 const added = (q: number, s: number[], b: number[]) => quantile(s, q) - quantile(b, q);
@@ -144,7 +168,7 @@ process.stdout.write(
     '## Verify hold-back: time to first text',
     '',
     `Method: ${ANSWERS.length} normal answers × ${RUNS_PER_ANSWER} runs, token-sized chunks every ${GAP_MS} ms on a real timer, ` +
-      `system prompt of ${systemPrompt.length} characters, ${collectSecrets(config).length} configured secret values; ` +
+      `system prompt of ${systemPrompt.length} characters, ${collectSecrets(config).random.length + collectSecrets(config).names.length} configured secret values; ` +
       'time from the first chunk leaving the source to the first delta reaching the consumer. Target: ≤ 20 ms added on a normal answer.',
     '',
     '| Stage | First delta p50 | p95 | Added p50 | Added p95 |',
@@ -158,6 +182,14 @@ process.stdout.write(
     '',
     `Processing cost: ${ms(perChunkMs)} per chunk. Indexing a new ${systemPrompt.length}-character system prompt: ` +
       `p50 ${ms(quantile(buildSamples, 0.5))}, p95 ${ms(quantile(buildSamples, 0.95))} (once per distinct prompt, while the model call starts).`,
+    '',
+    'Guard CPU per delta: the answer guard alone (leak scanner with the system prompt and every configured secret, reasoning ' +
+      'stripper, whitespace shaping), answers of growing length pushed in 1-character deltas, median of 5 runs (process CPU time). ' +
+      'Target: ≤ 5 µs per delta, flat as the answer grows (linear).',
+    '',
+    '| Answer characters (1-char deltas) | CPU | Per delta |',
+    '|---|---|---|',
+    ...guardRows,
     '',
   ].join('\n'),
 );

@@ -66,6 +66,7 @@ const envSchema = z.object({
     .transform((s) => (s ?? 'sqlite').trim().toLowerCase() || 'sqlite')
     .pipe(z.enum(['sqlite', 'postgres'])),
   DAILY_TOKEN_LIMIT: positiveInt(1_000_000),
+  TOKEN_RESERVE_PER_PASS: positiveInt(1_000),
   CAMPUS_BUILDINGS_FILE: optionalString,
   CAMPUS_MAP_BASE_URL: optionalUrl,
   ASSISTANT_NAME: optionalString,
@@ -123,6 +124,11 @@ export interface Config {
     store: 'sqlite' | 'postgres';
     sqlitePath: string;
     dailyTokenLimit: number;
+    /**
+     * Completion tokens reserved for each model pass on top of its estimated prompt, before the pass
+     * starts (TOKEN_RESERVE_PER_PASS): what a pass may use without passing the daily limit.
+     */
+    reservePerPass: number;
   };
   campus: {
     buildingsFile: string | null;
@@ -230,6 +236,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       store: e.TOKEN_BUDGET_STORE,
       sqlitePath: e.TOKEN_USAGE_DB ?? join(tmpdir(), 'campus-agent-token-usage.sqlite'),
       dailyTokenLimit: e.DAILY_TOKEN_LIMIT,
+      reservePerPass: e.TOKEN_RESERVE_PER_PASS,
     },
     campus: {
       buildingsFile: e.CAMPUS_BUILDINGS_FILE,

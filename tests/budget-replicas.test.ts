@@ -28,13 +28,13 @@ describe('budget store from configuration', () => {
   afterAll(() => pg.stop());
 
   it('shares one budget between two replicas on Postgres, migrating an empty database at start', async () => {
-    const config = testConfig({ TOKEN_BUDGET_STORE: 'postgres', DATABASE_URL: pg.url, DAILY_TOKEN_LIMIT: '1000' });
+    const config = testConfig({ TOKEN_BUDGET_STORE: 'postgres', DATABASE_URL: pg.url, DAILY_TOKEN_LIMIT: '1000', TOKEN_RESERVE_PER_PASS: '10' });
     // Two replicas starting together: both run the (locked, idempotent) migrations.
     const [a, b] = await Promise.all([createBudgetStoreFromConfig(config), createBudgetStoreFromConfig(config)]);
     try {
       const replicaA = createAdmission({ budget: a, moderation: noModeration, config, logger: silentLogger, now });
       const replicaB = createAdmission({ budget: b, moderation: noModeration, config, logger: silentLogger, now });
-      await replicaA.admit(request, signal);
+      await (await replicaA.admit(request, signal)).budget.release();
       await Promise.all([
         replicaA.charge(request, { promptTokens: 500, completionTokens: 100, totalTokens: 600, estimated: false }),
         replicaB.charge(request, { promptTokens: 300, completionTokens: 100, totalTokens: 400, estimated: false }),

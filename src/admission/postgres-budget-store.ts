@@ -29,14 +29,36 @@ export function createPostgresBudgetStore(options: PostgresBudgetStoreOptions): 
     .values({
       bucket: sql.placeholder('bucket'),
       day: sql.placeholder('day'),
-      tokens: sql.placeholder('tokens'),
+      tokens: sql`greatest(0, ${sql.placeholder('delta')}::bigint)`,
     })
     .onConflictDoUpdate({
       target: [tokenUsage.bucket, tokenUsage.day],
-      set: { tokens: sql`${tokenUsage.tokens} + excluded.tokens`, updatedAt: sql`now()` },
+      set: { tokens: sql`greatest(0, ${tokenUsage.tokens} + ${sql.placeholder('delta')}::bigint)`, updatedAt: sql`now()` },
     })
     .returning({ tokens: tokenUsage.tokens })
     .prepare('token_usage_charge');
+  // A conditional upsert: Postgres locks the row for the update, so concurrent reservations from any
+  // replica are applied one after another, each against the total the previous one left.
+  const reserveRow = db
+    .insert(tokenUsage)
+    .select(
+      db
+        .select({
+          bucket: sql<string>`${sql.placeholder('bucket')}::text`.as('bucket'),
+          day: sql<string>`${sql.placeholder('day')}::date`.as('day'),
+          tokens: sql<number>`${sql.placeholder('tokens')}::bigint`.as('tokens'),
+          updatedAt: sql<Date>`now()`.as('updated_at'),
+        })
+        .from(sql`(select 1) as one`)
+        .where(sql`${sql.placeholder('tokens')}::bigint <= ${sql.placeholder('limit')}::bigint`),
+    )
+    .onConflictDoUpdate({
+      target: [tokenUsage.bucket, tokenUsage.day],
+      set: { tokens: sql`${tokenUsage.tokens} + excluded.tokens`, updatedAt: sql`now()` },
+      setWhere: sql`${tokenUsage.tokens} + excluded.tokens <= ${sql.placeholder('limit')}::bigint`,
+    })
+    .returning({ tokens: tokenUsage.tokens })
+    .prepare('token_usage_reserve');
   const prune = db
     .delete(tokenUsage)
     .where(lt(tokenUsage.day, sql.placeholder('day')))
@@ -49,9 +71,13 @@ export function createPostgresBudgetStore(options: PostgresBudgetStoreOptions): 
       return row ? Number(row.tokens) : 0;
     },
     async charge(bucket: string, day: UtcDay, tokens: number) {
-      const [row] = await upsert.execute({ bucket, day, tokens: Math.max(0, Math.round(tokens)) });
+      const [row] = await upsert.execute({ bucket, day, delta: Math.round(tokens) });
       if (!row) throw new Error('token budget upsert returned no row');
       return Number(row.tokens);
+    },
+    async reserve(bucket: string, day: UtcDay, tokens: number, limit: number) {
+      const [row] = await reserveRow.execute({ bucket, day, tokens: Math.max(0, Math.round(tokens)), limit });
+      return row ? Number(row.tokens) : null;
     },
     async pruneBefore(day: UtcDay) {
       const rows = await prune.execute({ day });

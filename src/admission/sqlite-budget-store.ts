@@ -36,10 +36,21 @@ export function createSqliteBudgetStore(options: SqliteBudgetStoreOptions): Toke
 
   const selectUsed = db.prepare<[string, string], number>('SELECT tokens FROM token_usage WHERE bucket = ? AND day = ?').pluck();
   // One statement per charge: the addition happens inside SQLite, so no read-modify-write race.
+  type Row = { bucket: string; day: string; tokens: number; at: string };
   const upsert = db
-    .prepare<[string, string, number, string], number>(
-      `INSERT INTO token_usage (bucket, day, tokens, updated_at) VALUES (?, ?, ?, ?)
+    .prepare<[Row], number>(
+      `INSERT INTO token_usage (bucket, day, tokens, updated_at) VALUES (@bucket, @day, max(0, @tokens), @at)
+       ON CONFLICT (bucket, day) DO UPDATE SET tokens = max(0, tokens + @tokens), updated_at = excluded.updated_at
+       RETURNING tokens`,
+    )
+    .pluck();
+  // One statement per reservation: the row is written only when the new total stays within the limit
+  // (SQLite runs one writer at a time, so two reservations cannot both see the old total).
+  const reserveRow = db
+    .prepare<[Row & { limit: number }], number>(
+      `INSERT INTO token_usage (bucket, day, tokens, updated_at) SELECT @bucket, @day, @tokens, @at WHERE @tokens <= @limit
        ON CONFLICT (bucket, day) DO UPDATE SET tokens = tokens + excluded.tokens, updated_at = excluded.updated_at
+         WHERE tokens + excluded.tokens <= @limit
        RETURNING tokens`,
     )
     .pluck();
@@ -51,9 +62,13 @@ export function createSqliteBudgetStore(options: SqliteBudgetStoreOptions): Toke
       return selectUsed.get(bucket, day) ?? 0;
     },
     async charge(bucket: string, day: UtcDay, tokens: number) {
-      const total = upsert.get(bucket, day, Math.max(0, Math.round(tokens)), now().toISOString());
+      const total = upsert.get({ bucket, day, tokens: Math.round(tokens), at: now().toISOString() });
       if (total === undefined) throw new Error('token budget upsert returned no row');
       return total;
+    },
+    async reserve(bucket: string, day: UtcDay, tokens: number, limit: number) {
+      const total = reserveRow.get({ bucket, day, tokens: Math.max(0, Math.round(tokens)), at: now().toISOString(), limit });
+      return total ?? null;
     },
     async pruneBefore(day: UtcDay) {
       return prune.run(day).changes;

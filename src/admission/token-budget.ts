@@ -1,6 +1,6 @@
 /**
  * The daily token budget as a store of counters: one row per (bucket, UTC day) holding the tokens
- * charged so far. Two implementations share this interface and one test suite: SQLite (the default,
+ * charged so far plus those reserved by turns still running. Two implementations share this interface and one test suite: SQLite (the default,
  * one machine) and Postgres (several replicas share one budget). The clock lives with the caller:
  * every method takes the UTC day it is about, so stores stay pure data access and tests cross a
  * midnight by moving an injected clock.
@@ -14,9 +14,16 @@ export interface TokenBudgetStore {
   used(bucket: string, day: UtcDay): Promise<number>;
   /**
    * Adds `tokens` to the row of (`bucket`, `day`) in ONE atomic upsert, so concurrent charges never
-   * lose an update; resolves to the stored total after this charge.
+   * lose an update; resolves to the stored total after this charge. Negative `tokens` give back an
+   * unused reservation; the total never goes below 0.
    */
   charge(bucket: string, day: UtcDay, tokens: number): Promise<number>;
+  /**
+   * Reserves `tokens` in ONE atomic conditional upsert: added only when the total stays within `limit`.
+   * Resolves to the new total, or null when the reservation would pass the limit (nothing changed).
+   * Concurrent reservations are serialised by the row, so together they never pass the limit.
+   */
+  reserve(bucket: string, day: UtcDay, tokens: number, limit: number): Promise<number | null>;
   /** Deletes every row of a day before `day`; resolves to the number of rows removed. */
   pruneBefore(day: UtcDay): Promise<number>;
   /** Releases the connection or file handle. */

@@ -7,6 +7,7 @@ import type { BackgroundTasks } from '../lifecycle/background-tasks.js';
 import type { Logger } from '../logger.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
 import type { ModelGateway } from '../model/gateway.js';
+import type { Usage } from '../model/usage.js';
 import type { Embedder } from './embeddings.js';
 import { createExtractor } from './extraction.js';
 import { redactingStore } from './fact-guard.js';
@@ -33,13 +34,20 @@ export interface TurnMemoryOptions {
   now?: () => number;
   /** The leak policy: facts with secrets are never stored, facts read back are redacted. */
   leaks: LeakPolicy;
+  /** Charges an extraction's model call to the user's daily budget. */
+  charge?: (userId: string, usage: Usage) => Promise<void>;
 }
 
 export function createTurnMemory(options: TurnMemoryOptions): TurnMemory {
   const logger = options.logger.child({ component: 'memory' });
   const deps = { store: redactingStore(options.store, options.leaks), embedder: options.embedder, logger, leaks: options.leaks };
   const recall = createRecall(deps);
-  const extract = createExtractor({ ...deps, gateway: options.gateway, model: options.extractionModel });
+  const extract = createExtractor({
+    ...deps,
+    gateway: options.gateway,
+    model: options.extractionModel,
+    ...(options.charge && { charge: options.charge }),
+  });
   const limiter = createRateLimiter({
     intervalMs: options.extractionIntervalMs,
     ...(options.now && { now: options.now }),

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import type { ModelGateway, ModelMessage } from '../model/gateway.js';
+import type { Usage } from '../model/usage.js';
 import type { HistoryTurn } from '../request/chat-request.js';
 import { embedOrNull, type Embedder } from './embeddings.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
@@ -39,6 +40,8 @@ export interface ExtractorOptions {
   model: string;
   /** Facts carrying a secret are dropped (fact-guard.ts). */
   leaks: LeakPolicy;
+  /** Charges the extraction call to the user's daily budget (Admission.charge). */
+  charge?: (userId: string, usage: Usage) => Promise<void>;
   timeoutMs?: number;
 }
 
@@ -114,7 +117,7 @@ export function createExtractor(options: ExtractorOptions) {
         content: `Known facts:\n${known.length ? known.join('\n') : '(none)'}\n\n<conversation>\n${conversation}\n</conversation>`,
       },
     ];
-    const { text } = await gateway.complete({
+    const { text, usage } = await gateway.complete({
       model,
       messages,
       json: true,
@@ -122,6 +125,7 @@ export function createExtractor(options: ExtractorOptions) {
       maxTokens: 300,
       signal: AbortSignal.timeout(timeoutMs),
     });
+    await options.charge?.(turn.userId, usage);
     const parsed = parseExtraction(text, leaks);
     if (parsed === null) {
       logger.warn('memory extraction: the model answer was not the expected JSON; nothing stored');

@@ -13,6 +13,16 @@ export function estimateTokens(value: unknown): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
+/**
+ * A pessimistic token count for budget reservations: three characters per token, because tool
+ * definitions and JSON tokenise denser than prose. A reservation that covers the real usage is what
+ * keeps concurrent turns within the daily limit.
+ */
+export function reservationTokens(value: unknown): number {
+  const text = typeof value === 'string' ? value : JSON.stringify(value ?? '');
+  return Math.ceil(text.length / 3);
+}
+
 /** An estimated `Usage` for a pass from what was sent and what came back. */
 export function estimateUsage(sent: unknown, received: string): Usage {
   const promptTokens = estimateTokens(sent);

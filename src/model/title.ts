@@ -3,6 +3,7 @@
  * without quotes or trailing punctuation, at most 48 characters. Null when the model fails or leaves
  * fewer than 2 words (CONTRACT.md: a 2-5 word title or null): the front end then keeps its placeholder.
  */
+import type { Usage } from './usage.js';
 import type { Logger } from '../logger.js';
 import type { ModelGateway } from './gateway.js';
 
@@ -41,13 +42,13 @@ function wordCount(text: string): number {
   return n;
 }
 
-/** Asks the model for a title; null on any failure (logged without the message). */
+/** Asks the model for a title; null on any failure (logged without the message). `usage` is what it cost. */
 export async function generateTitle(
   gateway: ModelGateway,
   options: { model: string; query: string; signal?: AbortSignal; logger: Logger },
-): Promise<string | null> {
+): Promise<{ title: string | null; usage: Usage | null }> {
   try {
-    const { text } = await gateway.complete({
+    const { text, usage } = await gateway.complete({
       model: options.model,
       messages: [
         { role: 'system', content: INSTRUCTIONS },
@@ -57,9 +58,9 @@ export async function generateTitle(
       temperature: 0.2,
       ...(options.signal && { signal: options.signal }),
     });
-    return cleanTitle(text);
+    return { title: cleanTitle(text), usage };
   } catch (err) {
     options.logger.warn('title generation failed', { error: err instanceof Error ? err.name : typeof err });
-    return null;
+    return { title: null, usage: null };
   }
 }

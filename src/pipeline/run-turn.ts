@@ -6,7 +6,7 @@
  * through the same verify and deliver stages, with no model call, no tools and no map. The whole turn
  * runs under one signal: the client's, the turn deadline (TURN_TIMEOUT_MS) and the service's shutdown.
  */
-import type { Admission, Refusal } from '../admission/admission.js';
+import { unmeteredBudget, type Admission, type Refusal, type TurnBudget } from '../admission/admission.js';
 import type { AnswerNotes } from '../guards/answer-notes.js';
 import { detectFlagrantInjection, INJECTION_REFUSAL } from '../guards/injection.js';
 import { noUserMemory, type TurnMemory, type UserMemory } from '../memory/turn-memory.js';
@@ -26,7 +26,7 @@ import { TurnTimeoutError } from './turn-errors.js';
 export interface TurnRunnerDeps extends PrepareDeps {
   gateway: ModelGateway | null;
   turnMemory: TurnMemory;
-  admission: Pick<Admission, 'charge' | 'reviewAnswer'>;
+  admission: Pick<Admission, 'reviewAnswer'>;
   leaks: LeakPolicy;
 }
 
@@ -36,6 +36,8 @@ export interface RunOptions {
   requestId: string;
   /** The admission's moderation refusal, when the message was stopped. */
   refusal?: Refusal | null;
+  /** The turn's reservation from admission; released here when the turn ends, however it ends. */
+  budget?: TurnBudget;
 }
 
 /** A canned turn binds nothing. */
@@ -53,7 +55,7 @@ async function* cannedText(text: string): AsyncGenerator<TurnEvent> {
 export function createTurnRunner(deps: TurnRunnerDeps) {
   const { config, logger } = deps;
   const verify = createVerifyStage({ leaks: deps.leaks });
-  const execute = deps.gateway ? createExecute({ gateway: deps.gateway, admission: deps.admission, logger }) : null;
+  const execute = deps.gateway ? createExecute({ gateway: deps.gateway, logger, reservePerPass: config.budget.reservePerPass }) : null;
 
   /** Runs one turn; yields client events only, ending with `done` or `error`. */
   async function* run(request: TurnRequest, options: RunOptions): AsyncGenerator<ClientEvent> {
@@ -82,7 +84,14 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
           failure = { err };
         }
       }
-      const ctx: TurnContext = { request, plan, signal, requestId: options.requestId, systemPrompt: prepared?.systemPrompt ?? '' };
+      const ctx: TurnContext = {
+        request,
+        plan,
+        signal,
+        requestId: options.requestId,
+        systemPrompt: prepared?.systemPrompt ?? '',
+        budget: options.budget ?? unmeteredBudget,
+      };
       const source = failure ? failing(failure.err) : canned ? cannedText(canned.text) : execute!(prepared!, ctx);
 
       for await (const e of deliver(verify(source, ctx), ctx)) {
@@ -95,6 +104,8 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
       }
     } finally {
       clearTimeout(timer);
+      // After the stages closed (their passes are settled): what is still reserved goes back.
+      await options.budget?.release();
     }
   }
 

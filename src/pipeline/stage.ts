@@ -3,6 +3,7 @@
  * `verify` and `deliver` are stages: async generators over the turn's events that handle their own event
  * types and pass the rest through. They compose by nesting: deliver(verify(execute(prepared, ctx))).
  */
+import type { TurnBudget } from '../admission/admission.js';
 import type { TurnRequest } from '../request/chat-request.js';
 import type { TurnEvent } from './events.js';
 import type { Plan } from './stages/plan.js';
@@ -20,6 +21,8 @@ export interface TurnContext {
   readonly requestId: string;
   /** The system prompt sent to the model this turn (verify checks the answer never repeats it). */
   readonly systemPrompt: string;
+  /** The turn's share of the daily token budget (execute reserves and settles each pass). */
+  readonly budget: TurnBudget;
 }
 
 export type Stage = (events: AsyncIterable<TurnEvent>, ctx: TurnContext) => AsyncGenerator<TurnEvent>;

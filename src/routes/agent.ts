@@ -51,7 +51,7 @@ export function createAgentRoutes(deps: AgentRouteDeps) {
     const finish = deps.turns.start(budgetBucket(request), controller);
     try {
       const decision = await deps.admission.admit(request, controller.signal);
-      const events = runner.run(request, { signal: controller.signal, requestId, refusal: decision.refusal });
+      const events = runner.run(request, { signal: controller.signal, requestId, refusal: decision.refusal, budget: decision.budget });
       return { events: untilFinished(events, finish), controller };
     } catch (err) {
       finish();

@@ -3,27 +3,47 @@
  * records what was charged, with any method replaced where a test needs another answer (a 429 from
  * `admit`, a refusal, a replaced answer).
  */
-import { openAdmission, type Admission, type Refusal } from '../../src/admission/admission.js';
+import { openAdmission, unmeteredBudget, type Admission, type Refusal } from '../../src/admission/admission.js';
 import type { AppError } from '../../src/http/errors.js';
 import type { Usage } from '../../src/model/usage.js';
 
 export interface FakeAdmission extends Admission {
-  /** Every usage charged, in order. */
+  /** Every usage charged (each turn's passes, titles, extractions), in order. */
   charges: Usage[];
   /** Resolves once `count` passes were charged. */
   charged(count?: number): Promise<void>;
 }
 
-/** Wraps `inner` (a real admission, or the open one) to record every charge once `inner` stored it. */
+/**
+ * Wraps `inner` (a real admission, or the open one) to record every charge once `inner` stored it: the
+ * passes settled through each admitted turn's budget, and the charges of titles and extraction.
+ */
 export function recordingAdmission(inner: Admission = openAdmission): FakeAdmission {
   const charges: Usage[] = [];
   const waiters: Array<() => boolean> = [];
+  const record = (usage: Usage) => {
+    charges.push(usage);
+    for (const w of waiters.splice(0)) if (!w()) waiters.push(w);
+  };
   return {
-    admit: (request, signal) => inner.admit(request, signal),
+    admit: async (request, signal) => {
+      const decision = await inner.admit(request, signal);
+      const budget = decision.budget;
+      return {
+        ...decision,
+        budget: {
+          reserve: (tokens) => budget.reserve(tokens),
+          charge: async (usage) => {
+            await budget.charge(usage);
+            record(usage);
+          },
+          release: () => budget.release(),
+        },
+      };
+    },
     charge: async (request, usage) => {
       await inner.charge(request, usage);
-      charges.push(usage);
-      for (const w of waiters.splice(0)) if (!w()) waiters.push(w);
+      record(usage);
     },
     reviewAnswer: (text, signal) => inner.reviewAnswer(text, signal),
     charges,
@@ -42,7 +62,7 @@ export const fakeAdmission = (overrides: Partial<Admission> = {}): FakeAdmission
 export const refusingAdmission = (error: AppError) => fakeAdmission({ admit: async () => Promise.reject(error) });
 
 /** An admission whose moderation stopped the message: the turn answers `refusal` with no model call. */
-export const moderatedAdmission = (refusal: Refusal) => fakeAdmission({ admit: async () => ({ refusal }) });
+export const moderatedAdmission = (refusal: Refusal) => fakeAdmission({ admit: async () => ({ refusal, budget: unmeteredBudget }) });
 
 /** An admission whose answer review replaces every answer. */
 export const replacingAdmission = (replacement: Refusal) => fakeAdmission({ reviewAnswer: async () => replacement });

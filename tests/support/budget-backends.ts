@@ -59,35 +59,3 @@ export function postgresBackend(): Backend {
     },
   };
 }
-
-/** One observed store operation: what an admission read, or the total a charge stored, in call order. */
-export interface BudgetStoreEvent {
-  op: 'read' | 'charged';
-  total: number;
-  /** A read is numbered when it starts, a charge when it completes. */
-  seq: number;
-}
-
-/**
- * Wraps a real store so a test can check the ordering guarantees under concurrency: every read sees a
- * total at least as new as every charge stored before the read began.
- */
-export function observeBudgetStore(inner: TokenBudgetStore): { store: TokenBudgetStore; log: BudgetStoreEvent[] } {
-  const log: BudgetStoreEvent[] = [];
-  let seq = 0;
-  const store: TokenBudgetStore = {
-    ...inner,
-    used: async (bucket, day) => {
-      const start = seq++;
-      const total = await inner.used(bucket, day);
-      log.push({ op: 'read', total, seq: start });
-      return total;
-    },
-    charge: async (bucket, day, tokens) => {
-      const total = await inner.charge(bucket, day, tokens);
-      log.push({ op: 'charged', total, seq: seq++ });
-      return total;
-    },
-  };
-  return { store, log };
-}

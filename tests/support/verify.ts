@@ -10,6 +10,7 @@ import type { Plan } from '../../src/pipeline/stages/plan.js';
 import type { TurnEvent } from '../../src/pipeline/events.js';
 import type { ToolOutcome } from '../../src/pipeline/toolbox.js';
 import { baseLeakPolicy } from '../../src/security/leak-policy.js';
+import { unmeteredBudget } from '../../src/admission/admission.js';
 
 export const PLAN: Plan = {
   groups: ['maps', 'courses', 'eats', 'guide'],
@@ -33,6 +34,7 @@ export function makeCtx(overrides: { query?: string; systemPrompt?: string; plan
     signal: new AbortController().signal,
     requestId: 'req-test',
     systemPrompt: overrides.systemPrompt ?? 'You are the campus assistant.',
+    budget: unmeteredBudget,
   };
 }
 

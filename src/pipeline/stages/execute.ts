@@ -1,12 +1,12 @@
 /**
  * Execute, the turn's source: the model and tool loop over a prepared turn. Each pass streams the model's text (raw `text` events for
  * verify), and when the model calls tools they run concurrently and their results go back to the model.
- * At most `maxToolPasses` passes offer tools; then one final pass without tools forces an answer. Every
- * pass is charged to the budget in a `finally`, so a pass cut short by a disconnect is still charged.
+ * At most `maxToolPasses` passes offer tools; then one final pass without tools forces an answer. Before
+ * each pass its estimate is reserved from the daily budget (a refusal ends the turn with 429); after it,
+ * in a `finally`, its usage is settled, so a pass cut short by a disconnect is still charged.
  */
-import type { Admission } from '../../admission/admission.js';
 import type { Logger } from '../../logger.js';
-import { estimateUsage } from '../../model/estimate-usage.js';
+import { estimateUsage, reservationTokens } from '../../model/estimate-usage.js';
 import type { ModelGateway, ModelMessage, ToolCallRequest } from '../../model/gateway.js';
 import type { TurnEvent } from '../events.js';
 import type { PreparedTurn } from '../prepare.js';
@@ -21,17 +21,19 @@ export const STATUS_WRITING = 'Writing answer...';
 
 export interface ExecuteOptions {
   gateway: ModelGateway;
-  admission: Pick<Admission, 'charge'>;
   logger: Logger;
   maxToolPasses?: number;
   maxTokens?: number;
+  /** Completion tokens reserved per pass on top of its prompt estimate (config.budget.reservePerPass). */
+  reservePerPass?: number;
 }
 
 export type Execute = (prepared: PreparedTurn, ctx: TurnContext) => AsyncGenerator<TurnEvent>;
 
 /** Builds the execute source once; each call runs one prepared turn (tool turns go to a copy of its messages). */
 export function createExecute(options: ExecuteOptions): Execute {
-  const { gateway, admission } = options;
+  const { gateway } = options;
+  const reservePerPass = options.reservePerPass ?? 1_000;
   const maxToolPasses = options.maxToolPasses ?? MAX_TOOL_PASSES;
 
   return async function* execute(prepared, ctx) {
@@ -43,6 +45,13 @@ export function createExecute(options: ExecuteOptions): Execute {
       const offerTools = pass < maxToolPasses && toolbox.definitions.length > 0;
       if (pass > 0) yield { type: 'pass', index: pass };
 
+      // The pass's estimate (what is sent, plus the completion allowance) must be reserved before it
+      // starts. The first pass that offers tools reserves for the pass that will read their results too,
+      // so a turn that was let in can finish instead of stopping halfway when others spent the rest.
+      const tools = offerTools ? toolbox.definitions : undefined;
+      const estimate = reservationTokens(messages) + (tools ? reservationTokens(tools) : 0) + (options.maxTokens ?? reservePerPass);
+      await ctx.budget.reserve(pass === 0 && tools ? 2 * estimate : estimate);
+
       let text = '';
       let calls: ToolCallRequest[] = [];
       let usage: Usage | null = null;
@@ -50,7 +59,7 @@ export function createExecute(options: ExecuteOptions): Execute {
         const stream = gateway.streamPass({
           model: ctx.request.model,
           messages,
-          ...(offerTools && { tools: toolbox.definitions }),
+          ...(tools && { tools }),
           signal: ctx.signal,
           ...(options.maxTokens && { maxTokens: options.maxTokens }),
         });
@@ -66,7 +75,7 @@ export function createExecute(options: ExecuteOptions): Execute {
         }
       } finally {
         // Also runs when the consumer stops early (client gone): the tokens already used are charged.
-        await admission.charge(ctx.request, usage ?? estimateUsage(messages, text));
+        await ctx.budget.charge(usage ?? estimateUsage(messages, text));
       }
 
       if (!offerTools || calls.length === 0) return;
