@@ -147,7 +147,10 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
     const now = () => new Date('2026-11-21T12:00:00Z');
     const day = '2026-11-21';
     await store.charge('edge', day, LIMIT - 300);
-    const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now });
+    // Admission reserves 1 + 39 = 40, what the first pass reserves for both passes (as execute does
+    // when it offers tools), so an admitted turn can finish.
+    const wholeTurn = testConfig({ DAILY_TOKEN_LIMIT: String(LIMIT), TOKEN_RESERVE_PER_PASS: '39' });
+    const admission = createAdmission({ budget: store, moderation: noModeration, config: wholeTurn, logger: silentLogger, now });
     const passes = Array.from({ length: 50 }, (_, i) => [12 + (i % 7) * 2, 6 + (i % 3)] as const);
     const outcomes = await Promise.all(
       passes.map(async ([a, b], i) => {
@@ -161,9 +164,9 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
         }
         let charged = 0;
         try {
-          // Each pass reserves its estimate (20) before it starts and settles what it used.
-          for (const used of [a, b]) {
-            await turn.budget.reserve(20);
+          // Each pass reserves its estimate before it starts (the first for both) and settles what it used.
+          for (const [k, used] of [a, b].entries()) {
+            await turn.budget.reserve(k === 0 ? 40 : 20);
             await turn.budget.charge(usage(used));
             charged += used;
           }

@@ -1,7 +1,8 @@
 /**
  * Admission control as the chat routes call it (the `Admission` interface of admission.ts):
  *
- * - admit: reserves an estimate of the turn's first pass in ONE atomic conditional upsert (the store
+ * - admit: reserves an estimate of the turn's first pass (at least what the last turn's first pass
+ *   asked for) in ONE atomic conditional upsert (the store
  *   adds it only while the day's total, reservations included, stays within the limit), else 429 with
  *   `Retry-After` until 00:00 UTC; a store that cannot answer refuses the turn with 503 (never run
  *   unmetered); then moderation of the query, whose verdict may turn the turn into a canned refusal.
@@ -52,6 +53,10 @@ export function createAdmission(options: AdmissionOptions): Admission {
   // Pruning runs on the first charge of each UTC day seen by this process; yesterday is kept so a
   // turn that straddles midnight can still be inspected.
   let prunedFor: string | null = null;
+  // What the last turn's first pass asked to reserve (prompt, tools, allowance; doubled when it offered
+  // tools): admission reserves at least that, so a turn let in can usually run its passes instead of
+  // being stopped halfway when concurrent admissions took the rest.
+  let lastFirstPass = 0;
 
   /** One unconditional write (a charge, an excess, a refund); retried once; never throws. */
   const write = async (bucket: string, day: string, tokens: number, what: 'charge' | 'excess' | 'refund'): Promise<void> => {
@@ -97,11 +102,14 @@ export function createAdmission(options: AdmissionOptions): Admission {
         }
         if (total === null) throw refuse();
       };
-      const first = firstPassEstimate(request, config.budget.reservePerPass);
+      const first = Math.max(firstPassEstimate(request, config.budget.reservePerPass), lastFirstPass);
       await reserve(first);
       const turnBudget = createTurnBudget(first, {
         reserve,
         write: (tokens, what) => write(bucket, day, tokens, what),
+        firstPass: (tokens) => {
+          lastFirstPass = tokens;
+        },
       });
       try {
         const verdict = await moderation.check(request.query, signal);
@@ -141,14 +149,19 @@ interface BudgetWrites {
   reserve(tokens: number): Promise<void>;
   /** An unconditional write (positive: charge, negative: refund); never throws. */
   write(tokens: number, what: 'excess' | 'refund'): Promise<void>;
+  /** Told what the turn's first pass asked to reserve. */
+  firstPass(tokens: number): void;
 }
 
 /** The budget of one admitted turn, holding `reserved` tokens to begin with. */
 function createTurnBudget(initial: number, store: BudgetWrites): TurnBudget {
   let reserved = initial;
   let released = false;
+  let first = true;
   return {
     async reserve(tokens) {
+      if (first) store.firstPass(Math.ceil(tokens));
+      first = false;
       if (released) return;
       const more = Math.ceil(tokens) - reserved;
       if (more <= 0) return;
