@@ -1,6 +1,7 @@
 /**
- * Cost of admission control's budget work per turn: the check before the model call (`admit`, one
- * read) and the charge after a pass (`charge`, one upsert), for the SQLite store (file in WAL mode)
+ * Cost of admission control's budget work per turn: the reservation before the model call (`admit`,
+ * one conditional upsert), a charge outside a turn (`charge`, one upsert: titles, extraction) and a
+ * whole turn's budget work (admit, two passes settled, the rest given back), for the SQLite store (file in WAL mode)
  * and the Postgres store (PGlite over the wire protocol: a local stand-in, not a networked server).
  * Moderation is off here (it is a provider round trip, measured by the provider, not by us).
  */
@@ -42,19 +43,22 @@ interface Row {
 async function measure(name: string, store: TokenBudgetStore): Promise<Row[]> {
   const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now: () => new Date() });
   const next = requests();
-  const check = await timeRuns(RUNS, () => admission.admit(next(), signal));
+  const check = await timeRuns(RUNS, async () => (await admission.admit(next(), signal)).budget.release());
   const charge = await timeRuns(RUNS, () => admission.charge(next(), usage));
-  // A typical turn: one check, then two model passes (tool call, then answer), each charged.
+  // A typical turn: admitted (one reservation), two model passes (tool call, then answer) each
+  // reserved before and settled after, then the rest given back.
   const turn = await timeRuns(RUNS, async () => {
-    const req = next();
-    await admission.admit(req, signal);
-    await admission.charge(req, usage);
-    await admission.charge(req, usage);
+    const { budget } = await admission.admit(next(), signal);
+    await budget.reserve(2 * config.budget.reservePerPass);
+    await budget.charge(usage);
+    await budget.reserve(config.budget.reservePerPass);
+    await budget.charge(usage);
+    await budget.release();
   });
   return [
-    { store: name, op: 'check (admit)', samples: check },
-    { store: name, op: 'charge (one pass)', samples: charge },
-    { store: name, op: 'turn (check + 2 charges)', samples: turn },
+    { store: name, op: 'admit (reserve) + release', samples: check },
+    { store: name, op: 'charge (title or extraction)', samples: charge },
+    { store: name, op: 'turn (admit, 2 passes reserved and settled, release)', samples: turn },
   ];
 }
 
@@ -80,7 +84,7 @@ async function main(): Promise<void> {
   }
 
   const out = [
-    '## Token budget: check and charge per turn',
+    '## Token budget: reserve, settle and release per turn',
     '',
     `Method: \`createAdmission\` with moderation off, ${RUNS} sequential runs per row after 20 warm-up runs, ` +
       `turns spread over ${USERS} users; wall time per call. Postgres is PGlite over the wire protocol on ` +
