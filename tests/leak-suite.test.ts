@@ -266,6 +266,33 @@ describe('the other exits', () => {
   });
 });
 
+describe('the scanner under random chunking (seeded)', () => {
+  it('never releases 10 letters and digits of a configured secret in a row, whatever the chunking', () => {
+    const policy = leakPolicyFromConfig(config);
+    let seed = 42;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const prose = ['Wean Hall', 'is north of', 'the Cut;', '**Gates**', 'opens at 8:00 AM', 'and', 'the campus guide', 'says'];
+    for (let trial = 0; trial < 400; trial++) {
+      const { value } = KINDS[trial % KINDS.length]!;
+      const [, transform] = TRANSFORMS[Math.floor(random() * 8)]!;
+      const words = Array.from({ length: 6 }, () => prose[Math.floor(random() * prose.length)]!);
+      words.splice(Math.floor(random() * words.length), 0, transform(value));
+      const text = words.join(' ');
+      const scanner = policy.stream(systemPrompt);
+      let out = '';
+      for (let i = 0; i < text.length; ) {
+        const size = 1 + Math.floor(random() * 9);
+        out += scanner.push(text.slice(i, i + size));
+        i += size;
+      }
+      out += scanner.flush();
+      const canonicalOut = canonicalText(out);
+      const secret = canonicalText(value);
+      for (let i = 0; i + 10 <= secret.length; i++) expect(canonicalOut, `${text} → ${out}`).not.toContain(secret.slice(i, i + 10));
+    }
+  });
+});
+
 describe('honest answers are not mangled', () => {
   const HONEST = [
     'Your API key for the printing portal is managed in **Settings → Keys**; the key point is to keep it private.',

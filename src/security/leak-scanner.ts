@@ -326,7 +326,8 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
     let out = buf.slice(0, n);
     if (spans.length > 0) {
       const now = spans.filter(([start]) => start < cut).sort((a, b) => a[0] - b[0]);
-      spans = spans.filter(([start]) => start >= cut);
+      // A span that runs past the cut (it began in text already released) keeps its remainder.
+      spans = spans.filter(([, end]) => end > cut).map(([start, end]): [number, number] => [Math.max(start, cut), end]);
       if (now.length > 0) {
         let text = '';
         let at = base;
