@@ -70,10 +70,14 @@ export function createLeakPolicy(secrets: ConfiguredSecrets, promptCache = 8): L
     return built;
   };
 
+  // Whole texts (log lines, envelopes, titles, facts) go through one long-lived scanner: `flush` ends
+  // every match, so each text is read on its own, and no scanner is allocated per log line. Scans are
+  // synchronous, so they never interleave.
+  const wholeTexts = createLeakScanner(base);
   const scan = (text: string): Redaction => {
-    const scanner = createLeakScanner(base);
-    const out = scanner.push(text) + scanner.flush();
-    return { text: out, redacted: scanner.redacted };
+    const before = wholeTexts.redactions;
+    const out = wholeTexts.push(text) + wholeTexts.flush();
+    return { text: out, redacted: wholeTexts.redactions > before };
   };
 
   return {

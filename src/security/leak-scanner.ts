@@ -53,12 +53,17 @@ export interface LeakTargets {
 export interface LeakScanner {
   /** Takes the next chunk; returns the text now safe to release (maybe empty), redacted. */
   push(text: string): string;
-  /** The text is complete (end of a model pass): releases everything still held, redacted. */
+  /**
+   * The text is complete (end of a model pass): releases everything still held, redacted. Every match
+   * in progress ends here, so the scanner reads what follows as a new text.
+   */
   flush(): string;
   /** True once the text repeated a run of the system prompt; nothing is released after that. */
   readonly leaked: boolean;
   /** True when anything released so far was redacted. */
   readonly redacted: boolean;
+  /** How many spans were redacted so far (a whole-text scan compares it before and after). */
+  readonly redactions: number;
   /** Characters currently held back. */
   readonly held: number;
 }
@@ -86,6 +91,7 @@ const KEY_SHAPE = new RegExp(
     '|gsk_[A-Za-z0-9]{30,}|glpat-[A-Za-z0-9_-]{20,}|pplx-[A-Za-z0-9]{30,}|nvapi-[A-Za-z0-9_-]{30,}|r8_[A-Za-z0-9]{30,})$',
 );
 const mayBeKey = (head: string) => KEY_PREFIXES.some((p) => p.startsWith(head) || head.startsWith(p));
+const BEARER_CODES = [...'bearer'].map((ch) => ch.charCodeAt(0));
 /** A bearer token (RFC 6750 b64token) needs a digit and this many characters, so "Bearer bonds" stays prose. */
 const BEARER_TOKEN_MIN = 12;
 
@@ -106,7 +112,7 @@ for (let i = 0; i < 16; i++) {
 /** One canonical reading of the text (direct, or decoded) and its matchers' state. */
 interface Track {
   /** Offsets where the last `ring.length` symbols came from. */
-  ring: Int32Array;
+  ring: number[];
   count: number;
   /** `count` just after the last digit. */
   digitAt: number;
@@ -115,9 +121,11 @@ interface Track {
   /** An open secret span (start offset, -1 when none) and its end so far. */
   spanStart: number;
   spanEnd: number;
-  kmp: Int32Array;
+  kmp: number[];
   pState: number;
   pLen: number;
+  /** Fed since it was last closed (closing an idle reading is skipped: punctuation ends runs often). */
+  active: boolean;
 }
 
 /** A decoder feeding one track: bits accumulated, and where the byte being built started. */
@@ -133,17 +141,20 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
   let ringSize = 128;
   for (const w of whole) while (ringSize <= w.symbols.length) ringSize *= 2;
   const mask = ringSize - 1;
+  // Plain arrays, not typed ones: a scanner is made per answer and per log line, and allocating
+  // fourteen small typed arrays cost more (about 35 µs) than scanning a typical line.
   const newTrack = (): Track => ({
-    ring: new Int32Array(ringSize),
+    ring: new Array<number>(ringSize).fill(0),
     count: 0,
     digitAt: 0,
     sState: 0,
     sLen: 0,
     spanStart: -1,
     spanEnd: 0,
-    kmp: new Int32Array(whole.length),
+    kmp: new Array<number>(whole.length).fill(0),
     pState: 0,
     pLen: 0,
+    active: false,
   });
   const direct = newTrack();
   const newDecoder = (): Decoder => ({ track: newTrack(), acc: 0, bits: 0, byteStart: 0 });
@@ -157,15 +168,15 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
   let base = 0;
   let spans: Array<[number, number]> = [];
   let leaked = false;
-  let redacted = false;
+  let redactions = 0;
   let b64Run = 0;
   let hexRun = 0;
   // The current key word and token (start offset or -1), their first characters, and whether they may be secrets.
   let keyStart = -1;
-  let keyHead = '';
   let keyCandidate = false;
   let tokenStart = -1;
-  let tokenHead = '';
+  // How many characters of the token so far spell "bearer" (case-insensitive); -1 once they do not.
+  let bearerPrefix = -1;
   let tokenDigit = false;
   let tokenCandidate = false;
   // The last token was the word "bearer" and whitespace followed it.
@@ -173,6 +184,7 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
   let bearerSpaced = false;
 
   const feed = (t: Track, symbol: number, from: number, to: number) => {
+    t.active = true;
     t.ring[t.count & mask] = from;
     t.count++;
     if (symbol < 10) t.digitAt = t.count;
@@ -210,6 +222,8 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
 
   /** End of a reading (a decoded run ends, or the text does): close an open span, forget partial matches. */
   const closeTrack = (t: Track) => {
+    if (!t.active) return;
+    t.active = false;
     if (t.spanStart >= 0) spans.push([t.spanStart, t.spanEnd]);
     t.spanStart = -1;
     t.sState = t.sLen = t.pState = t.pLen = 0;
@@ -253,7 +267,7 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
   };
   const endToken = (end: number) => {
     if (tokenCandidate && tokenDigit && end - tokenStart >= BEARER_TOKEN_MIN) spans.push([tokenStart, end]);
-    afterBearer = end - tokenStart === 6 && tokenHead === 'bearer';
+    afterBearer = bearerPrefix === 6 && end - tokenStart === 6;
     bearerSpaced = false;
     tokenStart = -1;
     tokenCandidate = false;
@@ -285,22 +299,21 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
       if (c < 128 && isKeyChar(c)) {
         if (keyStart < 0) {
           keyStart = at;
-          keyHead = '';
+          keyCandidate = true;
         }
-        if (keyHead.length < KEY_PREFIX_MAX) {
-          keyHead += text[i];
-          keyCandidate = mayBeKey(keyHead);
-        }
+        // Once a word cannot start a key it never will: most words are ruled out at their first letter,
+        // and only candidates pay for a look at their head (they are still in `buf`, held).
+        if (keyCandidate && at - keyStart < KEY_PREFIX_MAX) keyCandidate = mayBeKey(buf.slice(keyStart - base, at + 1 - base));
       } else if (keyStart >= 0) endKey(at);
       // bearer tokens
       if (c < 128 && isTokenChar(c)) {
         if (tokenStart < 0) {
           tokenStart = at;
-          tokenHead = '';
+          bearerPrefix = 0;
           tokenDigit = false;
           tokenCandidate = afterBearer && bearerSpaced;
         }
-        if (tokenHead.length < 7) tokenHead += text[i]!.toLowerCase();
+        if (bearerPrefix >= 0) bearerPrefix = bearerPrefix < 6 && (c | 32) === BEARER_CODES[bearerPrefix] ? bearerPrefix + 1 : -1;
         if (c >= 48 && c <= 57) tokenDigit = true;
       } else {
         if (tokenStart >= 0) endToken(at);
@@ -344,7 +357,7 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
           at = end;
         }
         out = text + buf.slice(at - base, n);
-        redacted = true;
+        redactions += now.length;
       }
     }
     buf = buf.slice(n);
@@ -387,7 +400,10 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
       return leaked;
     },
     get redacted() {
-      return redacted;
+      return redactions > 0;
+    },
+    get redactions() {
+      return redactions;
     },
     get held() {
       return buf.length;
