@@ -67,17 +67,18 @@ await gw.close();
 
 const floor = quantile(samples.bare, 0.5);
 const row = (name: string, s: number[]) =>
-  `| ${name} | ${ms(quantile(s, 0.5))} | ${ms(quantile(s, 0.99))} | ${name.startsWith('bare') ? '-' : ms(quantile(s, 0.5) - floor)} |`;
+  `| ${name} | ${ms(quantile(s, 0.5))} | ${ms(quantile(s, 0.99))} | ${name.startsWith('bare') ? '-' : ms(quantile(s, 0.5) - floor)} | ${(quantile(s, 0.5) / floor).toFixed(2)}× |`;
 
 process.stdout.write(
   [
     '## Chat pipeline overhead per turn',
     '',
     `Method: ${RUNS} plain-answer turns per variant (20 streamed chunks + usage chunk, zero latency) from the fake gateway over ` +
-      'loopback HTTP, interleaved in 4 rounds after warm-up. Overhead = median minus the bare pass-through median.',
+      'loopback HTTP, interleaved in 4 rounds after warm-up. Overhead = median minus the bare pass-through median; ' +
+      'ratio = median over the floor (the bare pass-through median of the same run).',
     '',
-    '| Variant | Median | p99 | Overhead (median) |',
-    '|---|---|---|---|',
+    '| Variant | Median | p99 | Overhead (median) | Ratio to the floor |',
+    '|---|---|---|---|---|',
     row('bare pass-through (openai client stream, the floor)', samples.bare),
     row('turn generator (plan, prompt, execute, verify, deliver)', samples.turn),
     row('SSE route through the Hono app', samples.route),
