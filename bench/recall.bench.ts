@@ -73,10 +73,8 @@ async function postgresRows(): Promise<{ rows: Row[]; plan: string }> {
   const database = createDatabase(pg.url, { max: 1 });
   try {
     await runMigrations(database);
-    // PGlite (single-threaded WASM) inserts into an HNSW index of 1536-d vectors at ~50 ms a row, so the
-    // bench loads without it. Per-user recall (≤ 1,000 rows behind a user_id filter) is planned on the
-    // user btree either way; the plan in use is printed below the table.
-    await database.sql`drop index memory_facts_embedding_hnsw_idx`;
+    // No vector index (migration 0003): per-user recall is the user btree and an exact sort; the plan in
+    // use is printed below the table.
     await database.sql.unsafe(`create table bench_base as select b, (select array_agg(random()::real - 0.5)
       from generate_series(1, ${EMBEDDING_DIMENSIONS}) where b >= 0)::vector as v from generate_series(0, 255) b`);
     const store = createPostgresStore({ database, embeddingModel: 'text-embedding-3-small' });
@@ -145,8 +143,8 @@ async function main(): Promise<void> {
     '',
     `Method: ${RUNS} recalls per row (after warm-up) for random users among ${USERS.toLocaleString('en-US')}; ` +
       'facts spread evenly (1k: 1 per user, 100k: 100 per user); query embedding precomputed. Postgres is ' +
-      'PGlite with pgvector 1536-d vectors served over the wire protocol on loopback, loaded without the ' +
-      'HNSW index (see the plan line). In-memory: plan + recall + binding tools for one turn.',
+      'PGlite with pgvector 1536-d vectors served over the wire protocol on loopback; no vector index ' +
+      '(exact per-user scan, see the plan line). In-memory: plan + recall + binding tools for one turn.',
     '',
     '| store | facts | operation | median | p95 |',
     '|---|---|---|---|---|',

@@ -1,17 +1,15 @@
 /**
- * Nearest-fact queries on the shared HNSW index, on a real Postgres with pgvector (PGlite, pgvector
- * 0.8.7). When the planner takes the HNSW path, a plain index scan yields `hnsw.ef_search` (40)
- * candidates over all users before `user_id = $1` is applied: a user whose facts are farther from the
- * query than 40 facts of other users gets nothing. The store must still return that user's k nearest.
+ * Nearest-fact queries on a real Postgres with pgvector (PGlite, pgvector 0.8.7). There is no vector
+ * index (migration 0003 dropped the HNSW one): a one-user query is an exact scan of that user's facts,
+ * so a user whose facts are all farther from the query than other users' facts still gets their k
+ * nearest, exactly ordered, ties going to the more recently updated fact.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { EMBEDDING_DIMENSIONS } from '../src/db/embedding-dimensions.js';
 import { memoryFacts } from '../src/db/schema.js';
-import { createLogger } from '../src/logger.js';
 import { createPostgresStore } from '../src/memory/postgres-store.js';
-import { supportsIterativeScan } from '../src/memory/nearest-facts.js';
 import type { MemoryStore } from '../src/memory/store.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 
@@ -30,23 +28,14 @@ const user = () => `u-${randomUUID().slice(0, 8)}`;
 let pg: TestPostgres;
 let database: Database;
 let store: MemoryStore;
-const logLines: string[] = [];
 
 beforeAll(async () => {
   pg = await startTestPostgres();
-  // One connection: the session settings below then reach every query of the store, on any Postgres
-  // (PGlite ignores ALTER DATABASE ... SET, so per-database defaults cannot be used to force the plan).
-  database = createDatabase(pg.url, { max: 1 });
-  const logger = createLogger({ sink: (line) => logLines.push(line) });
-  store = createPostgresStore({ database, embeddingModel: 'text-embedding-3-small', logger });
+  database = createDatabase(pg.url, { max: 2 });
+  let t = Date.parse('2026-11-02T00:00:00Z');
+  // One second per write, so "more recently updated" is never a tie itself.
+  store = createPostgresStore({ database, embeddingModel: 'text-embedding-3-small', now: () => new Date((t += 1000)) });
   await store.init();
-  // Force the HNSW path: without the per-user btrees and with sequential scans off, the planner's only
-  // way to serve `ORDER BY embedding <=> $q LIMIT k` is the HNSW index. A large production table gets
-  // there by cost alone.
-  await database.sql`drop index memory_facts_user_created_idx`;
-  await database.sql`drop index memory_facts_user_normalized_idx`;
-  await database.sql`set enable_seqscan = off`;
-  await database.sql`set enable_bitmapscan = off`;
   // Other users' facts, all nearer to the query (cosine 0.93–0.995) than the target users' facts.
   const at = new Date('2026-11-01T00:00:00Z');
   await database.db.insert(memoryFacts).values(
@@ -68,14 +57,20 @@ afterAll(async () => {
   await pg.stop();
 });
 
-describe('postgres store: nearest facts of one user on the shared HNSW index', () => {
-  it('plans the search on the HNSW index (the premise of these tests)', async () => {
+describe('postgres store: exact nearest facts of one user', () => {
+  it('has no vector index, and plans a one-user search without one', async () => {
+    const indexes = await database.sql<{ indexdef: string }[]>`
+      select indexdef from pg_indexes where tablename = 'memory_facts'`;
+    expect(indexes.length).toBeGreaterThan(0);
+    expect(indexes.map((i) => i.indexdef).join('\n')).not.toMatch(/hnsw|ivfflat/i);
     const plan = await database.sql.unsafe<{ 'QUERY PLAN': string }[]>(
       `explain select id from memory_facts where user_id = $1 and embedding is not null
        order by embedding <=> $2::vector limit 5`,
-      ['someone', JSON.stringify(query)],
+      ['other-3', JSON.stringify(query)],
     );
-    expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index Scan using memory_facts_embedding_hnsw_idx/);
+    const text = plan.map((r) => r['QUERY PLAN']).join('\n');
+    expect(text).toMatch(/Sort/);
+    expect(text).not.toMatch(/hnsw/i);
   });
 
   it("returns the user's k nearest facts when other users' facts are all nearer", async () => {
@@ -110,14 +105,12 @@ describe('postgres store: nearest facts of one user on the shared HNSW index', (
     expect((await store.list(target)).items).toMatchObject([{ kind: 'remembered', text: 'Eats no meat' }]);
   });
 
-  it('uses iterative scans without a warning on pgvector 0.8+', () => {
-    expect(logLines.filter((l) => l.includes('"level":"warn"'))).toEqual([]);
-  });
-});
-
-describe('supportsIterativeScan', () => {
-  it('is true from pgvector 0.8.0 on, false before and for unknown versions', () => {
-    expect(['0.8.0', '0.8.7', '0.10.1', '1.0.0'].map(supportsIterativeScan)).toEqual([true, true, true, true]);
-    expect(['0.7.4', '0.5.1', '', null, undefined, 'dev'].map(supportsIterativeScan)).toEqual([false, false, false, false, false, false]);
+  it('breaks a tie in distance towards the more recently updated fact', async () => {
+    const target = user();
+    const older = await store.add({ userId: target, kind: 'learned', text: 'Likes quiet study rooms', embedding: vec(2, 1) });
+    const newer = await store.add({ userId: target, kind: 'learned', text: 'Studies late at night', embedding: vec(5, 1) });
+    const found = await store.search(target, query, 2);
+    expect(found.map((f) => f.id)).toEqual([newer.fact.id, older.fact.id]);
+    expect(found[0]!.similarity).toBeCloseTo(found[1]!.similarity, 10);
   });
 });

@@ -101,4 +101,27 @@ describe('postgres memory store', () => {
     expect(`${(err as Error).stack} ${JSON.stringify(err)}`).not.toMatch(/alice|insulin/);
     expect(await store.count('alice')).toBe(0);
   });
+
+  it('leaves no history row of a deleted fact, an evicted fact or a cleared user', async () => {
+    const pg = await start();
+    const database = connect(pg.url);
+    const store = createPostgresStore({ database, embeddingModel: null, maxFactsPerUser: 2 });
+    await store.init();
+    const rowsOf = async (ids: string[]) =>
+      (await database.sql<{ n: number }[]>`select count(*)::int as n from memory_fact_history where fact_id = any(${ids}::uuid[])`)[0]!.n;
+    const a = await store.add({ userId: 'carol', kind: 'learned', text: 'Lives in Mudge House' });
+    await store.update('carol', a.fact.id, { text: 'Lives in Donner House', source: 'extraction' });
+    const b = await store.add({ userId: 'carol', kind: 'remembered', text: 'Is vegetarian' });
+    expect(await rowsOf([a.fact.id, b.fact.id])).toBe(3);
+    await store.remove('carol', [b.fact.id]);
+    expect(await rowsOf([b.fact.id])).toBe(0);
+    const c = await store.add({ userId: 'carol', kind: 'remembered', text: 'Plays cello' });
+    const d = await store.add({ userId: 'carol', kind: 'remembered', text: 'Bikes to campus' }); // evicts a
+    expect(d.evicted).toBe(1);
+    expect(await rowsOf([a.fact.id])).toBe(0);
+    expect(await store.clear('carol')).toBe(2);
+    expect(await rowsOf([c.fact.id, d.fact.id])).toBe(0);
+    const [left] = await database.sql<{ n: number }[]>`select count(*)::int as n from memory_fact_history`;
+    expect(left!.n).toBe(0);
+  });
 });

@@ -124,15 +124,21 @@ describe.each(factories)('%s store', (backend, make) => {
     const u = user();
     const first = await store.add({ userId: u, kind: 'learned', text: 'is vegetarian' });
     expect(first.status).toBe('created');
+    // A repetition changes nothing, not even updatedAt.
     const again = await store.add({ userId: u, kind: 'learned', text: '  Is   VEGETARIAN. ' });
-    expect(again).toMatchObject({ status: 'updated', fact: { id: first.fact.id, kind: 'learned', text: 'is vegetarian' } });
+    expect(again).toMatchObject({ status: 'unchanged', fact: { id: first.fact.id, kind: 'learned', text: 'is vegetarian' } });
+    expect(again.fact.updatedAt).toEqual(first.fact.updatedAt);
     const promoted = await store.add({ userId: u, kind: 'remembered', text: 'Is vegetarian!' });
     expect(promoted).toMatchObject({ status: 'updated', fact: { id: first.fact.id, kind: 'remembered', text: 'Is vegetarian!' } });
+    expect(promoted.fact.updatedAt.getTime()).toBeGreaterThan(first.fact.updatedAt.getTime());
     // A later background re-discovery never demotes what the user asked to keep.
     const relearned = await store.add({ userId: u, kind: 'learned', text: 'is vegetarian' });
-    expect(relearned.fact).toMatchObject({ id: first.fact.id, kind: 'remembered', text: 'Is vegetarian!' });
-    expect(relearned.fact.updatedAt.getTime()).toBeGreaterThan(first.fact.updatedAt.getTime());
+    expect(relearned).toMatchObject({ status: 'unchanged', fact: { id: first.fact.id, kind: 'remembered', text: 'Is vegetarian!' } });
     expect(await store.count(u)).toBe(1);
+    expect((await store.history(u, first.fact.id))!.map((h) => [h.change, h.source, h.text])).toEqual([
+      ['created', 'extraction', 'is vegetarian'],
+      ['updated', 'remember', 'Is vegetarian!'],
+    ]);
   });
 
   it('dedupes by embedding similarity at 0.92 and above, not below', async () => {
@@ -141,7 +147,7 @@ describe.each(factories)('%s store', (backend, make) => {
     const base = await store.add({ userId: u, kind: 'learned', text: 'Prefers morning classes', embedding: vec(10) });
     // cos = 1/√(1+0.3²) ≈ 0.958: the same fact in other words.
     const near = await store.add({ userId: u, kind: 'learned', text: 'Likes early lectures', embedding: vec(10, 11, 0.3) });
-    expect(near).toMatchObject({ status: 'updated', fact: { id: base.fact.id, text: 'Prefers morning classes' } });
+    expect(near).toMatchObject({ status: 'unchanged', fact: { id: base.fact.id, text: 'Prefers morning classes' } });
     // cos = 1/√(1+0.5²) ≈ 0.894: related but different.
     const far = await store.add({ userId: u, kind: 'learned', text: 'Takes an 8am chemistry lab', embedding: vec(10, 12, 0.5) });
     expect(far.status).toBe('created');
@@ -165,13 +171,17 @@ describe.each(factories)('%s store', (backend, make) => {
   it('evicts past the limit: learned before remembered, least recently updated first', async () => {
     const store = await make({ maxFactsPerUser: 3 });
     const u = user();
-    await store.add({ userId: u, kind: 'learned', text: 'old learned' });
+    const oldLearned = await store.add({ userId: u, kind: 'learned', text: 'old learned' });
     await store.add({ userId: u, kind: 'remembered', text: 'old remembered' });
-    await store.add({ userId: u, kind: 'learned', text: 'refreshed learned' });
-    await store.add({ userId: u, kind: 'learned', text: 'old learned' }); // re-learned: now the freshest
+    const refreshed = await store.add({ userId: u, kind: 'learned', text: 'refreshed learned' });
+    // Rewritten by a superseding fact: now the most recently updated.
+    await store.update(u, oldLearned.fact.id, { text: 'old learned, reworded', source: 'extraction' });
     await store.add({ userId: u, kind: 'learned', text: 'new learned' });
     let texts = (await store.list(u)).items.map((f) => f.text).sort();
-    expect(texts).toEqual(['new learned', 'old learned', 'old remembered']);
+    expect(texts).toEqual(['new learned', 'old learned, reworded', 'old remembered']);
+    // The evicted fact's history went with it.
+    expect(await store.history(u, refreshed.fact.id)).toBeNull();
+    expect(await store.history(u, oldLearned.fact.id)).toHaveLength(2);
 
     const r1 = await store.add({ userId: u, kind: 'remembered', text: 'r1' });
     const r2 = await store.add({ userId: u, kind: 'remembered', text: 'r2' });
@@ -206,5 +216,70 @@ describe.each(factories)('%s store', (backend, make) => {
     expect(await store.get(u, fact.id)).toBeNull();
     expect(await store.clear(u)).toBe(1);
     expect(await store.list(u)).toEqual({ items: [], total: 0 });
+  });
+
+  it('updates a fact in place: same id and createdAt, new text, kind and vector, updatedAt moved, one history entry', async () => {
+    const store = await make({});
+    const u = user();
+    const { fact } = await store.add({ userId: u, kind: 'learned', text: 'Lives in Mudge House', embedding: vec(30) });
+    const result = await store.update(u, fact.id, { text: 'Lives in Donner House', embedding: vec(31), source: 'extraction' });
+    expect(result).toMatchObject({ status: 'updated', fact: { id: fact.id, kind: 'learned', text: 'Lives in Donner House' } });
+    expect(result!.fact.createdAt).toEqual(fact.createdAt);
+    expect(result!.fact.updatedAt.getTime()).toBeGreaterThan(fact.updatedAt.getTime());
+    expect((await store.list(u)).items).toEqual([result!.fact]);
+    // The new vector replaced the old one.
+    expect((await store.search(u, vec(31), 1))[0]).toMatchObject({ id: fact.id });
+    expect((await store.search(u, vec(31), 1))[0]!.similarity).toBeCloseTo(1, 5);
+    expect(await store.history(u, fact.id)).toEqual([
+      { at: fact.createdAt, change: 'created', source: 'extraction', text: 'Lives in Mudge House' },
+      { at: result!.fact.updatedAt, change: 'updated', source: 'extraction', text: 'Lives in Donner House' },
+    ]);
+
+    // A remember promotes; the same words again change nothing.
+    const promoted = await store.update(u, fact.id, { text: 'Lives in Donner House', kind: 'remembered', source: 'remember' });
+    expect(promoted).toMatchObject({ status: 'updated', fact: { kind: 'remembered', text: 'Lives in Donner House' } });
+    expect((await store.search(u, vec(31), 1))[0]).toMatchObject({ id: fact.id }); // same words: vector kept
+    const same = await store.update(u, fact.id, { text: 'Lives in Donner House', source: 'extraction' });
+    expect(same).toMatchObject({ status: 'unchanged', fact: { updatedAt: promoted!.fact.updatedAt } });
+    expect((await store.history(u, fact.id))!.map((h) => h.source)).toEqual(['extraction', 'extraction', 'remember']);
+  });
+
+  it("refuses an update onto another fact's wording, and never touches another user's fact", async () => {
+    const store = await make({});
+    const [a, b] = [user(), user()];
+    const mudge = await store.add({ userId: a, kind: 'learned', text: 'Lives in Mudge House' });
+    const vegetarian = await store.add({ userId: a, kind: 'remembered', text: 'Is vegetarian' });
+    const clash = await store.update(a, mudge.fact.id, { text: 'is VEGETARIAN', source: 'extraction' });
+    expect(clash).toMatchObject({ status: 'conflict', fact: { id: vegetarian.fact.id } });
+    expect(await store.get(a, mudge.fact.id)).toEqual(mudge.fact);
+
+    expect(await store.update(b, mudge.fact.id, { text: 'Lives in Donner House', source: 'extraction' })).toBeNull();
+    expect(await store.update(a, 'not-a-uuid', { text: 'x', source: 'extraction' })).toBeNull();
+    expect(await store.update(a, randomUUID(), { text: 'x', source: 'extraction' })).toBeNull();
+    expect(await store.get(a, mudge.fact.id)).toEqual(mudge.fact);
+    expect(await store.history(b, mudge.fact.id)).toBeNull();
+    expect((await store.history(a, mudge.fact.id))!).toHaveLength(1);
+  });
+
+  it('lists history oldest first, only of the given kind, and deletes it with the fact and with the user', async () => {
+    const store = await make({});
+    const u = user();
+    const learned = await store.add({ userId: u, kind: 'learned', text: 'Studies physics' });
+    const kept = await store.add({ userId: u, kind: 'remembered', text: 'Is a night owl' });
+    await store.update(u, learned.fact.id, { text: 'Studies chemistry', source: 'extraction' });
+    expect((await store.history(u, learned.fact.id, 'learned'))!.map((h) => h.text)).toEqual(['Studies physics', 'Studies chemistry']);
+    expect(await store.history(u, learned.fact.id, 'remembered')).toBeNull();
+    expect(await store.history(u, learned.fact.id.toUpperCase())).toHaveLength(2);
+
+    await store.remove(u, [learned.fact.id]);
+    expect(await store.history(u, learned.fact.id)).toBeNull();
+    // Re-adding the same words starts a new fact with a history of one.
+    const again = await store.add({ userId: u, kind: 'learned', text: 'Studies chemistry' });
+    expect(again.fact.id).not.toBe(learned.fact.id);
+    expect(await store.history(u, again.fact.id)).toHaveLength(1);
+
+    expect(await store.clear(u)).toBe(2);
+    expect(await store.history(u, kept.fact.id)).toBeNull();
+    expect(await store.history(u, again.fact.id)).toBeNull();
   });
 });

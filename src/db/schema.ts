@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  bigserial,
   check,
   date,
   index,
@@ -46,12 +47,45 @@ export const memoryFacts = pgTable(
     uniqueIndex('memory_facts_user_normalized_idx').on(t.userId, t.normalized),
     // Newest-first listing and recency recall per user; also eviction of the oldest learned facts.
     index('memory_facts_user_created_idx').on(t.userId, t.createdAt.desc(), t.id.desc()),
-    // Cosine distance (`<=>`, drizzle's cosineDistance) needs the cosine operator class to use the index.
-    index('memory_facts_embedding_hnsw_idx').using('hnsw', t.embedding.op('vector_cosine_ops')),
+    // No vector index (migration 0003 dropped the HNSW one): nearest-fact queries always name one user,
+    // who holds at most MAX_FACTS_PER_USER (1,000) facts, and the planner serves them from the btree
+    // above followed by an exact sort by cosine distance (measured in bench/recall.bench.ts at 1k and
+    // 100k facts, plan printed there). That answer is exact and complete; an HNSW index over all users
+    // was never chosen for it, cost every insert a graph update, and needed `hnsw.iterative_scan` in a
+    // transaction to keep a per-user result from starving.
   ],
 );
 
 export type MemoryFactRow = typeof memoryFacts.$inferSelect;
+
+/** Where a change to a fact came from (CONTRACT.md "Fact history"); `FACT_SOURCES` in src/memory/store.ts. */
+export const FACT_SOURCE_VALUES = ['extraction', 'remember', 'forget', 'user'] as const;
+export const FACT_CHANGE_VALUES = ['created', 'updated', 'deleted'] as const;
+
+/**
+ * Every change to a fact: what it read after the change, when, and why. Rows go with their fact (the
+ * foreign key cascades): deleting a fact, evicting it or clearing a user leaves nothing of it here.
+ */
+export const memoryFactHistory = pgTable(
+  'memory_fact_history',
+  {
+    /** Orders changes of the same instant (a create and an update in one transaction). */
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    factId: uuid('fact_id')
+      .notNull()
+      .references(() => memoryFacts.id, { onDelete: 'cascade' }),
+    at: timestamp('at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    change: text('change', { enum: FACT_CHANGE_VALUES }).notNull(),
+    source: text('source', { enum: FACT_SOURCE_VALUES }).notNull(),
+    /** The fact's text after the change; null for a deletion. */
+    text: text('text'),
+  },
+  (t) => [
+    check('memory_fact_history_change_check', sql`${t.change} in ('created', 'updated', 'deleted')`),
+    check('memory_fact_history_source_check', sql`${t.source} in ('extraction', 'remember', 'forget', 'user')`),
+    index('memory_fact_history_fact_idx').on(t.factId, t.seq),
+  ],
+);
 
 /** Daily token usage per budget bucket (`user_id` or `anonymous`), one row per UTC day. */
 export const tokenUsage = pgTable(

@@ -40,6 +40,12 @@ export function redactingStore(store: MemoryStore, leaks: LeakPolicy): MemorySto
       const page = await store.list(userId, options);
       return { ...page, items: page.items.map(clean) };
     },
+    update: async (userId, id, update) => {
+      const result = await store.update(userId, id, update);
+      return result && { ...result, fact: clean(result.fact) };
+    },
+    history: async (userId, id, kind) =>
+      (await store.history(userId, id, kind))?.map((h) => (h.text === null ? h : { ...h, text: leaks.redact(h.text) })) ?? null,
     search: async (userId, embedding, k) => (await store.search(userId, embedding, k)).map(clean),
     get: async (userId, id) => {
       const f = await store.get(userId, id);

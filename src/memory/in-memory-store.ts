@@ -1,7 +1,8 @@
 /**
  * In-memory store: used when DATABASE_URL is unset. Facts live as long as the process. Same behaviour
  * as the Postgres store (the shared store suite runs against both): dedupe by normalised text or
- * cosine similarity, per-user limit with eviction, newest-first pages, brute-force vector search.
+ * cosine similarity, per-user limit with eviction, newest-first pages, exact vector search, a history
+ * of changes per fact that goes with the fact.
  */
 import { randomUUID } from 'node:crypto';
 import { cosineSimilarity } from './cosine.js';
@@ -11,12 +12,14 @@ import {
   MAX_FACTS_PER_USER,
   type AddResult,
   type Fact,
+  type FactChange,
   type FactKind,
   type FactPage,
   type ListOptions,
   type MemoryHealth,
   type MemoryStore,
   type ScoredFact,
+  type UpdateResult,
 } from './store.js';
 import { evictionOrder, mergeDuplicate, pageBounds } from './store-rules.js';
 
@@ -32,7 +35,11 @@ export interface InMemoryStoreOptions {
 interface Entry extends Fact {
   normalized: string;
   embedding: number[] | null;
+  /** Oldest first; goes with the entry when it is removed, evicted or cleared. */
+  history: FactChange[];
 }
+
+const defaultSource = (kind: FactKind) => (kind === 'remembered' ? 'remember' : 'extraction');
 
 const copy = (e: Entry): Fact => ({
   id: e.id,
@@ -91,10 +98,12 @@ export function createInMemoryStore(options: InMemoryStoreOptions): MemoryStore 
         if (best && best.similarity >= DUPLICATE_SIMILARITY) duplicate = best.entry;
       }
 
+      const source = input.source ?? defaultSource(input.kind);
       let stored: Entry;
       let status: AddResult['status'];
       if (duplicate) {
-        const merged = mergeDuplicate(duplicate.kind, input.kind);
+        const merged = mergeDuplicate(duplicate, { kind: input.kind, text });
+        if (!merged.changed) return { fact: copy(duplicate), status: 'unchanged', evicted: 0 };
         duplicate.kind = merged.kind;
         // A rewording found by similarity cannot clash with another fact's normalised text: an exact
         // match would have been found first.
@@ -104,10 +113,21 @@ export function createInMemoryStore(options: InMemoryStoreOptions): MemoryStore 
           duplicate.embedding = embedding ?? duplicate.embedding;
         }
         duplicate.updatedAt = at;
+        duplicate.history.push({ at, change: 'updated', source, text: duplicate.text });
         stored = duplicate;
         status = 'updated';
       } else {
-        stored = { id: newId(), userId: input.userId, kind: input.kind, text, normalized, embedding, createdAt: at, updatedAt: at };
+        stored = {
+          id: newId(),
+          userId: input.userId,
+          kind: input.kind,
+          text,
+          normalized,
+          embedding,
+          createdAt: at,
+          updatedAt: at,
+          history: [{ at, change: 'created', source, text }],
+        };
         facts.push(stored);
         byUser.set(input.userId, facts);
         status = 'created';
@@ -120,6 +140,29 @@ export function createInMemoryStore(options: InMemoryStoreOptions): MemoryStore 
         byUser.set(input.userId, facts.filter((f) => !victims.has(f)));
       }
       return { fact: copy(stored), status, evicted };
+    },
+
+    async update(userId, id, update): Promise<UpdateResult | null> {
+      const entry = isFactId(id) ? factsOf(userId).find((f) => f.id === id.toLowerCase()) : undefined;
+      if (!entry) return null;
+      const text = cleanFactText(update.text);
+      const normalized = normalizeFactText(text);
+      const kind = update.kind ?? entry.kind;
+      if (text === entry.text && kind === entry.kind) return { status: 'unchanged', fact: copy(entry) };
+      const other = factsOf(userId).find((f) => f !== entry && f.normalized === normalized);
+      if (other) return { status: 'conflict', fact: copy(other) };
+      const at = now();
+      // Same words, new kind (a promotion): the vector still describes the text.
+      const embedding = text === entry.text ? entry.embedding : (update.embedding ?? null);
+      Object.assign(entry, { text, normalized, kind, embedding, updatedAt: at });
+      entry.history.push({ at, change: 'updated', source: update.source, text });
+      return { status: 'updated', fact: copy(entry) };
+    },
+
+    async history(userId, id, kind?: FactKind) {
+      const entry = isFactId(id) ? factsOf(userId).find((f) => f.id === id.toLowerCase()) : undefined;
+      if (!entry || (kind && entry.kind !== kind)) return null;
+      return entry.history.map((h) => ({ ...h, at: new Date(h.at) }));
     },
 
     async list(userId, opts: ListOptions = {}): Promise<FactPage> {
@@ -135,7 +178,7 @@ export function createInMemoryStore(options: InMemoryStoreOptions): MemoryStore 
       return factsOf(userId)
         .filter((f) => f.embedding)
         .map((f) => ({ ...copy(f), similarity: cosineSimilarity(embedding, f.embedding!) }))
-        .sort((a, b) => b.similarity - a.similarity)
+        .sort((a, b) => b.similarity - a.similarity || b.updatedAt.getTime() - a.updatedAt.getTime())
         .slice(0, Math.max(0, k));
     },
 

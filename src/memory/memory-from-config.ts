@@ -61,7 +61,7 @@ export async function createMemoryStoreFromConfig(
 
 async function openPostgres(url: string, embeddingModel: string | null, logger: Logger | undefined): Promise<MemoryFromConfig> {
   const database = createDatabase(url);
-  const store = createPostgresStore({ database, ownsDatabase: true, embeddingModel, logger });
+  const store = createPostgresStore({ database, ownsDatabase: true, embeddingModel });
   try {
     await store.init();
   } catch (err) {

@@ -1,21 +1,14 @@
 /**
- * Nearest facts of one user through the HNSW index that all users' facts share.
- *
- * Why iterative scans: an HNSW index scan yields only `hnsw.ef_search` (default 40) candidates over
- * ALL users, and `user_id = $1` is applied to those afterwards, so a user whose facts are not among the
- * globally nearest gets fewer than k facts, often none. pgvector 0.8 added iterative index scans
- * (`hnsw.iterative_scan`): the scan goes on until k rows pass the filter, bounded by
- * `hnsw.max_scan_tuples`. `strict_order` keeps results exactly ordered by distance. On pgvector < 0.8
- * setting it is an error once the extension is loaded (the `hnsw.` prefix is reserved), so it is only
- * set when the installed version supports it.
+ * Nearest facts of one user, exact. Every nearest-fact query names one user, who holds at most
+ * MAX_FACTS_PER_USER (1,000) facts: the planner reads them through the per-user btree and sorts them by
+ * cosine distance, which is exact and complete. There is no vector index (migration 0003 dropped the
+ * HNSW one, see src/db/schema.ts): an approximate index over all users' facts was never chosen for a
+ * one-user query at this size, and would need iterative scans to keep a user's result from starving.
  */
-import { and, cosineDistance, eq, isNotNull, sql } from 'drizzle-orm';
-import type { Database, Db } from '../db/client.js';
+import { and, cosineDistance, desc, eq, isNotNull, sql } from 'drizzle-orm';
+import type { Db } from '../db/client.js';
 import { memoryFacts, type MemoryFactRow } from '../db/schema.js';
 import type { Fact, ScoredFact } from './store.js';
-
-/** Transaction-scoped, so a pooled connection never keeps it (and nothing else sees it). */
-export const ITERATIVE_SCAN = sql`set local hnsw.iterative_scan = strict_order`;
 
 export const factColumns = {
   id: memoryFacts.id,
@@ -35,28 +28,12 @@ export const toFact = (row: Pick<MemoryFactRow, keyof typeof factColumns>): Fact
   updatedAt: row.updatedAt,
 });
 
-/** Whether a `vector` extension version (`extversion`, e.g. "0.8.7") has `hnsw.iterative_scan` (0.8.0+). */
-export function supportsIterativeScan(extversion: string | null | undefined): boolean {
-  const match = /^(\d+)\.(\d+)/.exec(extversion ?? '');
-  if (!match) return false;
-  const [major, minor] = [Number(match[1]), Number(match[2])];
-  return major > 0 || minor >= 8;
-}
-
-/** The installed pgvector version, or null when the extension is not installed. */
-export async function vectorExtensionVersion(database: Database): Promise<string | null> {
-  const rows = await database.sql<{ extversion: string }[]>`
-    select extversion from pg_extension where extname = 'vector'`;
-  return rows[0]?.extversion ?? null;
-}
-
 /** The database or a transaction: both can select. */
 type Queryable = Pick<Db, 'select'>;
 
 /**
- * The user's `k` facts with an embedding, nearest first. Ordered by distance with LIMIT k so the HNSW
- * index (vector_cosine_ops) can serve it; callers apply their similarity thresholds after. Run it after
- * ITERATIVE_SCAN in the same transaction when supported, or the user filter can starve the result.
+ * The user's `k` facts with an embedding, nearest first, the more recently updated first at equal
+ * distance. Callers apply their thresholds after.
  */
 export async function nearestFacts(q: Queryable, userId: string, embedding: readonly number[], k: number): Promise<ScoredFact[]> {
   const distance = cosineDistance(memoryFacts.embedding, [...embedding]);
@@ -64,7 +41,7 @@ export async function nearestFacts(q: Queryable, userId: string, embedding: read
     .select({ ...factColumns, distance: sql<number>`${distance}` })
     .from(memoryFacts)
     .where(and(eq(memoryFacts.userId, userId), isNotNull(memoryFacts.embedding)))
-    .orderBy(distance)
+    .orderBy(distance, desc(memoryFacts.updatedAt), desc(memoryFacts.id))
     .limit(k);
   return rows.map((r) => ({ ...toFact(r), similarity: 1 - Number(r.distance) }));
 }

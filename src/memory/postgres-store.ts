@@ -2,34 +2,31 @@
  * Postgres store: facts in `memory_facts` with a pgvector embedding, through Drizzle and the `postgres`
  * driver. `init()` applies the committed migrations under an advisory lock and checks the vector
  * column's dimensions. Writes of one user are serialised by a per-user transaction-scoped advisory lock
- * so dedupe and eviction see a consistent set even with several replicas. Nearest-fact queries use
- * pgvector's iterative index scans when installed (>= 0.8; see nearest-facts.ts).
+ * so dedupe and eviction see a consistent set even with several replicas. Every change to a fact is a
+ * row of `memory_fact_history` written in the same transaction; the rows go with their fact (foreign
+ * key, on delete cascade). Nearest-fact queries are exact per-user scans (nearest-facts.ts).
  */
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
-import { FACT_KIND_VALUES, memoryFacts } from '../db/schema.js';
-import type { Logger } from '../logger.js';
+import { FACT_KIND_VALUES, FACT_SOURCE_VALUES, memoryFactHistory, memoryFacts } from '../db/schema.js';
 import { cleanFactText, isFactId, normalizeFactText } from './fact-text.js';
-import {
-  factColumns,
-  ITERATIVE_SCAN,
-  nearestFacts,
-  supportsIterativeScan,
-  toFact,
-  vectorExtensionVersion,
-} from './nearest-facts.js';
+import { factColumns, nearestFacts, toFact } from './nearest-facts.js';
 import {
   DUPLICATE_SIMILARITY,
   FACT_KINDS,
+  FACT_SOURCES,
   MAX_FACTS_PER_USER,
   type AddResult,
   type Fact,
+  type FactKind,
+  type FactSource,
   type FactPage,
   type ListOptions,
   type MemoryHealth,
   type MemoryStore,
   type ScoredFact,
+  type UpdateResult,
 } from './store.js';
 import { withSafeErrors } from './store-error.js';
 import { mergeDuplicate, pageBounds } from './store-rules.js';
@@ -37,7 +34,11 @@ import { mergeDuplicate, pageBounds } from './store-rules.js';
 /** The schema's kinds are exactly the store's (a compile-time check; see FACT_KIND_VALUES). */
 type SameKinds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const kindsAgree: SameKinds<(typeof FACT_KIND_VALUES)[number], (typeof FACT_KINDS)[number]> = true;
+const sourcesAgree: SameKinds<(typeof FACT_SOURCE_VALUES)[number], (typeof FACT_SOURCES)[number]> = true;
 void kindsAgree;
+void sourcesAgree;
+
+const defaultSource = (kind: FactKind): FactSource => (kind === 'remembered' ? 'remember' : 'extraction');
 
 /** A store call's deadline: far above a healthy query (milliseconds), far below the driver's reconnect backoff. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
@@ -55,12 +56,15 @@ export interface PostgresStoreOptions {
   healthTimeoutMs?: number;
   /** Deadline of one store call (default 5 s): an unreachable database fails calls instead of queueing them. */
   queryTimeoutMs?: number;
-  /** Gets the one warning at init when pgvector is too old for iterative index scans. */
-  logger?: Logger;
 }
 
 /** First key of the two-key advisory lock serialising one user's writes ("memo"); the second is the user. */
 const USER_LOCK_NAMESPACE = 0x6d656d6f;
+
+/** Serialises one user's writes (dedupe, eviction, updates) across connections and replicas. */
+async function lockUser(tx: Pick<Database['db'], 'execute'>, userId: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${USER_LOCK_NAMESPACE}, hashtext(${userId}))`);
+}
 
 export function createPostgresStore(options: PostgresStoreOptions): MemoryStore {
   const { db } = options.database;
@@ -69,8 +73,6 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
   const healthTimeoutMs = options.healthTimeoutMs ?? 2000;
   const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   let initialized = false;
-  /** pgvector >= 0.8: nearest-fact queries run with `hnsw.iterative_scan` (decided at init). */
-  let iterativeScan = false;
   let closed = false;
 
   const listFilter = (userId: string, o: ListOptions): SQL | undefined =>
@@ -86,15 +88,6 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
 
     async init() {
       await runMigrations(options.database, options.embeddingModel ? { embeddingModel: options.embeddingModel } : {});
-      const version = await vectorExtensionVersion(options.database);
-      iterativeScan = supportsIterativeScan(version);
-      // Without embeddings no vector is searched, so the old version cannot matter yet.
-      if (!iterativeScan && options.embeddingModel) {
-        options.logger?.warn(
-          'semantic recall may return too few facts on a shared HNSW index; upgrade pgvector to 0.8+',
-          { pgvector: version },
-        );
-      }
       initialized = true;
     },
 
@@ -135,8 +128,7 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
       const embedding = input.embedding ?? null;
       const at = now();
       return db.transaction(async (tx) => {
-        await tx.execute(sql`select pg_advisory_xact_lock(${USER_LOCK_NAMESPACE}, hashtext(${input.userId}))`);
-        if (iterativeScan && embedding) await tx.execute(ITERATIVE_SCAN);
+        await lockUser(tx, input.userId);
         const mine = eq(memoryFacts.userId, input.userId);
         let [duplicate] = await tx
           .select(factColumns)
@@ -149,21 +141,25 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
           if (nearest && nearest.similarity >= DUPLICATE_SIMILARITY) duplicate = nearest;
         }
 
+        const source = input.source ?? defaultSource(input.kind);
         let row: Fact;
         let status: AddResult['status'];
         if (duplicate) {
-          const merged = mergeDuplicate(duplicate.kind, input.kind);
+          const merged = mergeDuplicate(duplicate, { kind: input.kind, text });
+          if (!merged.changed) return { fact: toFact(duplicate), status: 'unchanged' as const, evicted: 0 };
           const set: Partial<typeof memoryFacts.$inferInsert> = { kind: merged.kind, updatedAt: at };
           // A rewording found by similarity cannot clash with another row's normalised text: an exact
           // match would have been found first.
           if (merged.takeNewText) Object.assign(set, { text, normalized, ...(embedding ? { embedding } : {}) });
           [row] = (await tx.update(memoryFacts).set(set).where(eq(memoryFacts.id, duplicate.id)).returning(factColumns)) as [Fact];
+          await tx.insert(memoryFactHistory).values({ factId: row.id, at, change: 'updated', source, text: row.text });
           status = 'updated';
         } else {
           [row] = (await tx
             .insert(memoryFacts)
             .values({ userId: input.userId, kind: input.kind, text, normalized, embedding, createdAt: at, updatedAt: at })
             .returning(factColumns)) as [Fact];
+          await tx.insert(memoryFactHistory).values({ factId: row.id, at, change: 'created', source, text });
           status = 'created';
         }
 
@@ -200,14 +196,54 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
       return { items: rows.map(toFact), total: totals[0]?.n ?? 0 };
     },
 
+    async update(userId, id, update): Promise<UpdateResult | null> {
+      if (!isFactId(id)) return null;
+      const text = cleanFactText(update.text);
+      const normalized = normalizeFactText(text);
+      return db.transaction(async (tx) => {
+        await lockUser(tx, userId);
+        const mine = eq(memoryFacts.userId, userId);
+        const [current] = await tx.select(factColumns).from(memoryFacts).where(and(mine, eq(memoryFacts.id, id))).limit(1);
+        if (!current) return null;
+        const kind = update.kind ?? current.kind;
+        if (text === current.text && kind === current.kind) return { status: 'unchanged' as const, fact: toFact(current) };
+        const [other] = await tx
+          .select(factColumns)
+          .from(memoryFacts)
+          .where(and(mine, eq(memoryFacts.normalized, normalized), ne(memoryFacts.id, id)))
+          .limit(1);
+        if (other) return { status: 'conflict' as const, fact: toFact(other) };
+        const at = now();
+        const set: Partial<typeof memoryFacts.$inferInsert> = { text, normalized, kind, updatedAt: at };
+        // Same words, new kind (a promotion): the vector still describes the text.
+        if (text !== current.text) set.embedding = update.embedding ?? null;
+        const [row] = (await tx.update(memoryFacts).set(set).where(eq(memoryFacts.id, id)).returning(factColumns)) as [Fact];
+        await tx.insert(memoryFactHistory).values({ factId: id, at, change: 'updated', source: update.source, text });
+        return { status: 'updated' as const, fact: toFact(row) };
+      });
+    },
+
+    async history(userId, id, kind) {
+      if (!isFactId(id)) return null;
+      const rows = await db
+        .select({
+          at: memoryFactHistory.at,
+          change: memoryFactHistory.change,
+          source: memoryFactHistory.source,
+          text: memoryFactHistory.text,
+          factKind: memoryFacts.kind,
+        })
+        .from(memoryFacts)
+        .leftJoin(memoryFactHistory, eq(memoryFactHistory.factId, memoryFacts.id))
+        .where(and(eq(memoryFacts.userId, userId), eq(memoryFacts.id, id), kind ? eq(memoryFacts.kind, kind) : undefined))
+        .orderBy(asc(memoryFactHistory.seq));
+      if (rows.length === 0) return null;
+      return rows.flatMap((r) => (r.at && r.change && r.source ? [{ at: r.at, change: r.change, source: r.source, text: r.text }] : []));
+    },
+
     async search(userId, embedding, k): Promise<ScoredFact[]> {
       if (k <= 0) return [];
-      if (!iterativeScan) return nearestFacts(db, userId, embedding, k);
-      // SET LOCAL needs a transaction; it ends with it, so the pooled connection is left as it was.
-      return db.transaction(async (tx) => {
-        await tx.execute(ITERATIVE_SCAN);
-        return nearestFacts(tx, userId, embedding, k);
-      });
+      return nearestFacts(db, userId, embedding, k);
     },
 
     async get(userId, id) {
@@ -247,5 +283,7 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
     },
   };
   // Data methods: failures leave as MemoryStoreError (op + code), never drizzle's message with parameters.
-  return withSafeErrors(store, ['add', 'list', 'search', 'get', 'remove', 'clear', 'count'], { timeoutMs: queryTimeoutMs });
+  return withSafeErrors(store, ['add', 'update', 'history', 'list', 'search', 'get', 'remove', 'clear', 'count'], {
+    timeoutMs: queryTimeoutMs,
+  });
 }

@@ -10,12 +10,16 @@ export const MAX_PAGE_LIMIT = 200;
 /**
  * A duplicate keeps the stronger kind: an explicit remember promotes a learned fact; a learned
  * re-discovery never demotes a remembered one. An explicit remember also takes the user's new wording.
+ * `changed` is false when the duplicate already reads this way with this kind: nothing is written.
  */
-export function mergeDuplicate(existing: FactKind, incoming: FactKind): { kind: FactKind; takeNewText: boolean } {
-  return {
-    kind: existing === 'remembered' || incoming === 'remembered' ? 'remembered' : 'learned',
-    takeNewText: incoming === 'remembered',
-  };
+export function mergeDuplicate(
+  existing: Pick<Fact, 'kind' | 'text'>,
+  incoming: Pick<Fact, 'kind' | 'text'>,
+): { kind: FactKind; text: string; takeNewText: boolean; changed: boolean } {
+  const kind: FactKind = existing.kind === 'remembered' || incoming.kind === 'remembered' ? 'remembered' : 'learned';
+  const takeNewText = incoming.kind === 'remembered' && incoming.text !== existing.text;
+  const text = takeNewText ? incoming.text : existing.text;
+  return { kind, text, takeNewText, changed: takeNewText || kind !== existing.kind };
 }
 
 /**

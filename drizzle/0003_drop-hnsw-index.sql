@@ -1,0 +1,1 @@
+DROP INDEX "memory_facts_embedding_hnsw_idx";
