@@ -101,20 +101,46 @@ describe('recall', () => {
     expect(await memory.forUser('carol').recall('recommend lunch', new AbortController().signal)).toBeNull();
   });
 
-  it('with embeddings: the nearest facts above the similarity floor; recency when embeddings fail', async () => {
+  it('with embeddings and at most k facts: all of them, without an embedding call', async () => {
     const { store, memory } = setup({ embeddings: true });
     await store.add({ userId: 'dana', kind: 'learned', text: 'Is vegetarian', embedding: vec(1) });
     await store.add({ userId: 'dana', kind: 'learned', text: 'Plays in the marching band', embedding: vec(2) });
-    gw.setEmbedding('Where should I eat tonight?', vec(1, 3, 0.5));
-    const block = await memory.forUser('dana').recall('Where should I eat tonight?', new AbortController().signal);
-    expect(block).toContain('Is vegetarian');
-    expect(block).not.toContain('marching band');
-    expect(gw.requests.at(-1)).toMatchObject({ path: '/v1/embeddings', body: { model: 'text-embedding-3-small' } });
+    const before = gw.requests.length;
+    // Orthogonal to both facts: a similarity floor would have emptied the block.
+    gw.setEmbedding('lunch that fits my diet', vec(3));
+    const block = await memory.forUser('dana').recall('lunch that fits my diet', new AbortController().signal);
+    expect(block).toContain('- Is vegetarian');
+    expect(block).toContain('- Plays in the marching band');
+    expect(gw.requests.slice(before).filter((r) => r.path === '/v1/embeddings')).toEqual([]);
+  });
+
+  it('above k facts, all with similarity below 0.3: the k nearest, remembered first at equal relevance; newest when embeddings fail', async () => {
+    const { store, memory } = setup({ embeddings: true });
+    // Each fact on its own axis, tilted off the query's axis 0 to cosine c (all < 0.3), so no two facts
+    // are duplicates of each other (their mutual cosine is c², under 0.1).
+    let axis = 10;
+    const at = (c: number) => vec(0, axis++, Math.sqrt(1 / (c * c) - 1));
+    const add = (text: string, c: number, kind: 'learned' | 'remembered' = 'learned') =>
+      store.add({ userId: 'dana', kind, text, embedding: at(c) });
+    for (const [i, c] of [0.25, 0.24, 0.23, 0.22, 0.21, 0.2].entries()) await add(`Near fact ${i}`, c);
+    await add('Tied and remembered', 0.15, 'remembered');
+    await add('Tied and learned, newer', 0.15);
+    await add('Far fact', 0.1);
+    await add('Farther fact', 0.05);
+    await add('Farthest fact', 0.01);
+    gw.setEmbedding('what should I have for dinner?', vec(0));
+    const block = await memory.forUser('dana').recall('what should I have for dinner?', new AbortController().signal);
+    const lines = block!.split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2));
+    expect(lines).toEqual([
+      ...[0, 1, 2, 3, 4, 5].map((i) => `Near fact ${i}`),
+      'Tied and remembered (asked to remember)',
+      'Tied and learned, newer',
+    ]);
 
     gw.embeddingFailure = { status: 500 };
-    const fallback = await memory.forUser('dana').recall('Where should I eat tonight?', new AbortController().signal);
-    expect(fallback).toContain('marching band');
-    expect(fallback).toContain('Is vegetarian');
+    const fallback = await memory.forUser('dana').recall('what should I have for dinner?', new AbortController().signal);
+    expect(fallback).toContain('Farthest fact');
+    expect(fallback!.split('\n').filter((l) => l.startsWith('- '))).toHaveLength(8);
   });
 
   it('never throws: a store that cannot be queried means no memory this turn', async () => {

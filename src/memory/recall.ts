@@ -1,21 +1,16 @@
 /**
- * Recall for the prompt: the user's facts most relevant to the message, as a clearly marked block of
- * untrusted user data. With embeddings: the nearest facts by cosine similarity (ordered by distance with
- * LIMIT k in the store, the similarity floor applied after); without, or when the user asks what the
- * assistant knows about them, the most recent facts. Never throws: a failure means no memory this turn.
+ * Recall for the prompt: the user's facts that matter for the message (relevant-facts.ts: all of them
+ * up to k, else the k nearest with no similarity floor), as a clearly marked block of untrusted user
+ * data; the newest when the user asks what the assistant knows about them. The block is bounded: k facts
+ * of at most MAX_FACT_LENGTH characters. Never throws: a failure means no memory this turn.
  */
 import type { Logger } from '../logger.js';
 import type { Embedder } from './embeddings.js';
+import { relevantFacts } from './relevant-facts.js';
 import type { Fact, MemoryStore } from './store.js';
 
 /** How many facts reach the prompt; enough to personalise, small enough to keep the prompt cheap. */
 export const RECALL_K = 8;
-
-/**
- * Below this cosine similarity a fact is unrelated to the message (text-embedding-3 puts unrelated short
- * sentences around 0.1-0.25).
- */
-export const RECALL_MIN_SIMILARITY = 0.3;
 
 /** "What do you know about me" wants everything recent, not what resembles the question's words. */
 const ABOUT_ME = /\bwhat (do|did|have) you\b.{0,30}\b(know|remember|recall|saved|stored|learned|learnt)\b.{0,20}\babout me\b/i;
@@ -47,26 +42,14 @@ export function formatRecallBlock(facts: readonly Pick<Fact, 'kind' | 'text'>[])
 
 export function createRecall(options: RecallOptions) {
   const k = options.k ?? RECALL_K;
-  const { store, embedder, logger } = options;
-
-  const recent = async (userId: string) => (await store.list(userId, { limit: k })).items;
+  const { logger } = options;
 
   /** The prompt block for this user and message, or null. */
   return async function recall(userId: string, query: string, signal: AbortSignal): Promise<string | null> {
     try {
-      if (!embedder || ABOUT_ME.test(query)) return formatRecallBlock(await recent(userId));
-      let vector: number[] | undefined;
-      try {
-        [vector] = await embedder.embed([query], signal);
-      } catch (err) {
-        if (signal.aborted) return null;
-        logger.warn('recall: embedding failed; using recent facts', { err });
-        return formatRecallBlock(await recent(userId));
-      }
-      const found = await store.search(userId, vector!, k);
-      return formatRecallBlock(found.filter((f) => f.similarity >= RECALL_MIN_SIMILARITY));
+      return formatRecallBlock(await relevantFacts(options, userId, query, { k, signal, newest: ABOUT_ME.test(query) }));
     } catch (err) {
-      logger.warn('recall failed; answering without memory', { err });
+      if (!signal.aborted) logger.warn('recall failed; answering without memory', { err });
       return null;
     }
   };
