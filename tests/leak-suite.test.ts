@@ -103,7 +103,7 @@ const logLines: string[] = [];
 const config = testConfig({ ...env, MAX_TURNS_IN_FLIGHT: '100', TITLE_MODEL: 'test/title' });
 let systemPrompt = '';
 /** What the fake gateway answers: the chat passes in order (by tool results so far), extraction, title. */
-const script: { passes: FakeReply[]; extraction: string; title: string } = { passes: [], extraction: '{"facts": []}', title: 'Campus Chat' };
+const script: { passes: FakeReply[]; extraction: string; title: string } = { passes: [], extraction: '{"operations": []}', title: 'Campus Chat' };
 const answerWith = (...passes: FakeReply[]) => {
   script.passes = passes;
 };
@@ -230,7 +230,7 @@ describe('the other exits', () => {
   it('background extraction drops facts carrying a secret and keeps the honest ones', async () => {
     for (const c of cases) {
       answerWith({ text: 'Noted.' });
-      script.extraction = JSON.stringify({ facts: [`Uses the key ${c.written}`, 'Is vegetarian'] });
+      script.extraction = JSON.stringify({ operations: [{ op: 'add', text: `Uses the key ${c.written}` }, { op: 'add', text: 'Is vegetarian' }] });
       await ask({ query: `my key is ${c.written}`, user_id: 'extracted-user' }, 'json');
       await background.drain(5_000);
     }

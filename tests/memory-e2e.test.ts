@@ -49,6 +49,7 @@ async function startStack() {
     logger: silentLogger,
     extractionModel: 'test/extractor',
     leaks: baseLeakPolicy,
+    extractionIntervalMs: 0,
   });
   const deps = await createTestDeps({ memory: store, gateway, background, turnMemory });
   const app = createApp(deps);
@@ -63,7 +64,7 @@ async function startStack() {
 describe('memory through the chat pipeline', () => {
   it('remember → memory event → listed; extraction adds a learned fact; recall reaches a later turn; delete and clear', async () => {
     const s = await startStack();
-    s.gw.handler = (body) => (isExtraction(body) ? { text: '{"facts": ["Lives in Morewood Gardens"]}' } : { text: 'Sure.' });
+    s.gw.handler = (body) => (isExtraction(body) ? { text: '{"operations": [{"op": "add", "text": "Lives in Morewood Gardens"}]}' } : { text: 'Sure.' });
     s.gw.enqueue({ toolCalls: [{ name: 'memory_remember', arguments: { fact: 'Is vegetarian' } }] }, { text: "Got it, I'll remember that." });
 
     const res = await s.post('/agent/respond/stream', { query: 'Please remember that I am vegetarian', user_id: 'stu-1' });
@@ -85,8 +86,8 @@ describe('memory through the chat pipeline', () => {
     expect(page.total).toBe(2);
     expect(page.items).toEqual(
       expect.arrayContaining([
-        { id: memory[0]!.data.id, type: 'remembered', text: 'Is vegetarian', created_at: expect.any(String) },
-        { id: expect.any(String), type: 'learned', text: 'Lives in Morewood Gardens', created_at: expect.any(String) },
+        { id: memory[0]!.data.id, type: 'remembered', text: 'Is vegetarian', created_at: expect.any(String), updated_at: expect.any(String) },
+        { id: expect.any(String), type: 'learned', text: 'Lives in Morewood Gardens', created_at: expect.any(String), updated_at: expect.any(String) },
       ]),
     );
     const extraction = s.gw.chatRequests().find(isExtraction);
@@ -107,7 +108,28 @@ describe('memory through the chat pipeline', () => {
     expect(JSON.stringify(other.messages)).not.toMatch(/vegetarian|Morewood/);
     await s.background.drain(10_000);
 
+    // A later conversation contradicts the learned fact: extraction updates it in place, and its
+    // history says what it read before, when and why.
     const learned = page.items.find((i: any) => i.type === 'learned');
+    s.gw.handler = (body) => {
+      if (!isExtraction(body)) return { text: 'Welcome to Donner!' };
+      const ref = /(f\d+): Lives in Morewood Gardens/.exec(body.messages.at(-1).content)?.[1];
+      return { text: JSON.stringify({ operations: [{ op: 'update', id: ref, text: 'Lives in Donner House' }] }) };
+    };
+    await s.post('/agent/respond', { query: 'I moved to Donner House this week', user_id: 'stu-1' });
+    expect(await s.background.drain(10_000)).toBe(true);
+    const history = await (await fetch(`${s.base}/memory/stu-1/items/learned/${learned.id}/history`)).json();
+    expect(history).toEqual({
+      id: learned.id,
+      type: 'learned',
+      history: [
+        { at: learned.created_at, change: 'created', source: 'extraction', text: 'Lives in Morewood Gardens' },
+        { at: expect.any(String), change: 'updated', source: 'extraction', text: 'Lives in Donner House' },
+      ],
+    });
+    const updated = (await (await fetch(`${s.base}/memory/stu-1?kind=learned`)).json()).items;
+    expect(updated).toEqual([{ ...learned, text: 'Lives in Donner House', updated_at: history.history[1].at }]);
+
     const deleted = await fetch(`${s.base}/memory/stu-1/items/learned/${learned.id}`, { method: 'DELETE' });
     expect(await deleted.json()).toEqual({ status: 'deleted', id: learned.id, type: 'learned' });
     const cleared = await fetch(`${s.base}/memory/stu-1`, { method: 'DELETE' });
@@ -125,7 +147,7 @@ describe('memory through the chat pipeline', () => {
     expect(health.status).toBe(503);
     expect(await health.json()).toMatchObject({ status: 'degraded', memory: { backend: 'postgres', ready: false } });
 
-    s.gw.handler = (body) => (isExtraction(body) ? { text: '{"facts": []}' } : { text: 'Try the UC food court.' });
+    s.gw.handler = (body) => (isExtraction(body) ? { text: '{"operations": []}' } : { text: 'Try the UC food court.' });
     const res = await s.post('/agent/respond', { query: 'Can you recommend lunch for me?', user_id: 'stu-3' });
     expect(res.status).toBe(200);
     expect((await res.json()).response_text).toBe('Try the UC food court.');
@@ -143,7 +165,7 @@ describe('the real entry point', () => {
     closers.push(() => gw.close());
     // The extraction answer is slow, so the signal arrives while it is still in flight.
     gw.handler = (body) =>
-      isExtraction(body) ? { text: '{"facts": ["Is a first-year in CS"]}', delayMs: 1500 } : { text: 'Welcome to campus!' };
+      isExtraction(body) ? { text: '{"operations": [{"op": "add", "text": "Is a first-year in CS"}]}', delayMs: 1500 } : { text: 'Welcome to campus!' };
 
     const service = await spawnService({
       entry: 'source',

@@ -26,6 +26,7 @@ function setup() {
   const store = createInMemoryStore({ embeddingModel: 'fake', now: () => new Date((t += 1000)) });
   const calls: string[][] = [];
   const embedder: Embedder = {
+    model: 'fake',
     async embed(texts) {
       calls.push([...texts]);
       return texts.map(() => query);
@@ -76,6 +77,7 @@ describe('relevantFacts', () => {
     expect((await relevantFacts({ store, embedder: working, logger }, 'u', 'q', { k: 2 })).map((f) => f.text)).toEqual(['a', 'b']);
     expect((await relevantFacts({ store, embedder: working, logger }, 'u', 'q', { k: 2, newest: true })).map((f) => f.text)).toEqual(['c', 'b']);
     const failing: Embedder = {
+      model: 'fake',
       embed: async () => {
         throw new Error('embeddings down');
       },

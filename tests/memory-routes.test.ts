@@ -48,9 +48,9 @@ describe('GET /memory/{user_id}', () => {
     const body = await res.json();
     expect(body).toEqual({
       items: [
-        { id: expect.any(String), type: 'learned', text: 'Lives in Donner', created_at: '2026-11-21T15:00:03.000Z' },
-        { id: expect.any(String), type: 'learned', text: 'Studies chemistry', created_at: '2026-11-21T15:00:02.000Z' },
-        { id: veg.fact.id, type: 'remembered', text: 'Is vegetarian', created_at: '2026-11-21T15:00:01.000Z' },
+        { id: expect.any(String), type: 'learned', text: 'Lives in Donner', created_at: '2026-11-21T15:00:03.000Z', updated_at: '2026-11-21T15:00:03.000Z' },
+        { id: expect.any(String), type: 'learned', text: 'Studies chemistry', created_at: '2026-11-21T15:00:02.000Z', updated_at: '2026-11-21T15:00:02.000Z' },
+        { id: veg.fact.id, type: 'remembered', text: 'Is vegetarian', created_at: '2026-11-21T15:00:01.000Z', updated_at: '2026-11-21T15:00:01.000Z' },
       ],
       total: 3,
       limit: 200,
@@ -91,6 +91,51 @@ describe('GET /memory/{user_id}', () => {
     const res = await app.request('/memory/abc123');
     expect(res.status).toBe(401);
     expect(Object.keys(await res.json()).sort()).toEqual(['detail', 'error']);
+  });
+});
+
+describe('GET /memory/{user_id}/items/{kind}/{item_id}/history', () => {
+  it("lists a fact's changes oldest first; 404 envelope when absent, of another kind or another user; bearer needed", async () => {
+    const { app, store } = await appWith();
+    const { fact } = await store.add({ userId: 'abc123', kind: 'learned', text: 'Lives in Mudge House' });
+    await store.update('abc123', fact.id, { text: 'Lives in Donner House', source: 'extraction' });
+    const res = await get(app, `/memory/abc123/items/learned/${fact.id}/history`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      id: fact.id,
+      type: 'learned',
+      history: [
+        { at: '2026-11-21T15:00:01.000Z', change: 'created', source: 'extraction', text: 'Lives in Mudge House' },
+        { at: '2026-11-21T15:00:02.000Z', change: 'updated', source: 'extraction', text: 'Lives in Donner House' },
+      ],
+    });
+    const page = await (await get(app, '/memory/abc123')).json();
+    expect(page.items[0]).toMatchObject({ created_at: '2026-11-21T15:00:01.000Z', updated_at: '2026-11-21T15:00:02.000Z' });
+
+    for (const path of [
+      `/memory/abc123/items/remembered/${fact.id}/history`,
+      `/memory/someone-else/items/learned/${fact.id}/history`,
+      '/memory/abc123/items/learned/not-a-uuid/history',
+    ]) {
+      const missing = await get(app, path);
+      expect(missing.status).toBe(404);
+      expect(Object.keys(await missing.json()).sort()).toEqual(['detail', 'error']);
+    }
+    expect((await get(app, `/memory/abc123/items/other/${fact.id}/history`)).status).toBe(400);
+    expect((await get(app, `/memory/b%2Fad/items/learned/${fact.id}/history`)).status).toBe(400);
+    expect((await app.request(`/memory/abc123/items/learned/${fact.id}/history`)).status).toBe(401);
+
+    // Deleting the fact deletes its history: the route then answers 404.
+    expect((await del(app, `/memory/abc123/items/learned/${fact.id}`)).status).toBe(200);
+    expect((await get(app, `/memory/abc123/items/learned/${fact.id}/history`)).status).toBe(404);
+  });
+
+  it('redacts a secret stored in a history entry before it leaves', async () => {
+    const { app, store } = await appWith();
+    const { fact } = await store.add({ userId: 'abc123', kind: 'learned', text: `Uses the token ${SECRET}` });
+    const text = await (await get(app, `/memory/abc123/items/learned/${fact.id}/history`)).text();
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain(SECRET.slice(0, 16));
   });
 });
 

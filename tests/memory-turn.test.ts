@@ -174,6 +174,45 @@ describe('memory_remember and memory_forget', () => {
     expect(bad.content).toMatch(/^Not saved/);
   });
 
+  it('remember supersedes a related fact in place: "moved to Donner" updates "Lives in Mudge House"', async () => {
+    const { store, memory } = setup();
+    const { fact } = await store.add({ userId: 'max', kind: 'learned', text: 'Lives in Mudge House' });
+    gw.handler = () => ({ text: '{"operations": [{"op": "update", "id": "f1", "text": "Lives in Donner House"}]}' });
+    const result = await tool(memory.forUser('max').tools(), 'memory_remember').run({ fact: 'Moved to Donner House' }, ctx('max'));
+    const body = gw.chatRequests().at(-1);
+    expect(body).toMatchObject({ model: 'test/extractor', response_format: { type: 'json_object' } });
+    expect(body.messages.at(-1).content).toBe('Known facts:\nf1: Lives in Mudge House\n\nNew fact to remember: Moved to Donner House');
+    expect((await store.list('max')).items).toMatchObject([{ id: fact.id, kind: 'remembered', text: 'Lives in Donner House' }]);
+    expect((await store.history('max', fact.id))!.map((h) => [h.change, h.source])).toEqual([
+      ['created', 'extraction'],
+      ['updated', 'remember'],
+    ]);
+    expect(result.events).toEqual([
+      { type: 'memory', data: { op: 'add', text: 'Saved to memory: Lives in Donner House', id: fact.id, kind: 'remembered', fact: 'Lives in Donner House' } },
+    ]);
+    expect(result.content).toBe('Saved to memory: "Lives in Donner House".');
+  });
+
+  it('remember keeps the new fact when the model deletes the old one only, answers nonsense, or fails', async () => {
+    const { store, memory } = setup();
+    const remember = tool(memory.forUser('nia').tools(), 'memory_remember');
+    const old = await store.add({ userId: 'nia', kind: 'learned', text: 'Is vegetarian' });
+    gw.handler = () => ({ text: '{"operations": [{"op": "delete", "id": "f1"}]}' });
+    const swapped = await remember.run({ fact: 'Eats fish now' }, ctx('nia'));
+    expect((await store.list('nia')).items.map((f) => f.text)).toEqual(['Eats fish now']);
+    expect(swapped.events).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ op: 'add', fact: 'Eats fish now' }) }),
+      { type: 'memory', data: { op: 'remove', text: 'Forgot: Is vegetarian' } },
+    ]);
+    expect(await store.get('nia', old.fact.id)).toBeNull();
+
+    gw.handler = () => ({ text: 'I think you should update f1.' });
+    await remember.run({ fact: 'Studies music' }, ctx('nia'));
+    gw.handler = () => ({ status: 500 });
+    await remember.run({ fact: 'Bikes to campus' }, ctx('nia'));
+    expect((await store.list('nia')).items.map((f) => f.text)).toEqual(['Bikes to campus', 'Studies music', 'Eats fish now']);
+  });
+
   it('forget removes one clear match, asks before several, and forgets everything after confirmation', async () => {
     const { store, memory } = setup();
     const forget = tool(memory.forUser('gil').tools(), 'memory_forget');
@@ -224,10 +263,12 @@ describe('memory_remember and memory_forget', () => {
 describe('afterTurn extraction', () => {
   const turn = { query: "I'm vegetarian, where can I eat?", history: [], answer: 'Try Entropy.' };
 
-  it('stores durable facts as learned in the background, deduplicated, with the extraction model in JSON mode', async () => {
+  it('adds durable facts as learned in the background, deduplicated, with the extraction model in JSON mode', async () => {
     const { store, memory, background, logs } = setup();
     await store.add({ userId: 'ivy', kind: 'remembered', text: 'Is vegetarian' });
-    gw.handler = () => ({ text: '```json\n{"facts": ["Is vegetarian", "Lives in Morewood", "Lives in Morewood."]}\n```' });
+    gw.handler = () => ({
+      text: '```json\n{"operations": [{"op": "add", "text": "Is vegetarian"}, {"op": "add", "text": "Lives in Morewood"}, {"op": "add", "text": "Lives in Morewood."}]}\n```',
+    });
     memory.forUser('ivy').afterTurn(turn);
     expect(background.pending).toBe(1);
     expect(await background.drain(10_000)).toBe(true);
@@ -238,10 +279,65 @@ describe('afterTurn extraction', () => {
     ]);
     const body = gw.chatRequests().at(-1);
     expect(body).toMatchObject({ model: 'test/extractor', response_format: { type: 'json_object' } });
-    expect(JSON.stringify(body.messages)).toContain('Known facts:\\n- Is vegetarian');
+    expect(JSON.stringify(body.messages)).toContain('Known facts:\\nf1: Is vegetarian');
     // The log has counts, never the conversation or the facts.
-    expect(logs.join('\n')).toContain('"stored":1');
+    expect(logs.join('\n')).toMatch(/"added":1,"updated":0,"deleted":0,"unchanged":2/);
     expect(logs.join('\n')).not.toMatch(/Morewood|vegetarian/i);
+  });
+
+  it('supersedes: a contradicting extraction updates the fact in place (history of two); a repeat changes nothing', async () => {
+    const { store, memory, background } = setup();
+    const { fact } = await store.add({ userId: 'kim', kind: 'learned', text: 'Lives in Mudge House' });
+    await store.add({ userId: 'kim', kind: 'learned', text: 'Studies physics' });
+    gw.handler = (body) => {
+      // The model sees the stored facts under short ids and names the one that changed.
+      const shown = JSON.stringify(body.messages);
+      const ref = /(f\d): Lives in Mudge House/.exec(JSON.parse(shown).at(-1).content)?.[1];
+      return { text: JSON.stringify({ operations: [{ op: 'update', id: ref, text: 'Lives in Donner House' }] }) };
+    };
+    memory.forUser('kim').afterTurn({ query: 'I moved to Donner last week, where is the closest gym?', history: [], answer: 'The UC gym.' });
+    await background.drain(10_000);
+    const after = await store.get('kim', fact.id);
+    expect(after).toMatchObject({ id: fact.id, text: 'Lives in Donner House', createdAt: fact.createdAt });
+    expect(after!.updatedAt.getTime()).toBeGreaterThanOrEqual(fact.updatedAt.getTime());
+    expect(await store.count('kim')).toBe(2);
+    expect((await store.history('kim', fact.id))!.map((h) => [h.change, h.source, h.text])).toEqual([
+      ['created', 'extraction', 'Lives in Mudge House'],
+      ['updated', 'extraction', 'Lives in Donner House'],
+    ]);
+
+    // A repeat: the model restates the fact (or answers nothing); nothing moves.
+    for (const reply of ['{"operations": [{"op": "add", "text": "Lives in Donner House"}]}', '{"operations": [{"op": "update", "id": "f1", "text": "Lives in Donner House"}]}', '[]']) {
+      gw.handler = () => ({ text: reply });
+      memory.forUser('kim').afterTurn({ query: 'I live in Donner, by the way', history: [], answer: 'Noted.' });
+      await background.drain(10_000);
+    }
+    expect((await store.get('kim', fact.id))!.updatedAt).toEqual(after!.updatedAt);
+    expect(await store.history('kim', fact.id)).toHaveLength(2);
+    expect(await store.count('kim')).toBe(2);
+  });
+
+  it("refuses operations on ids it did not show: another user's real fact id, invented ids, malformed entries", async () => {
+    const { store, memory, background, logs } = setup();
+    const victim = await store.add({ userId: 'victim', kind: 'remembered', text: 'Is allergic to peanuts' });
+    const own = await store.add({ userId: 'lee', kind: 'learned', text: 'Plays chess' });
+    gw.handler = () => ({
+      text: JSON.stringify([
+        { op: 'delete', id: victim.fact.id },
+        { op: 'update', id: victim.fact.id, text: 'Is not allergic to anything' },
+        { op: 'update', id: own.fact.id, text: 'Plays go' }, // a real id of the user's, but not one shown: refused too
+        { op: 'delete', id: 'f7' },
+        { op: 'rename', id: 'f1' },
+        { op: 'add' },
+        'Likes tea',
+      ]),
+    });
+    memory.forUser('lee').afterTurn(turn);
+    await background.drain(10_000);
+    expect(await store.get('victim', victim.fact.id)).toEqual(victim.fact);
+    expect(await store.history('victim', victim.fact.id)).toHaveLength(1);
+    expect((await store.list('lee')).items.map((f) => f.text)).toEqual(['Plays chess']);
+    expect(logs.join('\n')).toMatch(/"refused_malformed":3,"refused_unknown_id":4/);
   });
 
   it('is rate-limited per user and never surfaces failures', async () => {

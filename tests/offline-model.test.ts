@@ -184,12 +184,20 @@ describe('offline model over the real gateway and sandbox tools', () => {
 });
 
 describe('offline model protocol', () => {
-  it('gives non-streamed completions a short title, and JSON mode an empty fact list', async () => {
+  it('gives non-streamed completions a short title, and JSON mode memory operations', async () => {
     const title = await gateway.complete({ model: 'x/y', messages: [{ role: 'user', content: 'Where is Gates?' }] });
     expect(title.text).toBe('Finding Gates');
     expect(title.usage.estimated).toBe(false);
     const json = await gateway.complete({ model: 'x/y', messages: [{ role: 'user', content: 'I like pizza' }], json: true });
-    expect(JSON.parse(json.text)).toEqual({ facts: [] });
+    expect(JSON.parse(json.text)).toEqual({ operations: [] });
+    // The remember tool's reconciliation: a new fact about the same thing updates the known one.
+    const ask = (content: string) => gateway.complete({ model: 'x/y', messages: [{ role: 'user', content }], json: true });
+    const moved = await ask('Known facts:\nf1: Is vegetarian\nf2: Lives in Mudge House\n\nNew fact to remember: Moved to Donner House');
+    expect(JSON.parse(moved.text)).toEqual({ operations: [{ op: 'update', id: 'f2', text: 'Lives in Donner House' }] });
+    const major = await ask('Known facts:\nf1: Studies physics\n\nNew fact to remember: Majors in computer science');
+    expect(JSON.parse(major.text)).toEqual({ operations: [{ op: 'update', id: 'f1', text: 'Majors in computer science' }] });
+    const unrelated = await ask('Known facts:\nf1: Lives in Mudge House\n\nNew fact to remember: Plays the cello');
+    expect(JSON.parse(unrelated.text)).toEqual({ operations: [] });
   });
 
   it('streams OpenAI chunks with tool-call arguments split across chunks and a usage-only chunk', async () => {

@@ -40,14 +40,11 @@ export interface TurnMemoryOptions {
 
 export function createTurnMemory(options: TurnMemoryOptions): TurnMemory {
   const logger = options.logger.child({ component: 'memory' });
+  // The extraction model, as extraction and the remember tool's reconciliation call it.
+  const reconcile = { gateway: options.gateway, model: options.extractionModel, ...(options.charge && { charge: options.charge }) };
   const deps = { store: redactingStore(options.store, options.leaks), embedder: options.embedder, logger, leaks: options.leaks };
   const recall = createRecall(deps);
-  const extract = createExtractor({
-    ...deps,
-    gateway: options.gateway,
-    model: options.extractionModel,
-    ...(options.charge && { charge: options.charge }),
-  });
+  const extract = createExtractor({ ...deps, ...reconcile });
   const limiter = createRateLimiter({
     intervalMs: options.extractionIntervalMs,
     ...(options.now && { now: options.now }),
@@ -57,7 +54,7 @@ export function createTurnMemory(options: TurnMemoryOptions): TurnMemory {
     forUser: (userId) => ({
       plan: (query, history) => planMemory(query, history),
       recall: (query, signal) => recall(userId, query, signal),
-      tools: () => [createRememberTool(userId, deps), createForgetTool(userId, deps)],
+      tools: () => [createRememberTool(userId, { ...deps, reconcile }), createForgetTool(userId, deps)],
       afterTurn(turn) {
         try {
           if (!turn.answer.trim()) return;

@@ -1,6 +1,8 @@
 /**
  * The memory routes (CONTRACT.md): `GET /memory/{user_id}` (a page of facts, newest first),
- * `DELETE /memory/{user_id}/items/{kind}/{item_id}` and `DELETE /memory/{user_id}`. Every query names
+ * `GET /memory/{user_id}/items/{kind}/{item_id}/history` (one fact's changes, oldest first),
+ * `DELETE /memory/{user_id}/items/{kind}/{item_id}` and `DELETE /memory/{user_id}` (each also deletes
+ * the history of what it removes). Every query names
  * its user: one user's memory is never reachable through another's path. A store that cannot be
  * queried answers 503 with the envelope; the cause goes to the log only.
  */
@@ -13,7 +15,7 @@ import { validParam, validQuery } from '../http/validate.js';
 import { removeUnstorable } from '../memory/fact-text.js';
 import { redactingStore } from '../memory/fact-guard.js';
 import { MAX_PAGE_LIMIT } from '../memory/store-rules.js';
-import { FACT_KINDS, type Fact } from '../memory/store.js';
+import { FACT_KINDS, type Fact, type FactChange } from '../memory/store.js';
 import { userIdSchema } from '../request/chat-request.js';
 
 /** CONTRACT.md "Memory page": `q` at most 200 characters. */
@@ -59,7 +61,16 @@ const pageQuery = z.object({
 });
 
 /** A fact as the front end reads it (`type` is the kind; snake_case, ISO-8601 UTC time). */
-const toItem = (f: Fact) => ({ id: f.id, type: f.kind, text: f.text, created_at: f.createdAt.toISOString() });
+const toItem = (f: Fact) => ({
+  id: f.id,
+  type: f.kind,
+  text: f.text,
+  created_at: f.createdAt.toISOString(),
+  updated_at: f.updatedAt.toISOString(),
+});
+
+/** A history entry as CONTRACT.md "Fact history" shows it. */
+const toChange = (h: FactChange) => ({ at: h.at.toISOString(), change: h.change, source: h.source, text: h.text });
 
 export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger' | 'leaks'> & { guard: MiddlewareHandler }) {
   const { logger } = deps;
@@ -84,6 +95,12 @@ export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger' | 'le
         memory.list(user_id, { limit, offset, ...(q && { q }), ...(kind && { kind }) }),
       );
       return c.json({ items: page.items.map(toItem), total: page.total, limit, offset });
+    })
+    .get('/memory/:user_id/items/:kind/:item_id/history', deps.guard, validParam(itemParams), async (c) => {
+      const { user_id, kind, item_id } = c.req.valid('param');
+      const history = await query('history', c.get('requestId'), () => memory.history(user_id, item_id, kind));
+      if (!history) throw new NotFoundError(`no ${kind} memory item with this id`);
+      return c.json({ id: item_id.toLowerCase(), type: kind, history: history.map(toChange) });
     })
     .delete('/memory/:user_id/items/:kind/:item_id', deps.guard, validParam(itemParams), async (c) => {
       const { user_id, kind, item_id } = c.req.valid('param');

@@ -6,6 +6,7 @@
  */
 import { estimateTokens } from '../../model/estimate-usage.js';
 import { completionObject, sseFrame, streamChunks, type WireUsage } from './completion-wire.js';
+import { memoryOperations } from './memory-operations.js';
 import { readConversation } from './conversation.js';
 import { titleFor } from './intents.js';
 import { nextStep, type NextStep } from './next-step.js';
@@ -47,10 +48,10 @@ async function readBody(input: RequestInfo | URL, init: RequestInit | undefined)
   return input instanceof Request ? await input.text() : '';
 }
 
-/** The reply to a non-streamed request: JSON mode (memory extraction) finds nothing; else a title. */
+/** The reply to a non-streamed request: JSON mode (memory operations, memory-operations.ts); else a title. */
 function nonStreamReply(body: Record<string, unknown>, step: NextStep): { text: string } | { calls: Array<{ name: string; arguments: Record<string, unknown> }> } {
   const format = (body.response_format as { type?: string } | undefined)?.type;
-  if (format === 'json_object' || format === 'json_schema') return { text: '{"facts": []}' };
+  if (format === 'json_object' || format === 'json_schema') return { text: memoryOperations(readConversation(body).question) };
   if (Array.isArray(body.tools) && body.tools.length > 0) return step.kind === 'text' ? { text: step.text } : { calls: step.calls };
   return { text: titleFor(readConversation(body).question) };
 }
