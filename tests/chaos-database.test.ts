@@ -79,9 +79,11 @@ describe('the database vanishing during memory writes', () => {
       const streams = Array.from({ length: STREAMS_PER_TRIAL }, (_, k) =>
         remember(`chaos-${trial}-${k}`, `green tea number ${trial} ${k}`, started),
       );
-      // Cut the database once the turns are under way (tools and writes in flight).
+      // Cut the database once the turns are under way, at points spread over the memory work (the
+      // remember tool reads the user's facts, then writes; about 30 ms after the first event here):
+      // before it, during the read, during the write, after the acknowledgement.
       await firstEvent;
-      await new Promise((r) => setTimeout(r, (trial % 4) * 10));
+      await new Promise((r) => setTimeout(r, (trial % 5) * 25));
       await pg!.stop();
       pg = null;
 
