@@ -43,6 +43,31 @@ describe('dropSentences', () => {
   });
 });
 
+describe('sentence filter cost', () => {
+  it('asks the opening-words test about a held sentence only within its first 160 characters', () => {
+    let asked = 0;
+    const f = createSentenceFilter(claim, (partial) => {
+      asked++;
+      return mayBeFailureClaim(partial);
+    });
+    const sentence = "I couldn't get the route" + ' and the building'.repeat(600) + '.';
+    let out = '';
+    for (const ch of sentence) out += f.push(ch);
+    expect(out).toBe(''); // held: it opens like a claim
+    expect(asked).toBeLessThanOrEqual(160);
+    expect(f.push(' Walk north.') + f.flush()).toBe('Walk north.');
+    expect(f.removed).toBe(1);
+  });
+
+  it('keeps a 40,000-character line without a sentence end whole, streamed one character at a time', () => {
+    const line = 'Wean is near' + ' the building and the lawn'.repeat(1600);
+    const f = createSentenceFilter(claim, mayBeFailureClaim);
+    let out = '';
+    for (const ch of line) out += f.push(ch);
+    expect(out + f.flush()).toBe(line);
+  });
+});
+
 describe('failure-claim predicates', () => {
   it.each([
     ["I'm sorry, I couldn't determine the route.", true],
