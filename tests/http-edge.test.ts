@@ -86,6 +86,12 @@ describe('bearer auth', () => {
       headers: { Authorization: `Bearer ${SECRET.slice(0, -1)}` },
     });
     expect(prefix.status).toBe(401);
+    // The compare runs over the sent token's length: the secret repeated, extended or with one character
+    // changed is still wrong.
+    for (const token of [SECRET + SECRET, `${SECRET}x`, `${SECRET.slice(0, -1)}${SECRET.endsWith('a') ? 'b' : 'a'}`, SECRET.toUpperCase()]) {
+      const res = await app.request('/agent/probe', { method: 'POST', body: 'a', headers: { Authorization: `Bearer ${token}` } });
+      expect(res.status, token).toBe(401);
+    }
     expect(calls).toEqual([]);
     const ok = await app.request('/agent/probe', { method: 'POST', body: 'a', headers: auth });
     expect(ok.status).toBe(200);
