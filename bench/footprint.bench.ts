@@ -6,13 +6,11 @@
  * fake gateway. Measured from /proc: VmRSS idle, then the peak (VmHWM, reset before the load) while
  * 100 streaming turns run at once, each held open by the gateway's paced chunks.
  */
-import { lstatSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
-import { startFakeGateway } from '../tests/support/fake-gateway.js';
-import { startTestPostgres } from '../tests/support/postgres.js';
-import { prepareProductionInstall } from '../tests/support/production-install.js';
-import { REPO_ROOT, spawnService, type ServiceProcess } from '../tests/support/spawn-service.js';
-import { startTestMcpServer } from '../tests/support/test-mcp-server.js';
+import type { ServiceProcess } from '../tests/support/spawn-service.js';
+import { imageNodeOptions, mb, procStatusKb, resetPeak } from './proc.js';
+import { BENCH_SECRET as SECRET, startProductionFixtures, type ProductionFixtures } from './production-fixtures.js';
 
 const CONCURRENT = 100;
 const ROUNDS = 3;
@@ -21,18 +19,6 @@ const CHUNKS = 40;
 const CHUNK_DELAY_MS = 50;
 /** The issue's budget: under 200 MB resident under load, inside a 256 MB container limit. */
 const TARGET_MB = 200;
-const SECRET = 'footprint-bench-shared-secret-0123456789';
-
-const mb = (kb: number) => (kb / 1024).toFixed(1);
-
-/** The image's NODE_OPTIONS, so the bench runs with exactly the heap bound the image ships. */
-function imageNodeOptions(): string[] {
-  const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
-  const match = /NODE_OPTIONS="([^"]+)"/.exec(dockerfile);
-  if (!match) throw new Error('footprint: no NODE_OPTIONS="…" in the Dockerfile');
-  return match[1]!.split(/\s+/).filter(Boolean);
-}
-
 /** Bytes of the regular files under `dir` (symlinked roots followed): what the image's layer holds. */
 function diskBytes(dir: string): number {
   let total = 0;
@@ -40,19 +26,6 @@ function diskBytes(dir: string): number {
     if (entry.isFile()) total += lstatSync(join(entry.parentPath, entry.name)).size;
   }
   return total;
-}
-
-/** A field of /proc/<pid>/status in kB (Linux). */
-function procStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-  if (!match) throw new Error(`footprint: ${field} missing from /proc/${pid}/status`);
-  return Number(match[1]);
-}
-
-/** Resets the peak-RSS counter (VmHWM) to the current RSS; "5" is the kernel's clear_refs code for it. */
-function resetPeak(pid: number): void {
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
 /** One streaming turn, read to its end; true when the last event was `done`. */
@@ -72,11 +45,6 @@ async function streamTurn(service: ServiceProcess, i: number, onOpen: () => void
   return /event: done\n[^\n]*\n\n\s*$/.test(text);
 }
 
-interface Fixtures {
-  dir: string;
-  env: Record<string, string>;
-}
-
 interface Measurement {
   startPeakKb: number;
   idleKb: number;
@@ -91,8 +59,8 @@ interface Measurement {
 }
 
 /** Starts the production entry point with `nodeArgs`, measures it idle and under load, stops it. */
-async function measure(fixtures: Fixtures, nodeArgs: string[]): Promise<Measurement> {
-  const service = await spawnService({ entry: 'dist', cwd: fixtures.dir, nodeArgs, env: fixtures.env });
+async function measure(fixtures: ProductionFixtures, nodeArgs: string[]): Promise<Measurement> {
+  const service = await fixtures.start(nodeArgs);
   try {
     const pid = service.child.pid!;
     const health = await fetch(`${service.url}/api/health`);
@@ -139,29 +107,13 @@ async function measure(fixtures: Fixtures, nodeArgs: string[]): Promise<Measurem
 
 async function main(): Promise<void> {
   const nodeArgs = imageNodeOptions();
-  const [install, db, gateway, mcp] = await Promise.all([
-    prepareProductionInstall({ reuseDependencies: true, log: (l) => process.stderr.write(`footprint: ${l}\n`) }),
-    startTestPostgres(),
-    startFakeGateway(),
-    startTestMcpServer({ tools: [{ name: 'eats_get_locations_open_now', run: async () => 'Resnik Cafe is open.' }] }),
-  ]);
+  const fixtures = await startProductionFixtures('footprint');
   const answer = 'Resnik Cafe in the Resnik House is open until 8 pm and serves coffee. '.repeat(4);
-  gateway.handler = () => ({ text: Array.from({ length: CHUNKS }, (_, k) => answer.slice(k * 7, k * 7 + 7) || '.'), chunkDelayMs: CHUNK_DELAY_MS });
-  const fixtures: Fixtures = {
-    dir: install.dir,
-    env: {
-      AGENT_ENV: 'production',
-      DATABASE_URL: db.url,
-      MCP_SERVER_URL: mcp.url,
-      LLM_GATEWAY_API_KEY: 'sk-footprint-bench',
-      LLM_GATEWAY_BASE_URL: gateway.baseUrl,
-      AGENT_SHARED_SECRET: SECRET,
-      TOKEN_BUDGET_STORE: 'postgres',
-      // 100 concurrent turns over 25 users (4 each): the per-user cap is lifted, this measures held streams.
-      MAX_TURNS_IN_FLIGHT: '10',
-      LOG_LEVEL: 'info',
-    },
-  };
+  fixtures.gateway.handler = () => ({
+    text: Array.from({ length: CHUNKS }, (_, k) => answer.slice(k * 7, k * 7 + 7) || '.'),
+    chunkDelayMs: CHUNK_DELAY_MS,
+  });
+  const install = { dir: fixtures.dir };
 
   try {
     const image = await measure(fixtures, nodeArgs);
@@ -200,8 +152,7 @@ async function main(): Promise<void> {
     );
     if (image.failed > 0 || image.exitCode !== 0) process.exitCode = 1;
   } finally {
-    await Promise.allSettled([db.stop(), gateway.close(), mcp.close()]);
-    install.remove();
+    await fixtures.close();
   }
 }
 

@@ -142,22 +142,43 @@ for (let i = 0; i < 30; i++) {
 // Guard CPU per delta, the answer guard alone (leak scanner with the system prompt, reasoning stripper,
 // shaping), on answers of growing length in 1-character deltas: flat per delta means linear in the answer.
 const guardRows: string[] = [];
-for (const length of [5_000, 10_000, 20_000, 40_000]) {
-  let text = '';
-  for (let i = 0; text.length < length; i++) text += ANSWERS[i % ANSWERS.length]! + '\n\n';
-  text = text.slice(0, length);
-  const runs: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    const answer = createAnswerStream({ scanner: leaks.stream(systemPrompt) });
-    const start = process.cpuUsage();
-    for (let i = 0; i < text.length; i++) answer.push(text[i]!);
-    answer.finish({ map: { ...map, url: null }, toolsUsed: [], otherToolFailed: false, query: 'q' });
-    const used = process.cpuUsage(start);
-    runs.push((used.user + used.system) / 1000);
+const perLength = new Map<string, Map<number, number>>();
+// Normal answers, and the worst case for the sentence filter: one line with no sentence end that opens
+// like a failure claim (held whole until it ends).
+const texts: [string, (length: number) => string][] = [
+  ['normal answers', (length) => {
+    let text = '';
+    for (let i = 0; text.length < length; i++) text += ANSWERS[i % ANSWERS.length]! + '\n\n';
+    return text.slice(0, length);
+  }],
+  ['one unpunctuated line, opening like a claim', (length) => ("I couldn't find" + ' the building and the lawn'.repeat(length / 20)).slice(0, length)],
+];
+for (const [kind, make] of texts) {
+  for (const withMap of [false, true]) {
+    const key = `${kind}, ${withMap ? 'map attached' : 'no map'}`;
+    const cpuByLength = new Map<number, number>();
+    for (const length of [5_000, 10_000, 20_000, 40_000]) {
+      const text = make(length);
+      const runs: number[] = [];
+      for (let r = 0; r < 5; r++) {
+        const answer = createAnswerStream({ scanner: leaks.stream(systemPrompt) });
+        answer.newPass(withMap ? { map, otherToolFailed: false } : null);
+        const start = process.cpuUsage();
+        for (let i = 0; i < text.length; i++) answer.push(text[i]!);
+        answer.finish({ map: withMap ? map : { ...map, url: null }, toolsUsed: [], otherToolFailed: false, query: 'q' });
+        const used = process.cpuUsage(start);
+        runs.push((used.user + used.system) / 1000);
+      }
+      const cpu = quantile(runs, 0.5);
+      cpuByLength.set(length, cpu);
+      guardRows.push(`| ${key} | ${length.toLocaleString('en-US')} | ${ms(cpu)} | ${((cpu * 1000) / length).toFixed(2)} µs |`);
+    }
+    perLength.set(key, cpuByLength);
   }
-  const cpu = quantile(runs, 0.5);
-  guardRows.push(`| ${length.toLocaleString('en-US')} | ${ms(cpu)} | ${((cpu * 1000) / length).toFixed(2)} µs |`);
 }
+const ratioLines = [...perLength].map(
+  ([key, cpu]) => `- ${key}: 40k / 10k CPU ratio ${(cpu.get(40_000)! / cpu.get(10_000)!).toFixed(2)} (linear is 4).`,
+);
 
 const added = (q: number, s: number[], b: number[]) => quantile(s, q) - quantile(b, q);
 const row = (label: string, s: number[], b = base) =>
@@ -184,12 +205,15 @@ process.stdout.write(
       `p50 ${ms(quantile(buildSamples, 0.5))}, p95 ${ms(quantile(buildSamples, 0.95))} (once per distinct prompt, while the model call starts).`,
     '',
     'Guard CPU per delta: the answer guard alone (leak scanner with the system prompt and every configured secret, reasoning ' +
-      'stripper, whitespace shaping), answers of growing length pushed in 1-character deltas, median of 5 runs (process CPU time). ' +
-      'Target: ≤ 5 µs per delta, flat as the answer grows (linear).',
+      'stripper, with a map attached the failure-claim sentence filter, whitespace shaping, and the whole-text rules at the end), ' +
+      'answers of growing length pushed in 1-character deltas, median of 5 runs (process CPU time). Target: ≤ 5 µs per delta, ' +
+      'flat as the answer grows (linear); 40k vs 10k with a map ≤ 4.5.',
     '',
-    '| Answer characters (1-char deltas) | CPU | Per delta |',
-    '|---|---|---|',
+    '| Text | Answer characters (1-char deltas) | CPU | Per delta |',
+    '|---|---|---|---|',
     ...guardRows,
+    '',
+    ...ratioLines,
     '',
   ].join('\n'),
 );
