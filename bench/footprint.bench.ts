@@ -113,8 +113,6 @@ async function main(): Promise<void> {
     text: Array.from({ length: CHUNKS }, (_, k) => answer.slice(k * 7, k * 7 + 7) || '.'),
     chunkDelayMs: CHUNK_DELAY_MS,
   });
-  const install = { dir: fixtures.dir };
-
   try {
     const image = await measure(fixtures, nodeArgs);
     // The same run with Node's default heap sizing: what the bound in the image changes.
@@ -145,8 +143,8 @@ async function main(): Promise<void> {
         `Image options: ${image.completed} turns ended with \`done\`, ${image.failed} did not; at most ` +
           `${image.maxOpen} streams open at once; ${image.turnsPerSecond.toFixed(1)} turns/s; SIGTERM exit code ` +
           `${image.exitCode}. Peak is ${verdict} the ${TARGET_MB} MB target (container limit 256 MB). ` +
-          `What the image adds to its Node base: production node_modules ${mb(diskBytes(join(install.dir, 'node_modules')) / 1024)} MB, ` +
-          `dist ${mb(diskBytes(join(install.dir, 'dist')) / 1024)} MB on disk.`,
+          `What the image adds to its Node base: production node_modules ${mb(diskBytes(join(fixtures.dir, 'node_modules')) / 1024)} MB, ` +
+          `dist ${mb(diskBytes(join(fixtures.dir, 'dist')) / 1024)} MB on disk.`,
         '',
       ].join('\n'),
     );

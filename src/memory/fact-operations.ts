@@ -138,7 +138,7 @@ export interface ApplyContext {
   signal?: AbortSignal;
 }
 
-export const emptyCounts = (): OperationCounts => ({
+const emptyCounts = (): OperationCounts => ({
   added: 0,
   updated: 0,
   deleted: 0,

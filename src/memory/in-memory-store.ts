@@ -21,7 +21,7 @@ import {
   type ScoredFact,
   type UpdateResult,
 } from './store.js';
-import { evictionOrder, mergeDuplicate, pageBounds } from './store-rules.js';
+import { evictionOrder, mergeDuplicate, pageBounds, sourceOf } from './store-rules.js';
 
 export interface InMemoryStoreOptions {
   /** Null when semantic search is off (no EMBEDDINGS_API_KEY): reported by health. */
@@ -39,7 +39,6 @@ interface Entry extends Fact {
   history: FactChange[];
 }
 
-const defaultSource = (kind: FactKind) => (kind === 'remembered' ? 'remember' : 'extraction');
 
 const copy = (e: Entry): Fact => ({
   id: e.id,
@@ -98,7 +97,7 @@ export function createInMemoryStore(options: InMemoryStoreOptions): MemoryStore 
         if (best && best.similarity >= DUPLICATE_SIMILARITY) duplicate = best.entry;
       }
 
-      const source = input.source ?? defaultSource(input.kind);
+      const source = sourceOf(input);
       let stored: Entry;
       let status: AddResult['status'];
       if (duplicate) {

@@ -19,8 +19,6 @@ import {
   MAX_FACTS_PER_USER,
   type AddResult,
   type Fact,
-  type FactKind,
-  type FactSource,
   type FactPage,
   type ListOptions,
   type MemoryHealth,
@@ -29,7 +27,7 @@ import {
   type UpdateResult,
 } from './store.js';
 import { withSafeErrors } from './store-error.js';
-import { mergeDuplicate, pageBounds } from './store-rules.js';
+import { mergeDuplicate, pageBounds, sourceOf } from './store-rules.js';
 
 /** The schema's kinds are exactly the store's (a compile-time check; see FACT_KIND_VALUES). */
 type SameKinds<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -38,7 +36,6 @@ const sourcesAgree: SameKinds<(typeof FACT_SOURCE_VALUES)[number], (typeof FACT_
 void kindsAgree;
 void sourcesAgree;
 
-const defaultSource = (kind: FactKind): FactSource => (kind === 'remembered' ? 'remember' : 'extraction');
 
 /** A store call's deadline: far above a healthy query (milliseconds), far below the driver's reconnect backoff. */
 export const DEFAULT_QUERY_TIMEOUT_MS = 5_000;
@@ -141,7 +138,7 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
           if (nearest && nearest.similarity >= DUPLICATE_SIMILARITY) duplicate = nearest;
         }
 
-        const source = input.source ?? defaultSource(input.kind);
+        const source = sourceOf(input);
         let row: Fact;
         let status: AddResult['status'];
         if (duplicate) {

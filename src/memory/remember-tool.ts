@@ -10,17 +10,17 @@ import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import type { MemoryEvent } from './memory-event.js';
 import type { LocalTool } from '../tools/local-tool.js';
-import { embedOrNull, type Embedder } from './embeddings.js';
+import type { Embedder } from './embeddings.js';
 import { admitFact } from './fact-guard.js';
 import {
   applyOperations,
   askForOperations,
-  emptyCounts,
   OPERATIONS_GRAMMAR,
   parseOperations,
   ShownFacts,
   type AppliedOperations,
   type AskDeps,
+  type ParsedOperations,
 } from './fact-operations.js';
 import { relevantFacts } from './relevant-facts.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
@@ -114,19 +114,10 @@ export function createRememberTool(userId: string, deps: MemoryToolDeps): LocalT
  * store fails; a model that fails or answers nonsense degrades to a plain add.
  */
 async function remember(userId: string, text: string, deps: MemoryToolDeps, signal: AbortSignal): Promise<AppliedOperations> {
-  const plainAdd = async (): Promise<AppliedOperations> => {
-    const [embedding] = await embedOrNull(
-      deps.embedder,
-      [text],
-      (err) => deps.logger.warn('memory_remember: embedding failed; saving without one', { err }),
-      signal,
-    );
-    const result = await deps.store.add({ userId, kind: 'remembered', text, embedding: embedding ?? null, source: 'remember' });
-    const counts = emptyCounts();
-    if (result.status === 'unchanged') counts.unchanged++;
-    else counts[result.status === 'created' ? 'added' : 'updated']++;
-    return { counts, written: result.status === 'unchanged' ? [] : [result.fact], deleted: [] };
-  };
+  const apply = (shown: ShownFacts, parsed: ParsedOperations) =>
+    applyOperations(deps, { userId, source: 'remember', kind: 'remembered', shown, maxLength: MAX_FACT_LENGTH, signal }, parsed);
+  // The new fact as it is, deduplicated by the store.
+  const plainAdd = () => apply(new ShownFacts([]), { operations: [{ op: 'add', text }], malformed: 0, excess: 0 });
 
   const related = deps.reconcile ? await relevantFacts(deps, userId, text, { k: RELATED_FACTS_SHOWN, signal }) : [];
   if (!deps.reconcile || related.length === 0) return plainAdd();
@@ -149,11 +140,7 @@ async function remember(userId: string, text: string, deps: MemoryToolDeps, sign
     deps.logger.warn('memory_remember: the reconciliation answer was not the expected JSON; adding the fact as it is');
     return plainAdd();
   }
-  const applied = await applyOperations(
-    deps,
-    { userId, source: 'remember', kind: 'remembered', shown, maxLength: MAX_FACT_LENGTH, signal },
-    parsed,
-  );
+  const applied = await apply(shown, parsed);
   deps.logger.info('memory_remember reconciled', { ...applied.counts });
   // The user asked for this fact: when the operations wrote nothing, it is added as it is.
   if (applied.written.length > 0) return applied;

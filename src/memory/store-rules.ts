@@ -2,10 +2,14 @@
  * Decisions both stores make the same way, kept in one place: how a duplicate's kind and wording are
  * merged, which facts are evicted first, and the bounds of a page.
  */
-import type { Fact, FactKind, ListOptions } from './store.js';
+import type { Fact, FactInput, FactKind, FactSource, ListOptions } from './store.js';
 
 /** CONTRACT.md "Memory page": limit 1-200, default 200; offset ≥ 0, default 0. */
 export const MAX_PAGE_LIMIT = 200;
+
+/** The history source of an added fact: as given, else what its kind implies (the user asked, or extraction). */
+export const sourceOf = (input: Pick<FactInput, 'kind' | 'source'>): FactSource =>
+  input.source ?? (input.kind === 'remembered' ? 'remember' : 'extraction');
 
 /**
  * A duplicate keeps the stronger kind: an explicit remember promotes a learned fact; a learned
