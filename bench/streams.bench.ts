@@ -148,7 +148,8 @@ async function cpuSection(): Promise<string[]> {
       row(json),
       '',
       `${failed} of ${variants.length * (ROUNDS * BATCH)} measured turns failed. Targets (issue 12): CPU per streamed turn ≤ 1.6× the ` +
-        'floor; JSON route p50 no slower than the streamed route.',
+        `floor: ${cpu(streamed) / cpu(base) <= 1.6 ? 'met' : '**not met**'}; JSON route p50 no slower than the streamed route: ` +
+        `${p(json, 0.5, (t) => t.total) <= p(streamed, 0.5, (t) => t.total) ? 'met' : '**not met**'}.`,
       '',
     ];
   } finally {
@@ -249,7 +250,14 @@ async function heldSection(): Promise<string[]> {
     '',
     ...levels.filter((l) => l.crashed).map((l) => `At ${l.streams} streams the process did not survive: ${l.crashed}.`),
     '',
-    'Targets (issue 12): 1,000 held streams with the image flags: peak RSS ≤ 200 MB, 0 errors, first-delta p99 ≤ 1 s.',
+    (() => {
+      const top = levels.find((l) => l.streams === 1000);
+      const met = top && top.peakKb / 1024 <= 200 && top.failed === 0 && !top.crashed && quantile(top.firstDelta, 0.99) <= 1000;
+      return `Targets (issue 12): 1,000 held streams with the image flags: peak RSS ≤ 200 MB, 0 errors, first-delta p99 ≤ 1 s: ${met ? 'met' : '**not met**'}.`;
+    })(),
+    '',
+    'The client, the fake gateway and PGlite (Postgres) run in the bench process on the other core: with hundreds of streams ' +
+      "opened at once, part of the first-delta time is the bench's own database and gateway serving them.",
     '',
   ];
 }
