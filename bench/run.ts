@@ -27,7 +27,9 @@ for (const file of files) {
     maxBuffer: 16 * 1024 * 1024,
   });
   if (result.status !== 0) {
-    sections.push(`## ${file}\n\nFailed with exit code ${result.status}.\n`);
+    // A bench that measured but missed a target (or lost turns) still shows what it measured.
+    const measured = result.stdout.trim();
+    sections.push(`${measured ? `${measured}\n\n` : `## ${file}\n\n`}Exited with code ${result.status}: a target was missed or a run failed.\n`);
     process.exitCode = 1;
   } else {
     sections.push(result.stdout.trim() + '\n');
