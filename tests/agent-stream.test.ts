@@ -53,6 +53,20 @@ describe('POST /agent/respond/stream', () => {
     expect(Object.keys(done.data).sort()).toEqual(['action', 'cmu_maps', 'metadata', 'response_text', 'services_used', 'thought', 'tool_calls']);
   });
 
+  it('shows "Checking" once across tool passes and "Writing" once, when the answer starts', async () => {
+    const s = await start();
+    s.gw.enqueue(
+      { toolCalls: [{ name: 'maps_search_buildings', arguments: { query: 'Wean' } }] },
+      { toolCalls: [{ name: 'maps_show_map', arguments: { destination: 'WEH' } }] },
+      { text: 'Wean Hall is on the map.' },
+    );
+    const events = await sseEventsOf(await (await s.post({ query: 'Where is Wean?' })).text());
+    const statuses = events.filter((e) => e.type === 'status').map((e) => e.data.text);
+    expect(statuses).toEqual(['Checking campus tools...', 'Writing answer...']);
+    const order = events.map((e) => e.type);
+    expect(order.indexOf('status', order.indexOf('status') + 1)).toBeLessThan(order.indexOf('delta'));
+  });
+
   it('sends status events while tools run and after, and a map before done', async () => {
     const s = await start();
     s.gw.enqueue(

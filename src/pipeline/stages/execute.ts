@@ -39,6 +39,10 @@ export function createExecute(options: ExecuteOptions): Execute {
   return async function* execute(prepared, ctx) {
     const { toolbox } = prepared;
     const messages: ModelMessage[] = [...prepared.messages];
+    // The status line the user sees: "Checking" when a batch of tools starts (not again while it is
+    // already showing), "Writing" once, at the first text after tools ran. A turn of several tool passes
+    // reads Checking → Writing, not Checking → Writing → Checking → Writing.
+    let status: 'none' | 'checking' | 'writing' = 'none';
 
     for (let pass = 0; pass <= maxToolPasses; pass++) {
       if (ctx.signal.aborted) return;
@@ -66,6 +70,10 @@ export function createExecute(options: ExecuteOptions): Execute {
         for await (const e of stream) {
           if (e.type === 'text') {
             text += e.text;
+            if (status === 'checking') {
+              status = 'writing';
+              yield { type: 'status', text: STATUS_WRITING };
+            }
             yield { type: 'text', text: e.text };
           } else if (e.type === 'tool_calls') calls = e.calls;
           else if (e.type === 'usage') {
@@ -86,7 +94,10 @@ export function createExecute(options: ExecuteOptions): Execute {
         tool_calls: calls.map((c, i) => ({ id: ids[i]!, type: 'function', function: { name: c.name, arguments: c.arguments } })),
       });
 
-      yield { type: 'status', text: STATUS_CHECKING_TOOLS };
+      if (status !== 'checking') {
+        status = 'checking';
+        yield { type: 'status', text: STATUS_CHECKING_TOOLS };
+      }
       // Independent calls of one pass run concurrently; a run never throws.
       const runs = await Promise.all(calls.map((c) => toolbox.run(c, ctx.signal)));
       if (ctx.signal.aborted) return;
@@ -95,7 +106,6 @@ export function createExecute(options: ExecuteOptions): Execute {
         for (const e of run.events) yield e;
         messages.push({ role: 'tool', tool_call_id: ids[i]!, content: run.content });
       }
-      yield { type: 'status', text: STATUS_WRITING };
     }
   };
 }
