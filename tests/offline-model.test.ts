@@ -93,45 +93,55 @@ describe('offline model over the real gateway and sandbox tools', () => {
       { name: 'maps_show_map', args: { destination: 'GHC' } },
     ]);
     expect(r.maps).toBe(1);
-    expect(r.text).toContain('**Gates & Hillman Centers** (GHC)');
-    expect(r.text).toContain('40.44350, -79.94450'); // the sandbox's coordinates, not the model's
-    expect(r.text).toContain('on the map');
+    expect(r.text).toBe('**Gates & Hillman Centers** (GHC) is on the main campus. It is marked on the campus map that comes with this answer.');
     expect(r.pieces).toBeGreaterThan(3); // streamed in pieces, not one blob
   });
 
   it('asks for directions with an origin', async () => {
     const r = await turn('How do I get from Wean Hall to the UC?', [...campusDefs, showMapDef]);
-    // The sandbox search does not know the nickname; the map tool's catalog does.
+    // Both ends searched at once ("the UC" as the map data names it), then the map, path and distance between the codes.
     expect(r.called).toEqual([
-      { name: 'maps_search_buildings', args: { query: 'UC' } },
-      { name: 'maps_show_map', args: { destination: 'UC', origin: 'Wean Hall' } },
+      { name: 'maps_search_buildings', args: { query: 'Wean Hall' } },
+      { name: 'maps_search_buildings', args: { query: 'University Center' } },
+      { name: 'maps_show_map', args: { destination: 'CUC', origin: 'WEH' } },
+      { name: 'maps_get_path', args: { start_id: 'WEH', end_id: 'CUC' } },
+      { name: 'maps_distance_between', args: { start_id: 'WEH', end_id: 'CUC' } },
     ]);
     expect(r.maps).toBe(1);
-    expect(r.text).toBe('That is **Cohon University Center (CUC)**. The map beside this answer shows the walking route from Wean Hall.');
+    expect(r.text).toMatch(/^### Walking from Wean Hall to Cohon University Center\n\nAbout \*\*\d+ m\*\*, roughly a \*\*\d+-minute walk\*\*\.\n\n1\. Start at \*\*Wean Hall\*\* \(WEH\)\.\n2\. Walk about \d+ m toward Cohon University Center\.\n3\. Arrive at \*\*Cohon University Center\*\* \(CUC\)\./);
+  });
+
+  it('finds a nickname through the map tool when the search does not know it, then walks between the codes the map used', async () => {
+    const noSearch = campusDefs.filter((t) => t.name !== 'maps_search_buildings');
+    const r = await turn('How far is the UC from Wean Hall?', [...noSearch, showMapDef]);
+    expect(r.called.map((c) => c.name)).toEqual(['maps_show_map', 'maps_get_path', 'maps_distance_between']);
+    expect(r.called[1]!.args).toEqual({ start_id: 'WEH', end_id: expect.any(String) });
+    expect(r.text).toMatch(/is about \*\*\d+ m\*\* from \*\*Wean Hall\*\* \(WEH\)/);
   });
 
   it('lists what is open right now from the eats tool', async () => {
     const r = await turn('What can I eat right now?', campusDefs);
     expect(r.called).toEqual([{ name: 'eats_get_locations_open_now', args: {} }]);
-    expect(r.text).toContain("Here's what is open on campus right now:");
-    expect(r.text).toContain('**Schatz Dining Room**, Cohon University Center, 2nd floor');
+    expect(r.text).toContain('### Open on campus right now');
+    expect(r.text).toContain('- **Schatz Dining Room**: Cohon University Center, 2nd floor. Monday - Friday: 7:30 AM - 8:00 PM; Saturday - Sunday: 10:30 AM - 7:00 PM');
   });
 
   it('answers a room with its floor and building', async () => {
     const r = await turn('Where is GHC 4401?', [...campusDefs, showMapDef]);
-    expect(r.text).toMatch(/^\*\*GHC 4401\*\* is on floor 4 of Gates & Hillman Centers \(GHC\), at 40\.44350, -79\.94450\./);
+    expect(r.text).toMatch(/^\*\*GHC 4401\*\* is a lecture room on floor 4 of \*\*Gates & Hillman Centers\*\* \(GHC\)\./);
   });
 
   it('gives one place\'s weekly hours, and what is open at a named day and time', async () => {
     const hours = await turn('Is Nourish open on Saturday?', campusDefs);
     expect(hours.called).toEqual([{ name: 'eats_get_location_hours', args: { location_name: 'Nourish' } }]);
+    expect(hours.text).toContain('On Saturday, **Nourish** is open **11:00 AM - 3:00 PM**.');
     expect(hours.text).toContain('**Nourish** (Cohon University Center, 1st floor) is open right now. Weekly hours:');
-    expect(hours.text).toContain('- Saturday: 11:00 - 15:00');
+    expect(hours.text).toContain('- Saturday: 11:00 AM - 3:00 PM');
     const unknown = await turn('When does Moe\'s open?', campusDefs);
-    expect(unknown.text).toBe('I couldn\'t find a dining location called "Moe\'s".');
+    expect(unknown.text).toBe('I couldn\'t find a dining location called "Moe\'s". Try "What\'s open right now?" to see them all.');
     const at = await turn('What is open on Sunday at 7 pm?', campusDefs);
     expect(at.called).toEqual([{ name: 'eats_get_locations_open_at_time', args: { day: 0, hour: 19, minute: 0 } }]);
-    expect(at.text).toMatch(/^Open on campus Sunday at 19:00:\n\n- \*\*/);
+    expect(at.text).toMatch(/^### Open Sunday at 7:00 PM\n\n- \*\*/);
     expect(at.text).not.toContain('Gates Café');
   });
 
@@ -139,9 +149,9 @@ describe('offline model over the real gateway and sandbox tools', () => {
     const r = await turn('What are the prereqs for 15213 and who teaches it?', campusDefs);
     expect(r.called.map((c) => c.name)).toEqual(['courses_fetch_course_by_id', 'courses_fetch_course_requisites', 'courses_fetch_course_instructors']);
     expect(r.called[0]!.args).toEqual({ course_id: '15-213' });
-    expect(r.text).toContain('**15-213 Introduction to Computer Systems**');
-    expect(r.text).toContain('Prerequisites: 15-122.');
-    expect(r.text).toContain('Taught by Brian Railing, David Varodayan.');
+    expect(r.text).toContain('### 15-213 Introduction to Computer Systems');
+    expect(r.text).toContain('- **Prerequisites:** 15-122');
+    expect(r.text).toContain('- **Taught by:** Brian Railing, David Varodayan');
     const unknown = await turn('Tell me about 99-999', campusDefs);
     expect(unknown.text).toBe("I couldn't find course 99-999 in the course catalog. Check the number (for example 15-122).");
   });
@@ -169,13 +179,16 @@ describe('offline model over the real gateway and sandbox tools', () => {
 
   it('searches the guide', async () => {
     const r = await turn('How does DineXtra work with my meal plan?', campusDefs);
-    expect(r.called[0]!.name).toBe('guide_search_guide');
-    expect(r.text).toMatch(/^From the student guide:\n\n- \*\*Meal Plans/);
+    expect(r.called.map((c) => c.name)).toEqual(['guide_search_guide', 'guide_get_section']);
+    expect(r.text).toMatch(/^### Meal Plans\n\nEvery student living in university housing has a meal plan/);
+    expect(r.text).toContain('Source: [Meal Plans](https://guide.sandbox.example/meal-plans)');
+    expect(r.text).toMatch(/\*\*Related in the guide:\*\*\n- Meal Plans › .+\n- Meal Plans › DineXtra$/);
   });
 
   it('says it is the offline model when no rule applies, and that tools are off when their group is disabled', async () => {
     expect((await turn('Tell me a joke', campusDefs)).text).toBe(OFFLINE_INTRO);
-    expect((await turn('thanks!', campusDefs)).text).toMatch(/^You're welcome! \(I'm the offline sandbox model/);
+    expect((await turn('thanks!', campusDefs)).text).toBe("You're welcome! Ask me anything else about campus.");
+    expect((await turn('hi', campusDefs)).text).toMatch(/^Hello! I'm the campus assistant running offline[\s\S]*\*\*Courses\*\*/);
     const noEats = campusDefs.filter((t) => !t.name.startsWith('eats_'));
     const r = await turn('What can I eat right now?', noEats);
     expect(r.called).toEqual([]);

@@ -7,13 +7,14 @@
  */
 import type { LeakPolicy } from '../security/leak-policy.js';
 import { cleanFactText } from './fact-text.js';
+import { toThirdPerson } from './fact-wording.js';
 import type { Fact, MemoryStore } from './store.js';
 
 export type AdmittedFact = { ok: true; text: string } | { ok: false; reason: 'empty' | 'secret' };
 
-/** Cleans a fact's text (fact-text.ts) and refuses it when empty or when it carries a secret. */
+/** Words a fact in third person (fact-wording.ts), cleans it (fact-text.ts) and refuses it when empty or when it carries a secret. */
 export function admitFact(raw: string, leaks: LeakPolicy): AdmittedFact {
-  const text = cleanFactText(raw);
+  const text = cleanFactText(toThirdPerson(cleanFactText(raw)));
   if (!text) return { ok: false, reason: 'empty' };
   if (leaks.scan(text).redacted) return { ok: false, reason: 'secret' };
   return { ok: true, text };

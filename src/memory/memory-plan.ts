@@ -21,7 +21,9 @@ const SELF_OR_PREFERENCE = [
   /\b(i am|i'm|im|i was|i have|i've|i like|i love|i hate|i prefer|i don'?t (like|eat)|i can'?t (eat|have)|i live|i study|i major|i work)\b/i,
   /\b(my|mine|myself)\b/i,
   /\b(prefer|preference|favou?rite|allerg\w*|vegetarian|vegan|halal|kosher|gluten|dairy|diet\w*)\b/i,
-  /\b(recommend\w*|suggest\w*|suggestion|should i|where (should|can|could) i|what (should|could) i|any (good|ideas?)|for me)\b/i,
+  /\b(recommend\w*|suggest\w*|suggestion|should i|where (should|can|could) i|what (should|could|can) i|any (good|ideas?)|for me)\b/i,
+  // Choosing food: a saved diet changes the answer.
+  /\b(hungry|lunch|dinner|breakfast|brunch|something to eat|grab a bite)\b/i,
 ];
 
 export interface MemoryPlan {

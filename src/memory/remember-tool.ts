@@ -68,7 +68,8 @@ export function createRememberTool(userId: string, deps: MemoryToolDeps): LocalT
     kind: 'memory',
     description:
       'Save one durable fact about the user that they asked you to remember (a preference, their major, ' +
-      'a dietary need). Write it as a short third-person statement without their name, e.g. "Is vegetarian". ' +
+      'a dietary need). Write it in third person without a subject, in their own terms: "Is vegetarian", ' +
+      '"Lives in Morewood Gardens" (for "my dorm is Morewood Gardens"), never "Their ..." or "The user ...". ' +
       'One fact per call. Never save secrets, passwords or other people\'s details.',
     parameters: {
       type: 'object',

@@ -20,7 +20,7 @@ const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
   ],
   [
     'guide',
-    /\b(housing|dorms?|residence|meal ?plans?|polic(y|ies)|registration|register|shuttle|parking|tuition|financial aid|orientation|wi-?fi|id card|laundry|mail|move-?in|guide)\b/i,
+    /\b(housing|dorms?|residence|room selection|roommates?|first-?years?|meal ?plans?|dinextra|polic(y|ies)|registration|register|shuttles?|escort|bus(es)?|parking|tuition|financial aid|orientation|wi-?fi|eduroam|internet|andrew (id|account)|id card|laundry|mail|mailroom|packages?|move-?in|move out|librar(y|ies)|print(ing|er)?|study spaces?|health|counsel(or|ors|ing|ling)|caps|mental health|emergenc(y|ies)|guide)\b/i,
   ],
 ];
 

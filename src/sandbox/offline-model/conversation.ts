@@ -1,7 +1,8 @@
 /**
  * Reads a chat-completions request the way the offline model needs it: the user's question (the last
- * user message), the tools offered, and the tool calls already made since that question with their
- * results unwrapped from the pipeline's untrusted-data markers.
+ * user message) and the earlier ones (for follow-ups), the tools offered, the tool calls already made
+ * since that question with their results unwrapped from the pipeline's untrusted-data markers, today's
+ * weekday and the saved facts of the system prompt's memory block.
  */
 
 export interface OfferedTool {
@@ -21,8 +22,12 @@ export interface Conversation {
   offered: Set<string>;
   /** Calls answered since the question, in call order. */
   done: ToolOutcomeSeen[];
-  /** Any system text (for recall blocks and the like); never echoed. */
-  system: string;
+  /** The user's earlier messages in this conversation, oldest first. */
+  earlier: string[];
+  /** Today's weekday (0 = Sunday) from the system prompt's date, or null without one. */
+  today: number | null;
+  /** Saved facts of the memory block (src/memory/recall.ts), without their markers. */
+  facts: string[];
 }
 
 interface WireMessage {
@@ -88,5 +93,13 @@ export function readConversation(body: { messages?: unknown; tools?: unknown }):
     .filter((m) => m.role === 'system' || m.role === 'developer')
     .map((m) => textOf(m.content))
     .join('\n');
-  return { question, offered, done, system };
+  const earlier = messages
+    .slice(0, Math.max(0, lastUser))
+    .filter((m) => m.role === 'user')
+    .map((m) => textOf(m.content).trim());
+  const date = /\bToday is (\d{4}-\d{2}-\d{2})\b/.exec(system)?.[1];
+  const today = date ? new Date(`${date}T12:00:00Z`).getUTCDay() : null;
+  const block = /<user_memory>([\s\S]*?)<\/user_memory>/.exec(system)?.[1] ?? '';
+  const facts = [...block.matchAll(/^- (.+?)(?: \(asked to remember\))?$/gm)].map((m) => m[1]!);
+  return { question, offered, done, earlier, today, facts };
 }

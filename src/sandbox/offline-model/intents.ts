@@ -1,16 +1,25 @@
 /**
- * What the user is asking, by the words of the question: the offline model's whole "understanding".
+ * What the user is asking, by the words of the question and, for a follow-up ("what about Wean?",
+ * "and on Sunday?"), by the question before it: the offline model's whole "understanding".
  * Deterministic and rule-based on purpose: the sandbox must answer the same way every time, so tests
- * and demos are repeatable.
+ * and demos are repeatable. docs/design/sandbox.md lists what it understands.
  */
+import { toThirdPerson } from '../../memory/fact-wording.js';
+
+export type CourseAspect = 'prereqs' | 'schedule' | 'instructors';
 
 export type Intent =
   | { kind: 'remember'; fact: string }
   | { kind: 'forget'; fact: string | null }
-  | { kind: 'course'; courseId: string; aspects: Array<'prereqs' | 'schedule' | 'instructors'> }
-  | { kind: 'where'; place: string; origin: string | null }
-  | { kind: 'eats'; cuisine: string | null; at: CampusMoment | null }
-  | { kind: 'hours'; place: string }
+  | { kind: 'about-me' }
+  | { kind: 'course'; courseId: string; aspects: CourseAspect[] }
+  | { kind: 'course-search'; topic: string }
+  | { kind: 'geneds'; school: string | null; department: string | null }
+  | { kind: 'where'; place: string }
+  | { kind: 'route'; origin: string; destination: string; focus: 'directions' | 'distance' }
+  | { kind: 'eats'; cuisine: string | null; at: CampusMoment | null; diet: boolean }
+  | { kind: 'dining-in'; place: string }
+  | { kind: 'hours'; place: string; day: number | null }
   | { kind: 'guide'; query: string }
   | { kind: 'chat'; smallTalk: 'thanks' | 'hello' | null };
 
@@ -21,78 +30,198 @@ export interface CampusMoment {
   minute: number;
 }
 
-const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+export const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const DAY_WORD = /\b(sun|mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?)(?:day)?s?\b/i;
+const DAY_PREFIX: Record<string, number> = { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 };
 
-/** "on Saturday at 7:30 pm", "Friday noon"; null without a weekday (today's date is not ours to guess). */
-export function parseMoment(q: string): CampusMoment | null {
-  const day = DAYS.findIndex((d) => new RegExp(`\\b${d}s?\\b`, 'i').test(q));
-  if (day < 0) return null;
+/** The weekday a question names ("sunday", "Sat", "tomorrow", "tonight"), given today's weekday. */
+export function parseDay(q: string, today: number | null): number | null {
+  const named = DAY_WORD.exec(q);
+  if (named) return DAY_PREFIX[named[1]!.slice(0, 3).toLowerCase()] ?? null;
+  if (today === null) return null;
+  if (/\btomorrow\b/i.test(q)) return (today + 1) % 7;
+  if (/\b(today|tonight|this (morning|afternoon|evening))\b/i.test(q)) return today;
+  return null;
+}
+
+/** "on Saturday at 7:30 pm", "Friday noon", "tonight at 9"; null without a day. */
+export function parseMoment(q: string, today: number | null = null): CampusMoment | null {
+  const day = parseDay(q, today);
+  if (day === null) return null;
   if (/\bnoon\b/i.test(q)) return { day, hour: 12, minute: 0 };
   if (/\bmidnight\b/i.test(q)) return { day, hour: 0, minute: 0 };
-  const t = /\b(\d{1,2})(?::(\d{2}))?\s*(am|pm)\b/i.exec(q) ?? /\bat (\d{1,2})(?::(\d{2}))?\b/i.exec(q);
-  if (!t) return { day, hour: 12, minute: 0 };
+  const t = /\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)/i.exec(q) ?? /\b(?:at|around|by)\s+(\d{1,2})(?::(\d{2}))?\b/i.exec(q);
+  if (!t) {
+    if (/\b(breakfast|morning)\b/i.test(q)) return { day, hour: 9, minute: 0 };
+    if (/\b(dinner|evening|tonight)\b/i.test(q)) return { day, hour: 18, minute: 0 };
+    if (/\blate\b/i.test(q)) return { day, hour: 22, minute: 0 };
+    return { day, hour: 12, minute: 0 };
+  }
+  const meridiem = t[3]?.toLowerCase().replace(/\./g, '');
   let hour = Number(t[1]) % 12;
-  if (t[3]?.toLowerCase() === 'pm' || (!t[3] && hour > 0 && hour < 7)) hour += 12; // "at 5" means 5 pm on campus
-  if (!t[3] && Number(t[1]) === 12) hour = 12;
-  return { day, hour, minute: Number(t[2] ?? 0) };
+  if (meridiem === 'pm' || (!meridiem && hour > 0 && hour < 7)) hour += 12; // "at 5" means 5 pm on campus
+  if (!meridiem && Number(t[1]) === 12) hour = 12;
+  return { day, hour, minute: Math.min(59, Number(t[2] ?? 0)) };
 }
 
-/** Words that follow "is … open" without naming a place. */
-const NOT_A_PLACE = /^(anything|anywhere|something|everything|it|there|food|dining|any\b.*|the dining halls?)$/i;
+/** Cuisine words a student uses, and what the dining search knows them as. */
+const CUISINES: Array<[RegExp, string]> = [
+  [/\bpizzas?\b/i, 'pizza'],
+  [/\b(coffee|espresso|latte|cappuccino)\b/i, 'coffee'],
+  [/\bvegetarian\b|\bveggie\b/i, 'vegetarian'],
+  [/\bvegan\b/i, 'vegan'],
+  [/\b(indian|curry|curries)\b/i, 'indian'],
+  [/\b(sushi|poke)\b/i, 'sushi'],
+  [/\b(asian|japanese|chinese|noodles?)\b/i, 'asian'],
+  [/\b(mexican|burritos?|tacos?)\b/i, 'mexican'],
+  [/\b(bakery|pastry|pastries|croissants?|cookies?|cakes?)\b/i, 'bakery'],
+  [/\b(groceries|grocery|convenience|snacks?)\b/i, 'convenience'],
+  [/\b(sandwich(?:es)?|soups?)\b/i, 'sandwiches'],
+  [/\b(allergen|allergy|allergies|gluten)\b/i, 'allergen'],
+  [/\bsmoothies?\b/i, 'smoothies'],
+];
+export const cuisineOf = (q: string): string | null => CUISINES.find(([re]) => re.test(q))?.[1] ?? null;
 
-function hoursIntent(q: string): Intent | null {
-  const m =
-    /\b(?:is|are)\s+(.+?)\s+(?:still\s+)?open\b/i.exec(q) ??
-    /\bwhen (?:does|do|is|are)\s+(.+?)\s+(?:open|close)/i.exec(q) ??
-    /\bhours (?:of|for)\s+(.+?)[?.!]*$/i.exec(q);
-  const place = m?.[1]?.replace(/^the\s+/i, '').trim();
-  return place && !NOT_A_PLACE.test(place) ? { kind: 'hours', place } : null;
+const FOOD = /\b(eat|eating|food|hungry|starving|dining|dinning|lunch|dinner|breakfast|brunch|restaurants?|resturants?|caf[eé]s?|cafeterias?|meals?|grab a bite|bite to eat)\b/i;
+const OPEN_NOW = /\bopen\b.*\b(now|right now|currently|rn)\b|\b(right now|currently open)\b|\bopen\s*\?*$/i;
+const DIET = /\b(my diet|fits? (?:my|me)|for me|my (?:dietary|food) (?:needs|restrictions)|i can eat)\b/i;
+
+/** Student-guide topics (housing, meal plans, Wi-Fi, libraries, transport, health). */
+const GUIDE = new RegExp(
+  [
+    'meal plans?', 'dinextra', 'blocks', 'wi-?fi', 'wifi', 'eduroam', 'internet', 'andrew (?:id|account)', 'librar(?:y|ies)',
+    'study spaces?', 'print(?:ing|er)?', 'parking', 'park my car', 'shuttles?', 'escort', 'bus(?:es)?', 'port authority',
+    'counsel(?:or|ors|ing|ling)', 'caps', 'therapist', 'mental health', 'health (?:services|center)', 'doctor', 'sick',
+    'emergenc(?:y|ies)', 'housing', 'dorms?', 'residence halls?', 'room selection', 'roommates?', 'move[- ]?in',
+    'move out', 'laundry', 'packages?', 'mail ?room', 'guide',
+  ]
+    .map((w) => `\\b${w}\\b`)
+    .join('|'),
+  'i',
+);
+
+/** School codes, by how students name the schools. */
+const SCHOOLS: Array<[RegExp, string]> = [
+  [/\b(dietrich|dc|h&ss|hss|humanities)\b/i, 'DC'],
+  [/\b(scs|school of computer science|computer science school)\b/i, 'SCS'],
+  [/\b(mcs|mellon college of science|science college)\b/i, 'MCS'],
+  [/\b(cit|engineering|college of engineering)\b/i, 'CIT'],
+  [/\b(tepper|business school)\b/i, 'TSB'],
+  [/\b(cfa|fine arts)\b/i, 'CFA'],
+];
+
+/** Department names students use for gen-ed questions ("history gen eds"). */
+const DEPARTMENTS = ['history', 'psychology', 'economics', 'english', 'statistics', 'art', 'philosophy', 'modern languages', 'music', 'design', 'architecture', 'university wide studies'];
+
+/** What follows "eat in/at/near" without being a building. */
+const NOT_A_BUILDING = /^(noon|midnight|night|the moment|moment|campus|cmu|pittsburgh|evening|morning|afternoon|this\b|my\b|a\b|budget|once|all|late|home|(?:right )?now|today|tonight|tomorrow|lunch ?time|dinner ?time)\b/i;
+
+/** Nicknames a student uses for a place, as the campus map data names it. */
+const NICKNAMES: Array<[RegExp, string]> = [
+  [/^(?:the\s+)?(?:uc|cuc|university cent(?:er|re)|student cent(?:er|re))$/i, 'University Center'],
+  [/^(?:the\s+)?(?:library|main library)$/i, 'Hunt Library'],
+  [/^(?:the\s+)?(?:gates|gates center|gates hillman|gates-hillman)$/i, 'Gates'],
+];
+
+/** The place as the map data would name it: "the UC" → "University Center". */
+export function placeQuery(place: string): string {
+  return NICKNAMES.find(([re]) => re.test(place.trim()))?.[1] ?? place;
 }
 
-const CUISINES = ['pizza', 'coffee', 'vegetarian', 'vegan', 'indian', 'sushi', 'asian', 'mexican', 'bakery', 'tacos'];
-const FOOD = /\b(eat|eating|food|hungry|dining|lunch|dinner|breakfast|brunch|restaurants?|caf[eé]s?|snacks?)\b/i;
-const OPEN_NOW = /\bopen\b.*\b(now|right now|today|currently)\b|\b(right now|currently open)\b/i;
-const GUIDE = /\b(meal plans?|dinextra|blocks|wi-?fi|eduroam|andrew (id|account)|library|libraries|printing|parking|shuttles?|escort|bus(es)?|counseling|caps|health services|guide)\b/i;
-
-/** Trailing punctuation, "on campus" and a leading article are not part of a place name. */
-function cleanPlace(text: string): string {
+/** Trailing punctuation, "on campus", filler words and a leading article are not part of a place name. */
+export function cleanPlace(text: string): string {
   return text
-    .replace(/[?.!]+$/g, '')
-    .replace(/\s+(on campus|located|building)$/i, '')
-    .replace(/^(the)\s+/i, '')
+    .replace(/[?.!,]+/g, ' ')
+    .replace(/\s+(on campus|located|building|please|pls|plz|again|then|exactly|on the map|from here)\b.*$/i, '')
+    .replace(/^\s*(the|a|an)\s+/i, '')
+    .replace(/\s+/g, ' ')
     .trim();
 }
 
 /** First-person wording to a stored fact about the user: "I am vegetarian" → "Is vegetarian". */
-export function toFact(text: string): string {
-  const t = text.trim().replace(/[.!]+$/, '');
-  const rules: Array<[RegExp, string]> = [
-    [/^i am\s+/i, 'Is '],
-    [/^i'm\s+/i, 'Is '],
-    [/^i’m\s+/i, 'Is '],
-    [/^i have\s+/i, 'Has '],
-    [/^i like\s+/i, 'Likes '],
-    [/^i prefer\s+/i, 'Prefers '],
-    [/^i live\s+/i, 'Lives '],
-    [/^my\s+/i, 'Their '],
-  ];
-  for (const [re, replacement] of rules) if (re.test(t)) return t.replace(re, replacement);
-  return t.charAt(0).toUpperCase() + t.slice(1);
+export const toFact = (text: string): string => toThirdPerson(text.trim().replace(/[.!]+$/, ''));
+
+const COURSE_ID = /\b(\d{2})\s?-?\s?(\d{3})\b/;
+
+function courseAspects(q: string): CourseAspect[] {
+  const aspects: CourseAspect[] = [];
+  if (/\b(pre-?req\w*|pre-?requisit\w*|requisites?|before taking|need to take|need before|required before)\b/i.test(q)) aspects.push('prereqs');
+  if (/\b(when|schedule|times?|meets?|meeting|lectures?|what days?|where is the lecture)\b/i.test(q)) aspects.push('schedule');
+  if (/\b(who teaches|instructors?|professors?|profs?|taught|teacher|teaching)\b/i.test(q)) aspects.push('instructors');
+  return aspects;
 }
 
-function whereIntent(q: string): Intent | null {
-  const route = /\b(?:directions|route|way|walk|get|go)\b.*?\bfrom\s+(.+?)\s+to\s+(.+)$/i.exec(q);
-  if (route) return { kind: 'where', origin: cleanPlace(route[1]!), place: cleanPlace(route[2]!) };
-  const to = /\b(?:how (?:do i|can i|to) get to|directions to|way to|take me to)\s+(.+)$/i.exec(q);
-  if (to) return { kind: 'where', place: cleanPlace(to[1]!), origin: null };
-  const where = /\bwhere(?:'s|’s|\s+is|\s+are)\s+(.+)$/i.exec(q) ?? /\b(?:find|locate|show me)\s+(.+?)\s+on the map$/i.exec(q);
-  if (where) return { kind: 'where', place: cleanPlace(where[1]!), origin: null };
+function hoursIntent(q: string, today: number | null): Intent | null {
+  const m =
+    /\b(?:is|are)\s+(.+?)\s+(?:still\s+)?(?:open|closed)\b/i.exec(q) ??
+    /\bwhen (?:does|do|is|are)\s+(.+?)\s+(?:open|close)/i.exec(q) ??
+    /\bwhat time (?:does|do|is|are)\s+(.+?)\s+(?:open|close)/i.exec(q) ??
+    /\bhours (?:of|for|at)\s+(.+?)(?:\s+on\s+\w+)?[?.!]*$/i.exec(q) ??
+    /^(.+?)(?:'s|’s)?\s+(?:opening\s+)?hours\b/i.exec(q);
+  const place = m?.[1] ? cleanPlace(m[1]).replace(/^(what|when|is|are)\s+/i, '') : '';
+  if (!place || /^(anything|anywhere|something|everything|it|there|food|dining|any\b.*|the dining halls?|dining halls?|what|places?|restaurants?|they|you)$/i.test(place)) return null;
+  if (FOOD.test(place) || cuisineOf(place)) return null;
+  return { kind: 'hours', place, day: parseDay(q, today) };
+}
+
+function routeIntent(q: string): Intent | null {
+  const far =
+    /\bhow (?:far|long)(?: of a walk)? is (?:it )?(?:from )?(.+?)\s+(?:from|to)\s+(.+?)$/i.exec(q) ??
+    /\b(?:distance|how far) (?:between|from)\s+(.+?)\s+(?:and|to)\s+(.+?)$/i.exec(q) ??
+    /\bhow long (?:does it take|would it take|to walk)(?: to walk)? from\s+(.+?)\s+to\s+(.+?)$/i.exec(q);
+  if (far) {
+    // "How far is A from B": the walk starts at B. "between A and B" / "from A to B": it starts at A.
+    const fromFirst = /\b(between|from)\b/i.test(q.slice(0, far.index + far[0].indexOf(far[1]!)));
+    const [origin, destination] = fromFirst ? [far[1]!, far[2]!] : [far[2]!, far[1]!];
+    return { kind: 'route', origin: cleanPlace(origin), destination: cleanPlace(destination), focus: 'distance' };
+  }
+  const verb = String.raw`\b(?:directions?|route|way|walk|walking|get|go|head|path)\b.*?`;
+  const fromTo = new RegExp(`${verb}\\bfrom\\s+(.+?)\\s+to\\s+(.+)$`, 'i').exec(q);
+  if (fromTo) return { kind: 'route', origin: cleanPlace(fromTo[1]!), destination: cleanPlace(fromTo[2]!), focus: 'directions' };
+  const toFrom = new RegExp(`${verb}\\bto\\s+(.+?)\\s+from\\s+(.+)$`, 'i').exec(q);
+  if (toFrom) return { kind: 'route', origin: cleanPlace(toFrom[2]!), destination: cleanPlace(toFrom[1]!), focus: 'directions' };
   return null;
 }
 
-/** Classifies a question. The order matters: an explicit "remember" wins, then a course number, food, places. */
-export function detectIntent(question: string): Intent {
-  const q = question.trim();
+function whereIntent(q: string): Intent | null {
+  const to = /\b(?:how (?:do i|can i|to|would i|should i) (?:get|go|walk) to|directions? to|way to|take me to|route to|navigate to)\s+(.+)$/i.exec(q);
+  if (to) return { kind: 'where', place: cleanPlace(to[1]!) };
+  const where =
+    /\b(?:where|wher|were|whre)(?:'s|’s|\s+is|\s+are|\s+s|\s+the)?\s+(?!(?:can|do|should|could|would|will|did|does)\s)(.+)$/i.exec(q) ??
+    /\b(?:find|locate|show me)\s+(.+?)(?:\s+on the map)?$/i.exec(q) ??
+    /\bwhat building is\s+(.+)$/i.exec(q);
+  if (where) {
+    const place = cleanPlace(where[1]!.replace(/^(?:is|are)\s+/i, ''));
+    if (place && !/^(i|you|we|it|that)\b/i.test(place)) return { kind: 'where', place };
+  }
+  return null;
+}
+
+function genedsIntent(q: string): Intent | null {
+  if (!/\b(gen[- ]?eds?|general[- ]education|gened requirements?|distribution requirements?)\b/i.test(q)) return null;
+  const school = SCHOOLS.find(([re]) => re.test(q))?.[1] ?? null;
+  const department = DEPARTMENTS.find((d) => new RegExp(`\\b${d}\\b`, 'i').test(q)) ?? null;
+  return { kind: 'geneds', school, department };
+}
+
+/** "courses about machine learning", "any classes on databases?", "what class teaches python". */
+function courseSearchIntent(q: string): Intent | null {
+  if (!/\b(courses?|classes|class|cources?|clases?)\b/i.test(q)) return null;
+  const m =
+    /\b(?:about|on|in|covering|for|teach(?:es|ing)?|with)\s+(.+?)$/i.exec(q) ??
+    /\b(?:any|some|good|intro(?:ductory)?)\s+(.+?)\s+(?:courses?|classes|class)\b/i.exec(q) ??
+    /^(.+?)\s+(?:courses?|classes)\b/i.exec(q);
+  const topic = m?.[1]
+    ?.replace(/[?.!]+/g, '')
+    .replace(/\b(courses?|classes|class|can i take|should i take|is there|are there|any|some|the|a|offered|this semester|at cmu|on campus|please)\b/gi, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return topic && topic.length >= 2 && !/^(what|which|take)$/i.test(topic) ? { kind: 'course-search', topic } : null;
+}
+
+/** Classifies one question on its own. The order matters: explicit memory wins, then courses, food, places. */
+export function detectIntent(question: string, today: number | null = null): Intent {
+  const q = question.trim().replace(/\s+/g, ' ');
   // "remember that …" or "remember I/my …": not "do you remember what I said?".
   const remember = /\bremember\s+(?:that\s+(.+)|((?:i|i'm|i’m|my)\b.+))$/i.exec(q);
   const remembered = remember?.[1] ?? remember?.[2] ?? /\bdon'?t forget\s+(?:that\s+)?(.+)$/i.exec(q)?.[1];
@@ -100,51 +229,141 @@ export function detectIntent(question: string): Intent {
   if (/\bforget\s+(everything|all\b|what you know)/i.test(q)) return { kind: 'forget', fact: null };
   const forget = /\bforget\s+(?:that\s+)?(.+)$/i.exec(q)?.[1];
   if (forget?.trim()) return { kind: 'forget', fact: toFact(forget) };
+  if (/\bwhat do you (?:know|remember) about me\b|\bwhat have you (?:saved|remembered)\b/i.test(q)) return { kind: 'about-me' };
 
-  const course = /\b(\d{2})-?(\d{3})\b/.exec(q);
-  if (course) {
-    const aspects: Array<'prereqs' | 'schedule' | 'instructors'> = [];
-    if (/\b(prereq\w*|requisites?|before taking|need to take)\b/i.test(q)) aspects.push('prereqs');
-    if (/\b(when|schedule|times?|meets?|lectures?)\b/i.test(q)) aspects.push('schedule');
-    if (/\b(who teaches|instructors?|professors?|taught)\b/i.test(q)) aspects.push('instructors');
-    return { kind: 'course', courseId: `${course[1]}-${course[2]}`, aspects };
-  }
+  const geneds = genedsIntent(q);
+  if (geneds) return geneds;
+  const course = COURSE_ID.exec(q);
+  if (course) return { kind: 'course', courseId: `${course[1]}-${course[2]}`, aspects: courseAspects(q) };
 
-  // Meal plans are a guide topic even though they mention food.
-  if (/\b(meal plans?|dinextra)\b/i.test(q)) return { kind: 'guide', query: q.replace(/[?.!]+$/, '') };
-  const cuisine = CUISINES.find((c) => new RegExp(`\\b${c}\\b`, 'i').test(q)) ?? null;
-  const hours = hoursIntent(q);
+  // Housing, meal plans and the like are guide topics even when they mention food or a building.
+  if (/\b(meal plans?|dinextra|housing|room selection|first[- ]years? (?:live|housing|dorms?))\b/i.test(q)) return { kind: 'guide', query: guideQuery(q) };
+
+  const route = routeIntent(q);
+  if (route) return route;
+  const hours = hoursIntent(q, today);
   if (hours) return hours;
-  if (FOOD.test(q) || OPEN_NOW.test(q) || (/\bopen\b/i.test(q) && parseMoment(q))) {
-    const at = parseMoment(q);
-    return { kind: 'eats', cuisine: OPEN_NOW.test(q) || at ? null : cuisine, at };
+  const cuisine = cuisineOf(q);
+  const at = parseMoment(q, today);
+  const diningIn = /\b(?:eat|food|dining|lunch|dinner|breakfast|coffee|snacks?)\b.*?\b(?:in|at|inside|near)\s+(?:the\s+)?([^?.!]+?)[?.!]*$/i.exec(q);
+  if (diningIn && !NOT_A_BUILDING.test(diningIn[1]!) && !DAY_WORD.test(diningIn[1]!) && !/\d/.test(diningIn[1]!)) {
+    return { kind: 'dining-in', place: cleanPlace(diningIn[1]!) };
+  }
+  if (FOOD.test(q) || OPEN_NOW.test(q) || cuisine || (/\bopen\b/i.test(q) && at)) {
+    return { kind: 'eats', cuisine: at ? null : cuisine, at, diet: DIET.test(q) };
   }
 
   const where = whereIntent(q);
   if (where) return where;
-  if (cuisine) return { kind: 'eats', cuisine, at: null };
-  if (GUIDE.test(q)) return { kind: 'guide', query: q.replace(/[?.!]+$/, '') };
-  if (/^\W*(thanks|thank you|thx|cheers)\b/i.test(q)) return { kind: 'chat', smallTalk: 'thanks' };
-  if (/^\W*(hi|hello|hey|good (morning|afternoon|evening))\b/i.test(q)) return { kind: 'chat', smallTalk: 'hello' };
+  const search = courseSearchIntent(q);
+  if (search) return search;
+  if (GUIDE.test(q)) return { kind: 'guide', query: guideQuery(q) };
+  if (/^\W*(thanks|thank you|thx|ty|cheers|great,? thanks)\b/i.test(q)) return { kind: 'chat', smallTalk: 'thanks' };
+  if (/^\W*(hi|hello|hey|good (morning|afternoon|evening)|yo)\b/i.test(q)) return { kind: 'chat', smallTalk: 'hello' };
   return { kind: 'chat', smallTalk: null };
+}
+
+/** Words a student uses, and the words the guide is written in: a model would search for both. */
+const GUIDE_TERMS: Array<[RegExp, string]> = [
+  [/\b(wi-?fi|internet|network)\b/i, 'networks eduroam'],
+  [/\bprint\w*/i, 'printing'],
+  [/\bcounsel\w*|\btherapist\b|\bmental health\b/i, 'counseling CaPS'],
+  [/\b(packages?|mail)\b/i, 'packages mailroom'],
+  [/\b(doctor|sick|health)\b/i, 'health services'],
+  [/\bdorms?\b|\bresidence halls?\b/i, 'housing'],
+  [/\bshuttles?\b|\bat night\b/i, 'shuttles escorts'],
+  [/\bmove[- ]?in\b|\bmove out\b/i, 'moving'],
+];
+
+/** The words worth searching the guide for: the question without its question words, plus the guide's terms. */
+function guideQuery(q: string): string {
+  const extra = GUIDE_TERMS.filter(([re]) => re.test(q)).map(([, words]) => words);
+  return [q
+    .replace(/[?.!]+/g, ' ')
+    .replace(/\b(how|what|where|when|does|do|is|are|can|i|my|the|a|an|for|work|works|about|tell me|please|should|to|need|talk)\b/gi, ' ')
+    .replace(/\s+/g, ' ')
+    .trim() || q, ...extra].join(' ');
+}
+
+/** "what about Wean Hall?", "and on Sunday?", "how about 15-122", "same for pizza": the new subject. */
+const FOLLOW_UP = /^\s*(?:(?:and|ok|okay|so)\s*,?\s*)?(?:(?:what|how)\s+about|and(?:\s+(?:for|on|at|in|to))?|same\s+(?:for|on)|also|then)\s+(.+?)[?.!\s]*$/i;
+
+/**
+ * The intent of a question in its conversation: a follow-up takes the previous question's intent with
+ * the new subject (a place, a day, a course, a cuisine); anything else stands on its own.
+ * `earlier` holds the user's earlier questions, oldest first.
+ */
+export function resolveIntent(question: string, earlier: readonly string[], today: number | null = null): Intent {
+  const own = detectIntent(question, today);
+  const follow = FOLLOW_UP.exec(question);
+  if (!follow || earlier.length === 0) return own;
+  const rest = follow[1]!;
+  const previous = resolveIntent(earlier.at(-1)!, earlier.slice(0, -1), today);
+  const day = parseDay(rest, today);
+  const hasTime = /\d|\bnoon\b|\bmidnight\b|\bmorning\b|\bevening\b|\btonight\b/i.test(rest);
+  const courseId = COURSE_ID.exec(rest);
+  const cuisine = cuisineOf(rest);
+  const place = cleanPlace(rest.replace(/^(?:for|on|at|in|to)\s+/i, ''));
+  // A course number or a food word is a new question in its own right.
+  if (courseId && previous.kind !== 'course') return own;
+  switch (previous.kind) {
+    case 'eats':
+      if (day !== null) return { ...previous, cuisine: null, at: hasTime || !previous.at ? parseMoment(rest, today) : { ...previous.at, day } };
+      if (cuisine) return { ...previous, cuisine, at: null };
+      return { kind: 'hours', place, day: null };
+    case 'hours':
+      if (day !== null) return { ...previous, day };
+      return cuisine ? own : { kind: 'hours', place, day: previous.day };
+    case 'where':
+      return cuisine ? own : { kind: 'where', place };
+    case 'route':
+      return cuisine ? own : { ...previous, destination: place };
+    case 'dining-in':
+      return cuisine ? own : { kind: 'dining-in', place };
+    case 'course':
+      if (courseId) return { kind: 'course', courseId: `${courseId[1]}-${courseId[2]}`, aspects: previous.aspects };
+      return own;
+    case 'course-search':
+      return own.kind === 'chat' || own.kind === 'guide' ? { kind: 'course-search', topic: place } : own;
+    case 'geneds': {
+      const school = SCHOOLS.find(([re]) => re.test(rest))?.[1] ?? null;
+      const department = DEPARTMENTS.find((d) => new RegExp(`\\b${d}\\b`, 'i').test(rest)) ?? null;
+      return school || department ? { kind: 'geneds', school: school ?? (department ? previous.school : null), department } : own;
+    }
+    case 'guide':
+      return own.kind === 'chat' || own.kind === 'where' ? { kind: 'guide', query: guideQuery(rest) } : own;
+    default:
+      return own;
+  }
 }
 
 /** A 2-5 word title for a conversation that starts with this question (`/agent/title`). */
 export function titleFor(question: string): string {
   const intent = detectIntent(question);
+  const short = (s: string) => titleCase(s.split(/\s+/).slice(0, 3).join(' '));
   switch (intent.kind) {
     case 'remember':
       return 'Saving a Preference';
     case 'forget':
       return 'Forgetting Saved Facts';
+    case 'about-me':
+      return 'What I Remember';
     case 'course':
       return `Course ${intent.courseId} Questions`;
+    case 'course-search':
+      return `${short(intent.topic)} Courses`;
+    case 'geneds':
+      return 'Gen Ed Courses';
     case 'where':
-      return intent.origin ? 'Campus Walking Directions' : `Finding ${titleCase(intent.place.split(/\s+/).slice(0, 3).join(' '))}`;
+      return `Finding ${short(intent.place)}`;
+    case 'route':
+      return 'Campus Walking Directions';
     case 'eats':
       return intent.cuisine ? `${titleCase(intent.cuisine)} on Campus` : intent.at ? 'Dining Hours on Campus' : 'Dining Options Now';
+    case 'dining-in':
+      return `Dining in ${short(intent.place)}`;
     case 'hours':
-      return `${titleCase(intent.place.split(/\s+/).slice(0, 3).join(' '))} Opening Hours`;
+      return `${short(intent.place)} Opening Hours`;
     case 'guide':
       return 'Student Guide Question';
     default: {

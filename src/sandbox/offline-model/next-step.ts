@@ -1,11 +1,14 @@
 /**
  * One pass of the offline model: from the request, decide the next step of the turn. Either the tool
  * calls its rules call for that have not run yet (only tools actually offered: disabled groups stay
- * disabled), or, when there is nothing left to call, the answer written from the results.
+ * disabled), or, when there is nothing left to call, the answer written from the results. A plan can
+ * take several passes, each using what the last returned: search both buildings, then the path, the
+ * distance and the map between the codes found; search the guide, then read the best section.
  */
 import { TOOLS_OFF, writeAnswer } from './answers.js';
 import { readConversation, type Conversation } from './conversation.js';
-import { detectIntent, type Intent } from './intents.js';
+import { placeQuery, resolveIntent, type Intent } from './intents.js';
+import { buildingCode, dietOf, guideHits, mapCodes, outcome, parseJson, searchQueries } from './tool-readings.js';
 
 export interface PlannedCall {
   name: string;
@@ -14,64 +17,105 @@ export interface PlannedCall {
 
 export type NextStep = { kind: 'tool_calls'; calls: PlannedCall[] } | { kind: 'text'; text: string };
 
-/** The first building code in a `maps_search_buildings` result, if any. */
-function foundCode(conv: Conversation): string | null {
-  const search = conv.done.find((d) => d.name === 'maps_search_buildings');
-  try {
-    const parsed = JSON.parse(search?.result ?? '') as { results?: Array<{ floor?: { buildingCode?: string } }> };
-    return parsed.results?.[0]?.floor?.buildingCode ?? null;
-  } catch {
-    return null;
+const call = (name: string, args: Record<string, unknown> = {}): PlannedCall => ({ name, arguments: args });
+
+/**
+ * The building code a place resolves to through the searches already run: a code, null when every
+ * search came back empty, or the next search to run.
+ */
+function resolvePlace(place: string, conv: Conversation): { code: string | null } | { search: PlannedCall } {
+  for (const query of searchQueries(placeQuery(place))) {
+    if (!conv.offered.has('maps_search_buildings')) return { code: null };
+    const code = buildingCode(conv, query);
+    if (code === undefined) return { search: call('maps_search_buildings', { query }) };
+    if (code !== null) return { code };
   }
+  return { code: null };
+}
+
+function routeCalls(intent: Extract<Intent, { kind: 'route' }>, conv: Conversation): PlannedCall[] {
+  const from = resolvePlace(intent.origin, conv);
+  const to = resolvePlace(intent.destination, conv);
+  const searches = [from, to].flatMap((r) => ('search' in r ? [r.search] : []));
+  if (searches.length > 0) return searches;
+  const fromCode = 'code' in from ? from.code : null;
+  const toCode = 'code' in to ? to.code : null;
+  const map = call('maps_show_map', { destination: toCode ?? placeQuery(intent.destination), origin: fromCode ?? placeQuery(intent.origin) });
+  // The map tool's catalog knows nicknames the search does not: its answer names the codes it used.
+  const codes = fromCode && toCode ? { origin: fromCode, destination: toCode } : mapCodes(conv);
+  const between = codes ? { start_id: codes.origin, end_id: codes.destination } : null;
+  return [map, ...(between ? [call('maps_get_path', between), call('maps_distance_between', between)] : [])];
 }
 
 /** Calls the rules want for this intent, given what already ran; in order. */
 function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
   switch (intent.kind) {
     case 'remember':
-      return [{ name: 'memory_remember', arguments: { fact: intent.fact } }];
+      return [call('memory_remember', { fact: intent.fact })];
     case 'forget':
       // "Forget everything" is explicit, so it is confirmed in the same call.
-      return [{ name: 'memory_forget', arguments: intent.fact === null ? { all: true, confirm: true } : { query: intent.fact } }];
+      return [call('memory_forget', intent.fact === null ? { all: true, confirm: true } : { query: intent.fact })];
     case 'course': {
       const id = { course_id: intent.courseId };
       const aspect = { prereqs: 'courses_fetch_course_requisites', schedule: 'courses_fetch_course_schedules', instructors: 'courses_fetch_course_instructors' } as const;
-      return [{ name: 'courses_fetch_course_by_id', arguments: id }, ...intent.aspects.map((a) => ({ name: aspect[a], arguments: id }))];
+      return [call('courses_fetch_course_by_id', id), ...intent.aspects.map((a) => call(aspect[a], id))];
     }
-    case 'eats':
-      if (intent.at) return [{ name: 'eats_get_locations_open_at_time', arguments: { ...intent.at } }];
-      return intent.cuisine
-        ? [{ name: 'eats_get_locations_by_cuisine', arguments: { cuisine_query: intent.cuisine } }]
-        : [{ name: 'eats_get_locations_open_now', arguments: {} }];
-    case 'hours':
-      return [{ name: 'eats_get_location_hours', arguments: { location_name: intent.place } }];
-    case 'guide':
-      return [{ name: 'guide_search_guide', arguments: { query: intent.query, limit: 3 } }];
-    case 'where': {
-      const calls: PlannedCall[] = [{ name: 'maps_search_buildings', arguments: { query: intent.place } }];
-      // The map waits for the search (when there is one) so it can use the code the tool server found;
-      // the service's catalog also resolves names and nicknames, so the raw place is the fallback.
-      const searchPending = conv.offered.has('maps_search_buildings') && !conv.done.some((d) => d.name === 'maps_search_buildings');
-      if (!searchPending) {
-        const destination = foundCode(conv) ?? intent.place;
-        calls.push({ name: 'maps_show_map', arguments: intent.origin ? { destination, origin: intent.origin } : { destination } });
+    case 'course-search': {
+      // As written, then a synonym or the singular when the first search found nothing.
+      const calls: PlannedCall[] = [];
+      for (const query of searchQueries(intent.topic, 'topic')) {
+        calls.push(call('courses_search_courses_by_query', { query }));
+        const found = outcome(conv, 'courses_search_courses_by_query', { query });
+        const list = found ? parseJson(found.result) : undefined;
+        if (!found || (Array.isArray(list) && list.length > 0)) break;
       }
       return calls;
     }
+    case 'geneds':
+      return intent.department
+        ? [call('courses_fetch_geneds_for_department_tool', { department: intent.department, ...(intent.school && { school: intent.school }) })]
+        : [call('courses_fetch_geneds_tool', intent.school ? { school: intent.school } : {})];
+    case 'eats': {
+      const diet = dietOf(conv);
+      if (intent.diet && diet) return [call('eats_get_locations_by_cuisine', { cuisine_query: diet })];
+      if (intent.at) return [call('eats_get_locations_open_at_time', { ...intent.at })];
+      return intent.cuisine ? [call('eats_get_locations_by_cuisine', { cuisine_query: intent.cuisine })] : [call('eats_get_locations_open_now')];
+    }
+    case 'dining-in': {
+      const place = resolvePlace(intent.place, conv);
+      return [call('eats_get_all_dining_locations'), ...('search' in place ? [place.search] : [])];
+    }
+    case 'hours':
+      return [call('eats_get_location_hours', { location_name: intent.place })];
+    case 'guide': {
+      const search = call('guide_search_guide', { query: intent.query, limit: 3 });
+      const hits = guideHits(conv, intent.query);
+      return hits?.[0] ? [search, call('guide_get_section', { chunk_id: hits[0].chunk_id })] : [search];
+    }
+    case 'where': {
+      const place = resolvePlace(intent.place, conv);
+      if ('search' in place) return [place.search];
+      return [call('maps_show_map', { destination: place.code ?? placeQuery(intent.place) })];
+    }
+    case 'route':
+      return routeCalls(intent, conv);
     default:
       return [];
   }
 }
 
+const sameCall = (a: PlannedCall, b: { name: string; arguments: Record<string, unknown> }) =>
+  a.name === b.name && JSON.stringify(a.arguments) === JSON.stringify(b.arguments);
+
 /** Decides the reply to one chat-completions request body. */
 export function nextStep(body: { messages?: unknown; tools?: unknown }): NextStep {
   const conv = readConversation(body);
-  const intent = detectIntent(conv.question);
+  const intent = resolveIntent(conv.question, conv.earlier, conv.today);
   const wanted = wantedCalls(intent, conv);
   const offered = wanted.filter((c) => conv.offered.has(c.name));
-  const pending = offered.filter((c) => !conv.done.some((d) => d.name === c.name));
+  const pending = offered.filter((c) => !conv.done.some((d) => sameCall(c, d)));
   if (pending.length > 0) return { kind: 'tool_calls', calls: pending };
   const memoryIntent = intent.kind === 'remember' || intent.kind === 'forget';
-  if (wanted.length > 0 && offered.length === 0 && !memoryIntent) return { kind: 'text', text: TOOLS_OFF };
-  return { kind: 'text', text: writeAnswer(intent, conv.done) };
+  if (wanted.length > 0 && offered.length === 0 && conv.done.length === 0 && !memoryIntent) return { kind: 'text', text: TOOLS_OFF };
+  return { kind: 'text', text: writeAnswer(intent, conv) };
 }

@@ -89,6 +89,30 @@ Your student ID is a bus pass on Pittsburgh Regional Transit buses.
 Parking permits are sold by Parking and Transportation Services; evening and weekend parking is free in some lots.`,
   },
   {
+    path: 'src/pages/housing.md',
+    title: 'Housing',
+    description: 'First-year housing, room selection, moving in and living on campus.',
+    content: `# Housing
+
+Housing and Residential Education runs the residence halls and apartments on campus.
+
+## First-year housing
+
+Every first-year student is guaranteed a room on campus and is expected to live there. First-years live together in first-year communities such as Morewood Gardens, Donner House, Mudge House and Resnik House. You submit a housing application with your preferences in the housing portal by June 1, and assignments, with your roommate, arrive in July.
+
+## Room selection
+
+Returning students choose rooms for the next year during room selection in the spring. Each student gets a time slot by lottery; you can pull in roommates and pick a room in the housing portal.
+
+## Moving in and out
+
+Move-in for first-years is the Saturday before orientation. Rooms must be empty by noon the day after your last exam in May.
+
+## Laundry and packages
+
+Every residence hall has free laundry machines. Packages go to the mailroom in the Cohon University Center; you get an email when one arrives.`,
+  },
+  {
     path: 'src/pages/health.md',
     title: 'Health and Wellness',
     description: 'Health services, counseling and urgent help.',

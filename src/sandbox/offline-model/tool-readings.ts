@@ -1,0 +1,136 @@
+/**
+ * How the offline model reads the tool results it got back (the production formats of CAMPUS_TOOLS.md
+ * and the service's own map tool), shared by the planner (which next call needs which code) and the
+ * answer writers. A failed or unreadable result reads as "nothing", never as a guess.
+ */
+import type { Conversation, ToolOutcomeSeen } from './conversation.js';
+
+/** Pipeline guidance for a failed call, or the tool server's own error result. */
+export function failed(result: string): boolean {
+  return /^Error calling tool /.test(result) || /lookup is unavailable right now/.test(result) || /^Error executing tool/.test(result);
+}
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The outcome of the call with this name (and these arguments, when given), if it ran. */
+export function outcome(conv: Pick<Conversation, 'done'>, name: string, args?: Record<string, unknown>): ToolOutcomeSeen | undefined {
+  const key = args && JSON.stringify(args);
+  return conv.done.find((d) => d.name === name && (!key || JSON.stringify(d.arguments) === key));
+}
+
+/**
+ * The searches worth running for a place, in order: as written, then each long word cut to its first
+ * three letters, so a typo past them ("Bakr Hall", "hunt libary") still finds the building by prefix.
+ */
+export function searchQueries(text: string, mode: 'place' | 'topic' = 'place'): string[] {
+  const words = text.trim().split(/\s+/);
+  const second =
+    mode === 'place'
+      ? words.map((w) => (w.length >= 4 && !/\d/.test(w) ? w.slice(0, 3) : w)).join(' ')
+      : (TOPIC_SYNONYMS.find(([re]) => re.test(text))?.[1] ?? text.replace(/(\w{3,})s\b/g, '$1'));
+  return second && second !== text.trim() ? [text.trim(), second] : [text.trim()];
+}
+
+const TOPIC_SYNONYMS: Array<[RegExp, string]> = [
+  [/^(ai|a\.i\.)$/i, 'artificial intelligence'],
+  [/^ml$/i, 'machine learning'],
+  [/^(programming|coding)$/i, 'programming'],
+  [/^(stats|statistics)$/i, 'data'],
+  [/^(math|maths)$/i, 'Mathematical'],
+  [/^(databases?|sql)$/i, 'database'],
+  [/^(psych|psychology)$/i, 'psychology'],
+  [/^(econ|economics)$/i, 'economics'],
+];
+
+export interface PlaceHit {
+  nameWithSpace?: string;
+  fullNameWithSpace?: string;
+  type?: string;
+  floor?: { buildingCode?: string; level?: string };
+}
+
+/** The first place a `maps_search_buildings` call found: undefined when it has not run, null when it found none. */
+export function searchHit(conv: Pick<Conversation, 'done'>, query: string): PlaceHit | null | undefined {
+  const search = outcome(conv, 'maps_search_buildings', { query });
+  if (!search) return undefined;
+  if (failed(search.result)) return null;
+  const parsed = parseJson(search.result) as { results?: PlaceHit[] } | undefined;
+  return parsed?.results?.[0] ?? null;
+}
+
+/** The building code of that first hit: undefined (not run), null (nothing found) or the code. */
+export function buildingCode(conv: Pick<Conversation, 'done'>, query: string): string | null | undefined {
+  const hit = searchHit(conv, query);
+  return hit === undefined ? undefined : (hit?.floor?.buildingCode ?? null);
+}
+
+/** The first hit over a place's searches (as written, then the typo-tolerant one). */
+export function placeHit(conv: Pick<Conversation, 'done'>, query: string): PlaceHit | null {
+  for (const q of searchQueries(query)) {
+    const hit = searchHit(conv, q);
+    if (hit) return hit;
+  }
+  return null;
+}
+
+/** The map the service attached, read from `maps_show_map`'s answer: building labels and codes. */
+export function mapShown(conv: Pick<Conversation, 'done'>): { destination: string; origin: string | null } | null {
+  const map = conv.done.find((d) => d.name === 'maps_show_map' && /^Map attached/.test(d.result));
+  if (!map) return null;
+  const route = /^Map attached: the route from (.+? \([A-Z0-9]+\)) to (.+? \([A-Z0-9]+\))\./.exec(map.result);
+  if (route) return { origin: route[1]!, destination: route[2]! };
+  const place = /^Map attached: (.+? \([A-Z0-9]+\))/.exec(map.result);
+  return place ? { destination: place[1]!, origin: null } : null;
+}
+
+const codeOf = (label: string) => /\(([A-Z0-9]+)\)$/.exec(label)?.[1] ?? null;
+
+/** The origin and destination codes of an attached route map, when there is one. */
+export function mapCodes(conv: Pick<Conversation, 'done'>): { origin: string; destination: string } | null {
+  const map = mapShown(conv);
+  const origin = map?.origin ? codeOf(map.origin) : null;
+  const destination = map ? codeOf(map.destination) : null;
+  return origin && destination ? { origin, destination } : null;
+}
+
+export interface GuideHit {
+  chunk_id: string;
+  heading_path?: string[];
+  snippet?: string;
+}
+
+/** `guide_search_guide` hits for this query: undefined when it has not run. */
+export function guideHits(conv: Pick<Conversation, 'done'>, query: string): GuideHit[] | undefined {
+  const search = outcome(conv, 'guide_search_guide', { query, limit: 3 });
+  if (!search) return undefined;
+  const hits = failed(search.result) ? undefined : parseJson(search.result);
+  return Array.isArray(hits) ? (hits as GuideHit[]) : [];
+}
+
+/** The diet the user's saved facts name ("Is vegetarian"), as the dining search knows it. */
+export function dietOf(conv: Pick<Conversation, 'facts'>): string | null {
+  for (const fact of conv.facts) {
+    const m = /\b(vegan|vegetarian|pescatarian|halal|kosher|gluten[- ]free)\b/i.exec(fact);
+    if (m && !/\bnot\b/i.test(fact)) return m[1]!.toLowerCase();
+  }
+  return null;
+}
+
+/** "19:00" → "7:00 PM", "00:30" → "12:30 AM": the 12-hour form the campus writes. */
+export function clock12(hhmm: string): string {
+  const m = /^(\d{1,2}):(\d{2})$/.exec(hhmm.trim());
+  if (!m) return hhmm;
+  const h = Number(m[1]) % 24;
+  return `${h % 12 === 0 ? 12 : h % 12}:${m[2]} ${h < 12 ? 'AM' : 'PM'}`;
+}
+
+/** Every 24-hour "HH:MM" in a text in 12-hour form ("08:00 - 14:00" → "8:00 AM - 2:00 PM"). */
+export function twelveHour(text: string): string {
+  return text.replace(/\b([01]?\d|2[0-3]):([0-5]\d)\b(?!\s*(?:AM|PM))/g, (s) => clock12(s));
+}

@@ -1,0 +1,46 @@
+/**
+ * The one wording of a stored fact (src/memory/fact-wording.ts): the user's words in third person
+ * without a subject, whoever wrote them, applied to every fact admitted (fact-guard.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { admitFact } from '../src/memory/fact-guard.js';
+import { toThirdPerson } from '../src/memory/fact-wording.js';
+import { baseLeakPolicy } from '../src/security/leak-policy.js';
+
+describe('toThirdPerson', () => {
+  it.each([
+    ['I am vegetarian', 'Is vegetarian'],
+    ["I'm allergic to peanuts", 'Is allergic to peanuts'],
+    ['my dorm is Morewood Gardens', 'Lives in Morewood Gardens'],
+    ['Their dorm is Morewood Gardens', 'Lives in Morewood Gardens'],
+    ["The user's residence hall is Donner House", 'Lives in Donner House'],
+    ['The user lives in Donner House', 'Lives in Donner House'],
+    ['I live in Mudge House', 'Lives in Mudge House'],
+    ['I study physics', 'Studies physics'],
+    ['I usually eat late', 'Usually eats late'],
+    ["I don't eat pork", 'Does not eat pork'],
+    ["I can't have gluten", 'Cannot have gluten'],
+    ['my major is ECE', 'Majors in ECE'],
+    ['My favorite food is sushi', 'Favorite food is sushi'],
+    ['I take my coffee black', 'Takes their coffee black'],
+    ['I go to the gym at 7', 'Goes to the gym at 7'],
+    ["They're a sophomore", 'Is a sophomore'],
+    ['my name is Sam', 'Goes by Sam'],
+    ['I have a bike', 'Has a bike'],
+    // Already in the wording, or nothing to rewrite: unchanged, capitals and a final period kept.
+    ['Is vegetarian', 'Is vegetarian'],
+    ['Is vegetarian.', 'Is vegetarian.'],
+    ['Studies ME', 'Studies ME'],
+    ['International student', 'International student'],
+    ['Moved to Donner House', 'Moved to Donner House'],
+  ])('%s → %s', (input, expected) => {
+    expect(toThirdPerson(input)).toBe(expected);
+  });
+});
+
+describe('admitFact', () => {
+  it('stores every fact in the one wording, and still refuses secrets', () => {
+    expect(admitFact('  my dorm is   Morewood Gardens ', baseLeakPolicy)).toEqual({ ok: true, text: 'Lives in Morewood Gardens' });
+    expect(admitFact('my api key is sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', baseLeakPolicy).ok).toBe(false);
+  });
+});
