@@ -155,6 +155,10 @@ async function main(): Promise<void> {
     port: typeof address === 'object' && address ? address.port : config.port,
     env: config.env,
   });
+  if (deps.playground) {
+    // Outside production the playground is the way in: say where it is (loopback: the port is bound on every interface).
+    logger.info('playground', { url: `http://localhost:${typeof address === 'object' && address ? address.port : config.port}/` });
+  }
 
   let stopping = false;
   const shutdown = async (signal: string, exitCode = 0) => {

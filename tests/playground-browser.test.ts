@@ -1,9 +1,14 @@
 /**
  * The playground page in headless Chromium (Debian's `chromium` driven by playwright-core; never a
  * downloaded browser) against the real service started with no configuration: type a question and see
- * the answer stream in with status lines and the map link, remember a fact and delete it from the
- * memory list, and switch a tool group off.
+ * the answer stream in as rendered Markdown with status lines and the map link, HTML in an answer shown
+ * as text, the log following the newest answer, a 360 px phone without horizontal scrolling, remember
+ * a fact and delete it, "Forget all" only after confirming, a favicon, and a tool group switched off.
+ * Screenshots at desktop and phone width go to $TMPDIR/playground-screenshots for a person to look at.
  */
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS_OFF } from '../src/sandbox/offline-model/answers.js';
@@ -13,6 +18,9 @@ let service: ServiceProcess;
 let browser: Browser;
 let page: Page;
 const user = `browser-${process.pid}`;
+const SHOTS = join(tmpdir(), 'playground-screenshots');
+/** Console errors and failed requests of the page (a missing favicon shows up here). */
+const problems: string[] = [];
 
 beforeAll(async () => {
   [service, browser] = await Promise.all([
@@ -23,7 +31,10 @@ beforeAll(async () => {
         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     }),
   ]);
-  page = await browser.newPage();
+  mkdirSync(SHOTS, { recursive: true });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+  page.on('response', (r) => r.status() >= 400 && problems.push(`${r.status()} ${r.url()}`));
   await page.addInitScript((id) => window.sessionStorage.setItem('pg.user', id), user);
   await page.goto(`${service.url}/`);
 });
@@ -59,7 +70,7 @@ async function ask(question: string) {
     const w = window as unknown as { answers: string[]; statuses: string[] };
     return { answers: w.answers, statuses: w.statuses };
   });
-  return { ...seen, final: (await page.locator('[data-role=answer] .text').last().textContent()) ?? '' };
+  return { ...seen, final: ((await page.locator('[data-role=answer] .text').last().textContent()) ?? '').trim() };
 }
 
 describe('playground in a browser', () => {
@@ -71,11 +82,12 @@ describe('playground in a browser', () => {
     await recordTurn();
     const turn = await ask('Where is Gates?');
     expect(turn.final).toContain('Gates & Hillman Centers');
-    // Streamed: the answer grew through partial texts (verification releases it sentence by sentence),
-    // each the start of the final one.
+    // Streamed: the answer grew through partial texts (verification releases it sentence by sentence).
     expect(turn.answers.length).toBeGreaterThanOrEqual(2);
     expect(turn.answers[0]!.length).toBeLessThan(turn.final.length);
-    for (const partial of turn.answers) expect(turn.final.startsWith(partial)).toBe(true);
+    // Rendered Markdown: bold is an element, no asterisks left.
+    expect(await page.locator('[data-role=answer] .text strong').first().textContent()).toBe('Gates & Hillman Centers');
+    expect(turn.final).not.toContain('**');
     expect(turn.statuses).toContain('Checking campus tools...');
     const link = page.locator('[data-role=answer] a.map').last();
     expect(await link.getAttribute('href')).toBe('https://maps.scottylabs.org/GHC?dst=GHC');
@@ -93,6 +105,90 @@ describe('playground in a browser', () => {
     await page.locator('#memory', { hasText: 'Nothing remembered yet.' }).waitFor();
     const listed = await (await fetch(`${service.url}/memory/${user}`)).json();
     expect(listed.total).toBe(0);
+  });
+
+  it('renders headings and lists, and shows HTML in an answer as text', async () => {
+    await recordTurn();
+    await ask('hi');
+    const answer = page.locator('[data-role=answer] .text').last();
+    expect(await answer.locator('li').count()).toBeGreaterThanOrEqual(4);
+    await recordTurn();
+    const hostile = await ask('Where is <img src=x onerror="document.title=1"><b>Hall</b>?');
+    expect(hostile.final).toContain('<img src=x');
+    const last = page.locator('[data-role=answer]').last();
+    expect(await last.locator('img').count()).toBe(0);
+    expect(await last.locator('.text b').count()).toBe(0);
+    expect(await page.title()).toBe('Campus assistant playground');
+  });
+
+  it('follows the newest answer, and stays where the reader scrolled to', async () => {
+    await page.setViewportSize({ width: 1280, height: 500 });
+    for (const q of ['How far is Baker Hall from Gates?', 'What gen eds can I take in Dietrich?']) {
+      await recordTurn();
+      await ask(q);
+      const gap = await page.evaluate(() => {
+        const log = document.getElementById('log')!;
+        return log.scrollHeight - log.scrollTop - log.clientHeight;
+      });
+      expect(gap).toBeLessThan(40);
+    }
+    // Scrolled up to read: a new answer does not pull the reader down.
+    await page.evaluate(() => (document.getElementById('log')!.scrollTop = 0));
+    await page.evaluate(() => {
+      // The question's own bubble scrolls to the bottom once (sending is a deliberate act): watch only later moves.
+      const log = document.getElementById('log')!;
+      const w = window as unknown as { laterTops: number[] };
+      w.laterTops = [];
+      new MutationObserver(() => w.laterTops.push(log.scrollTop)).observe(log, { subtree: true, childList: true, characterData: true });
+    });
+    await page.fill('#q', 'What are the prerequisites for 15-213?');
+    await page.press('#q', 'Enter');
+    await page.evaluate(() => (document.getElementById('log')!.scrollTop = 0));
+    await page.waitForFunction(() => !(document.getElementById('send') as HTMLButtonElement).disabled && !document.querySelector('.status'));
+    expect(await page.evaluate(() => document.getElementById('log')!.scrollTop)).toBe(0);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.screenshot({ path: join(SHOTS, 'desktop.png') });
+  });
+
+  it('fits a 360 px wide phone without horizontal scrolling', async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    await recordTurn();
+    await ask('How do I get from Wean Hall to the UC?');
+    const widths = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, body: document.body.scrollWidth, view: window.innerWidth }));
+    expect(widths.view).toBe(360);
+    expect(widths.doc).toBeLessThanOrEqual(360);
+    expect(widths.body).toBeLessThanOrEqual(360);
+    // The map link, added after the text, is followed into view too.
+    const mapLink = page.locator('[data-role=answer] a.map').last();
+    expect(await mapLink.isVisible()).toBe(true);
+    const [linkBox, logBox] = [await mapLink.boundingBox(), await page.locator('#log').boundingBox()];
+    expect(linkBox!.y + linkBox!.height).toBeLessThanOrEqual(logBox!.y + logBox!.height + 1);
+    await page.screenshot({ path: join(SHOTS, 'phone.png') });
+    await page.screenshot({ path: join(SHOTS, 'phone-full.png'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('asks before "Forget all", and keeps memory when the answer is no', async () => {
+    await recordTurn();
+    await ask('Please remember that I like pizza');
+    await page.locator('#memory li[data-fact-id]', { hasText: 'Likes pizza' }).waitFor();
+    const asked: string[] = [];
+    page.once('dialog', (d) => (asked.push(d.message()), void d.dismiss()));
+    await page.click('#forget-all');
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toBe(`Forget everything remembered about ${user}? This cannot be undone.`);
+    expect((await (await fetch(`${service.url}/memory/${user}`)).json()).total).toBe(1);
+    page.once('dialog', (d) => void d.accept());
+    await page.click('#forget-all');
+    await page.locator('#memory', { hasText: 'Nothing remembered yet.' }).waitFor();
+    expect((await (await fetch(`${service.url}/memory/${user}`)).json()).total).toBe(0);
+  });
+
+  it('loaded without a console error or a failed request (favicon included)', async () => {
+    const icon = await page.evaluate(() => document.querySelector('link[rel=icon]')?.getAttribute('href'));
+    expect(icon).toBe('/favicon.svg');
+    expect((await fetch(`${service.url}/favicon.svg`)).status).toBe(200);
+    expect(problems).toEqual([]);
   });
 
   it('sends disabled_tools for a group switched off', async () => {

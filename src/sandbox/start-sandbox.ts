@@ -9,6 +9,9 @@
  * - the playground page at `GET /`.
  */
 import type { Hono } from 'hono';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { startSandboxToolServer } from './campus/tool-server.js';
 import { createOfflineModelFetch, OFFLINE_BASE_URL, OFFLINE_PIECE_DELAY_MS } from './offline-model/offline-fetch.js';
 import { createPlaygroundRoutes } from './playground/playground-routes.js';
@@ -29,12 +32,19 @@ export interface Sandbox {
   close(): Promise<void>;
 }
 
+/** markdown-it's browser build from the project's own dependencies (dist/browser next to its CommonJS entry). */
+export async function readMarkdownScript(): Promise<string> {
+  const entry = createRequire(import.meta.url).resolve('markdown-it');
+  return readFile(join(dirname(entry), 'browser', 'markdown-it.umd.min.js'), 'utf8');
+}
+
 export async function startSandbox(needs: SandboxNeeds): Promise<Sandbox> {
   const tools = needs.tools ? await startSandboxToolServer({ port: 0, host: '127.0.0.1' }) : null;
+  const markdownScript = await readMarkdownScript();
   return {
     model: needs.model ? { baseUrl: OFFLINE_BASE_URL, fetch: createOfflineModelFetch({ pieceDelayMs: OFFLINE_PIECE_DELAY_MS }) } : null,
     mcpUrl: tools?.url ?? null,
-    playground: createPlaygroundRoutes(),
+    playground: createPlaygroundRoutes({ markdownScript }),
     close: async () => {
       await tools?.close();
     },

@@ -1,19 +1,32 @@
 /**
- * The playground page served at `GET /` outside production: one self-contained HTML document (inline
- * style and script, no build step, no external assets) that chats with this service over the same SSE
- * wire format the front end reads, shows status lines, the map link, memory changes and the user's
- * memory with delete buttons, and toggles tool groups through `disabled_tools`. The script avoids
- * template literals so this TypeScript template string stays a plain string.
+ * The playground page served at `GET /` outside production: one HTML document (inline style and
+ * script, no build step; the only other assets are markdown-it and the favicon, from this service) that
+ * chats with this service over the same SSE wire format the front end reads. Answers are rendered as
+ * Markdown by markdown-it with raw HTML off (HTML in an answer is shown as text, and javascript: links
+ * are refused) and links opened in a new tab; the log follows the newest text unless the reader
+ * scrolled up. It shows status lines, the map link, memory changes and the user's memory with delete
+ * buttons ("Forget all" asks first), toggles tool groups through `disabled_tools`, and fits a 360 px
+ * wide phone. The script avoids template literals so this TypeScript template string stays plain.
  */
+
+/** A small campus-red speech bubble. */
+export const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#7f1d1d"/>' +
+  '<path d="M8 9h16a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2h-9l-5 4v-4H8a2 2 0 0 1-2-2v-9a2 2 0 0 1 2-2z" fill="#fff"/></svg>';
 
 const STYLE = `
 *{box-sizing:border-box}body{margin:0;font:15px/1.45 system-ui,sans-serif;background:#f5f5f4;color:#1c1917}
 header{padding:10px 16px;background:#7f1d1d;color:#fff;display:flex;gap:16px;align-items:center;flex-wrap:wrap}
 header h1{font-size:17px;margin:0}header small{opacity:.85}
-main{display:grid;grid-template-columns:1fr 300px;gap:12px;padding:12px;height:calc(100vh - 52px)}
-#chat{display:flex;flex-direction:column;background:#fff;border-radius:8px;min-height:0}
+main{display:grid;grid-template-columns:minmax(0,1fr) 300px;gap:12px;padding:12px;height:calc(100vh - 52px)}
+#chat{display:flex;flex-direction:column;background:#fff;border-radius:8px;min-height:0;min-width:0}
 #log{flex:1;overflow:auto;padding:12px}
-.msg{margin:6px 0;padding:8px 10px;border-radius:8px;white-space:pre-wrap}
+.msg{margin:6px 0;padding:8px 10px;border-radius:8px;overflow-wrap:anywhere}.user{white-space:pre-wrap}
+.text>:first-child{margin-top:0}.text>:last-child{margin-bottom:0}.text p,.text ul,.text ol{margin:.4em 0}
+.text h1,.text h2,.text h3,.text h4{font-size:1em;margin:.5em 0 .3em}.text ul,.text ol{padding-left:1.4em}
+.text pre{overflow-x:auto;background:#f5f5f4;padding:6px;border-radius:4px}.text code{font-size:.92em}
+.text table{display:block;overflow-x:auto;border-collapse:collapse}.text td,.text th{border:1px solid #e7e5e4;padding:2px 6px}
+.text a{color:#991b1b}
 .user{background:#e7e5e4;margin-left:20%}.assistant{background:#fef2f2;margin-right:10%}
 .status,.note{color:#57534e;font-size:13px;font-style:italic;padding:2px 10px}.error{background:#fee2e2;color:#991b1b}
 .services{font-size:12px;color:#78716c;margin-top:4px}.map{display:block;margin-top:6px}
@@ -22,6 +35,9 @@ aside{background:#fff;border-radius:8px;padding:12px;overflow:auto}aside h2{font
 aside label{display:block;margin:4px 0}aside input[type=text],aside input[type=password]{width:100%;padding:6px;font:inherit}
 #memory li{margin:4px 0;display:flex;gap:6px;justify-content:space-between;align-items:flex-start}
 #memory small{color:#78716c}button{font:inherit;cursor:pointer}
+@media (max-width:720px){main{grid-template-columns:minmax(0,1fr);height:auto;padding:8px}
+#chat{height:calc(100vh - 120px);min-height:320px}.user{margin-left:10%}.assistant{margin-right:0}
+header{padding:8px 12px}header h1{font-size:16px}}
 `;
 
 const SCRIPT = `
@@ -50,11 +66,29 @@ const SCRIPT = `
     if (text !== undefined) e.textContent = text;
     return e;
   }
+  // Raw HTML off: an answer's HTML is shown as text. markdown-it refuses javascript:, vbscript: and file: links.
+  var md = window.markdownit({ html: false, linkify: true, breaks: false });
+  var defaultLink = md.renderer.rules.link_open || function (tokens, i, options, env, self) { return self.renderToken(tokens, i, options); };
+  md.renderer.rules.link_open = function (tokens, i, options, env, self) {
+    tokens[i].attrSet('target', '_blank');
+    tokens[i].attrSet('rel', 'noopener noreferrer');
+    return defaultLink(tokens, i, options, env, self);
+  };
+  var log = $('log');
+  // Follows the newest text while the reader is at the bottom; leaves them where they are if they scrolled up.
+  function atBottom() { return log.scrollHeight - log.scrollTop - log.clientHeight < 40; }
+  function follow(wasAtBottom) { if (wasAtBottom) log.scrollTop = log.scrollHeight; }
   function add(cls, text) {
+    var wasAtBottom = atBottom();
     var e = el('div', 'msg ' + cls, text);
-    $('log').appendChild(e);
-    $('log').scrollTop = $('log').scrollHeight;
+    log.appendChild(e);
+    follow(wasAtBottom || cls === 'user');
     return e;
+  }
+  function renderMarkdown(node, markdown) {
+    var wasAtBottom = atBottom();
+    node.innerHTML = md.render(markdown);
+    follow(wasAtBottom);
   }
   function describe(envelope, status) {
     if (status === 401) return 'The service wants a bearer token: enter it under Settings.';
@@ -90,21 +124,33 @@ const SCRIPT = `
     bubble.appendChild(text);
     var status = add('status', 'Sending...');
     var answer = '';
+    var pending = false;
+    // Deltas arrive faster than frames: render at most once per frame.
+    function show() {
+      if (pending) return;
+      pending = true;
+      window.requestAnimationFrame(function () { pending = false; renderMarkdown(text, answer); });
+    }
     var body = { query: query, message_history: history.slice(-40),
       disabled_tools: GROUPS.filter(function (g) { return !$('group-' + g).checked; }) };
     if (userId()) body.user_id = userId();
     function onEvent(type, data) {
       if (type === 'status') status.textContent = data.text;
-      else if (type === 'delta') { answer += data.text; text.textContent = answer; }
+      else if (type === 'delta') { answer += data.text; show(); }
       else if (type === 'map' && data.url) {
         var a = el('a', 'map', 'Open map: ' + (data.mode === 'directions' ? data.src_label + ' → ' + data.dest_label : data.target_label));
         a.href = data.url; a.target = '_blank'; a.rel = 'noopener noreferrer';
+        var wasAtBottom = atBottom();
         bubble.appendChild(a);
+        follow(wasAtBottom);
       } else if (type === 'memory') { add('note', data.text); loadMemory(); }
       else if (type === 'done') {
-        text.textContent = data.response_text;
+        answer = data.response_text;
+        renderMarkdown(text, answer);
         history.push({ role: 'user', content: query }, { role: 'assistant', content: data.response_text });
+        var bottom = atBottom();
         if (data.services_used.length) bubble.appendChild(el('div', 'services', 'Tools: ' + data.services_used.join(', ')));
+        follow(bottom);
       } else if (type === 'error') { bubble.classList.add('error'); text.textContent = describe(data, 500); }
     }
     try {
@@ -163,6 +209,7 @@ const SCRIPT = `
   $('forget-all').addEventListener('click', async function () {
     var uid = userId();
     if (!uid) return;
+    if (!window.confirm('Forget everything remembered about ' + uid + '? This cannot be undone.')) return;
     var r = await fetch('/memory/' + encodeURIComponent(uid), { method: 'DELETE', headers: headers(false) });
     var out = await r.json().catch(function () { return null; });
     add('note', r.ok ? 'Forgot ' + out.removed + ' fact(s).' : describe(out, r.status));
@@ -188,6 +235,7 @@ export function playgroundPage(nonce: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Campus assistant playground</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <style nonce="${nonce}">${STYLE}</style>
 </head>
 <body>
@@ -208,6 +256,7 @@ ${toggles}
 <button id="forget-all" type="button">Forget all</button>
 </aside>
 </main>
+<script nonce="${nonce}" src="/playground/markdown-it.js"></script>
 <script nonce="${nonce}">${SCRIPT}</script>
 </body>
 </html>`;
