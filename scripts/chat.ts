@@ -2,10 +2,12 @@
  * `npm run chat`: an interactive terminal client for a running service. Defaults come from the same
  * configuration the service reads (AGENT_URL or PORT, AGENT_SHARED_SECRET); flags override them.
  */
+import { EventEmitter } from 'node:events';
 import { ConfigError, parseConfig } from '../src/config.js';
 import { runChat } from '../src/sandbox/chat/chat-session.js';
 import { USAGE, parseChatArgs } from '../src/sandbox/chat/options.js';
 import { createServiceClient } from '../src/sandbox/chat/service-client.js';
+import { createTerminalMarkdown } from '../src/sandbox/chat/terminal-markdown.js';
 
 async function main(): Promise<void> {
   let defaults: { url: string; secret: string | null };
@@ -29,13 +31,20 @@ async function main(): Promise<void> {
     return;
   }
   process.stdout.write(`Campus assistant at ${options.url}\n`);
+  // Ctrl-C stops the answer being written; the session decides when a second one quits.
+  const interrupts = new EventEmitter();
+  process.on('SIGINT', () => interrupts.emit('interrupt'));
   await runChat({
+    interrupts,
     client: createServiceClient({ url: options.url, secret: options.secret }),
     userId: options.userId,
     disabledTools: options.disabledTools,
     input: process.stdin,
     output: process.stdout,
+    render: createTerminalMarkdown({ width: Math.min(100, process.stdout.columns || 80) }),
   });
+  // stdin may still be open (a quit by Ctrl-C): nothing else keeps the process.
+  process.exit(0);
 }
 
 main().catch((err: unknown) => {

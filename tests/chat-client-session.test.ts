@@ -6,6 +6,7 @@
  * one from a flag.
  */
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runChat } from '../src/sandbox/chat/chat-session.js';
@@ -76,7 +77,9 @@ describe('chat session against the zero-config service', () => {
 
     await send('Where is Gates?');
     expect(out.text).toContain('  … Checking campus tools...\n');
-    expect(out.text).toContain('assistant> **Gates & Hillman Centers** (GHC) is on campus at 40.44350, -79.94450.');
+    // Markdown rendered for the terminal (no colours: the output is not a TTY), not raw asterisks.
+    expect(out.text).toMatch(/assistant> Gates & Hillman Centers \(GHC\) is on the main campus\. It is marked on the campus\s+map that comes with this answer\.\n\n  🗺  Map \(Gates & Hillman Centers\): https:\/\/maps\.scottylabs\.org\/GHC\?dst=GHC\n/);
+    expect(out.text).not.toContain('**');
     expect(out.text).toContain('  🗺  Map (Gates & Hillman Centers): https://maps.scottylabs.org/GHC?dst=GHC\n');
     expect(out.text).toContain('  (tools: maps_search_buildings)\n');
 
@@ -91,7 +94,8 @@ describe('chat session against the zero-config service', () => {
     await send('/memory');
     expect(out.text).toContain('  1. Is vegetarian  [remembered]\n');
     await send('/history');
-    expect(out.text).toContain('user> Where is Gates?\n');
+    expect(out.text).toContain('you> Where is Gates?\n');
+    expect(out.text).not.toContain('user>');
     await send('/forget 1');
     expect(out.text).toContain('Forgot: Is vegetarian\n');
     expect((await (await fetch(`${open.url}/memory/${user}`)).json()).total).toBe(0);
@@ -105,6 +109,38 @@ describe('chat session against the zero-config service', () => {
     input.end();
     await session;
     expect(out.text).toMatch(/Bye\.\n$/);
+  });
+});
+
+describe('Ctrl-C in the chat session', () => {
+  it('stops the answer being written, and a second Ctrl-C quits', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const out = capture(output);
+    const interrupts = new EventEmitter();
+    const aborted: boolean[] = [];
+    const watchingFetch: typeof fetch = async (url, init) => {
+      init?.signal?.addEventListener('abort', () => aborted.push(true));
+      return fetch(url, init);
+    };
+    const session = runChat({ client: createServiceClient({ url: open.url, secret: null, fetch: watchingFetch }), userId: null, disabledTools: [], input, output, interrupts });
+    input.write('hi\n');
+    // The offline model paces its pieces (15 ms each): the first block arrives well before the last.
+    await out.until(/assistant> Hello!/);
+    interrupts.emit('interrupt');
+    await out.until(/Answer stopped\. Press Ctrl-C again or Ctrl-D to quit\.\)\n\s*you> $/);
+    expect(aborted).toEqual([true]);
+    expect(out.text).not.toContain('What do you know about me?');
+    // Still usable: the next question is answered.
+    input.write('Where is Wean Hall?\n');
+    await out.until(/assistant> Wean Hall \(WEH\)[\s\S]*you> $/);
+    // Ctrl-C at the prompt asks first, then quits.
+    interrupts.emit('interrupt');
+    expect(out.text).toMatch(/\(Press Ctrl-C again or Ctrl-D to quit\.\)\nyou> $/);
+    interrupts.emit('interrupt');
+    await session;
+    expect(out.text).toMatch(/Bye\.\n$/);
+    expect(interrupts.listenerCount('interrupt')).toBe(0);
   });
 });
 
@@ -126,8 +162,26 @@ describe('npm run chat entry', () => {
     const r = await runCli(['--url', locked.url, '--anonymous'], { AGENT_SHARED_SECRET: SECRET }, 'Where is Wean Hall?\n');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Campus assistant at ${locked.url}`);
-    expect(r.stdout).toContain('**Wean Hall** (WEH)');
+    expect(r.stdout).toContain('assistant> Wean Hall (WEH)');
     expect(r.stdout).toContain('https://maps.scottylabs.org/WEH?dst=WEH');
+  });
+
+  it('stops an answer on SIGINT (Ctrl-C) and quits on the second', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/chat.ts', '--url', open.url, '--anonymous'], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out = capture(child.stdout);
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.write('hi\n');
+    await out.until(/assistant> Hello!/);
+    child.kill('SIGINT');
+    await out.until(/Answer stopped/);
+    child.kill('SIGINT');
+    expect(await closed).toBe(0);
+    expect(out.text).toMatch(/Bye\.\n$/);
+    expect(out.text).not.toContain('What do you know about me?');
   });
 
   it('reports a wrong --secret as the service envelope, without the secret', async () => {

@@ -1,12 +1,22 @@
 /**
  * The interactive session of `npm run chat`, written against plain streams so a test can drive it
- * with piped input: reads a line, streams the answer as it arrives, prints status lines while tools
- * run, the map link and memory changes, keeps the conversation history for the next turn, and handles
- * the slash commands (/memory, /forget <n>, /forget-all, /history, /new, /help, /quit).
+ * with piped input: reads a line, streams the answer as it arrives (Markdown rendered for the terminal
+ * block by block), prints status lines while tools run, the map as a link line and memory changes,
+ * keeps the conversation history for the next turn, and handles the slash commands (/memory,
+ * /forget <n>, /forget-all, /history, /new, /help, /quit). Ctrl-C (an `interrupt`) stops the answer
+ * being written by aborting its request; a second Ctrl-C, or Ctrl-D (end of input), quits. The same
+ * labels everywhere: `you>` for the user, `assistant>` for answers.
  */
 import { createInterface } from 'node:readline';
 import type { MemoryItem, ServiceClient } from './service-client.js';
 import { ServiceError } from './service-client.js';
+import { MarkdownBlocks, createTerminalMarkdown, type RenderMarkdown } from './terminal-markdown.js';
+
+/** Where interrupts (Ctrl-C) come from: scripts/chat.ts forwards SIGINT; a test emits them. */
+export interface Interrupts {
+  on(event: 'interrupt', listener: () => void): unknown;
+  off(event: 'interrupt', listener: () => void): unknown;
+}
 
 export interface ChatSessionOptions {
   client: ServiceClient;
@@ -16,7 +26,13 @@ export interface ChatSessionOptions {
   disabledTools: string[];
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
+  interrupts?: Interrupts;
+  /** Markdown to terminal text; marked-terminal by default. */
+  render?: RenderMarkdown;
 }
+
+const LABEL = { user: 'you>', assistant: 'assistant>' } as const;
+const QUIT_HINT = '(Answer stopped. Press Ctrl-C again or Ctrl-D to quit.)';
 
 const HELP = [
   'Type a question and press Enter. Commands:',
@@ -25,7 +41,7 @@ const HELP = [
   '  /forget-all    delete everything remembered about you',
   '  /history       show this conversation',
   '  /new           start a new conversation (memory is kept)',
-  '  /quit          leave',
+  '  /quit          leave (or Ctrl-D; Ctrl-C stops an answer, twice quits)',
 ].join('\n');
 
 interface MapData {
@@ -43,40 +59,72 @@ export async function runChat(options: ChatSessionOptions): Promise<void> {
   const history: Array<{ role: 'user' | 'assistant'; content: string }> = [];
   let lastList: MemoryItem[] = [];
 
+  const render = options.render ?? createTerminalMarkdown();
+  let current: AbortController | null = null;
+  /** A Ctrl-C happened and no line was entered since: the next one quits. */
+  let armed = false;
+
   async function turn(query: string): Promise<void> {
     let atLineStart = true;
     let streamed = '';
+    let answerStarted = false;
+    const blocks = new MarkdownBlocks();
+    const after: string[] = [];
     const line = (s: string) => {
       write(`${atLineStart ? '' : '\n'}${s}\n`);
       atLineStart = true;
     };
-    for await (const event of client.streamTurn({
-      query,
-      ...(userId ? { user_id: userId } : {}),
-      message_history: history.slice(-40),
-      disabled_tools: options.disabledTools,
-    })) {
-      const data = event.data as Record<string, unknown>;
-      if (event.type === 'status') line(`  … ${data.text}`);
-      else if (event.type === 'delta') {
-        if (streamed === '') write(`${atLineStart ? '' : '\n'}assistant> `);
-        streamed += String(data.text);
-        write(String(data.text));
-        atLineStart = false;
-      } else if (event.type === 'map') {
-        const map = data as unknown as MapData;
-        const label = map.mode === 'directions' ? `${map.src_label} → ${map.dest_label}` : map.target_label;
-        if (map.url) line(`  🗺  Map (${label}): ${map.url}`);
-      } else if (event.type === 'memory') line(`  🧠 ${data.text}`);
-      else if (event.type === 'done') {
-        const text = String(data.response_text ?? '');
-        // done.response_text is authoritative; show it if the stream carried something else.
-        if (text !== streamed) line(`assistant> ${text}`);
-        else if (!atLineStart) line('');
-        const used = (data.services_used as string[] | undefined) ?? [];
-        if (used.length) line(`  (tools: ${used.join(', ')})`);
-        history.push({ role: 'user', content: query }, { role: 'assistant', content: text });
-      } else if (event.type === 'error') line(`error: ${data.error}: ${data.detail}`);
+    const printAnswer = (markdown: string) => {
+      if (!markdown.trim()) return;
+      const text = render(markdown);
+      if (!text) return;
+      line(answerStarted ? `${text}\n` : `${LABEL.assistant} ${text}\n`);
+      answerStarted = true;
+    };
+    const controller = new AbortController();
+    current = controller;
+    try {
+      for await (const event of client.streamTurn(
+        {
+          query,
+          ...(userId ? { user_id: userId } : {}),
+          message_history: history.slice(-40),
+          disabled_tools: options.disabledTools,
+        },
+        controller.signal,
+      )) {
+        const data = event.data as Record<string, unknown>;
+        if (event.type === 'status') line(`  … ${data.text}`);
+        else if (event.type === 'delta') {
+          streamed += String(data.text);
+          printAnswer(blocks.push(String(data.text)));
+        } else if (event.type === 'map') {
+          // The map and memory lines go below the answer they belong to.
+          const map = data as unknown as MapData;
+          const label = map.mode === 'directions' ? `${map.src_label} → ${map.dest_label}` : map.target_label;
+          if (map.url) after.push(`  🗺  Map (${label}): ${map.url}`);
+        } else if (event.type === 'memory') after.push(`  🧠 ${data.text}`);
+        else if (event.type === 'done') {
+          const text = String(data.response_text ?? '');
+          printAnswer(blocks.end());
+          // done.response_text is authoritative; show it whole if the stream carried something else.
+          if (text !== streamed) {
+            answerStarted = false;
+            printAnswer(text);
+          }
+          for (const l of after.splice(0)) line(l);
+          const used = (data.services_used as string[] | undefined) ?? [];
+          if (used.length) line(`  (tools: ${used.join(', ')})`);
+          history.push({ role: 'user', content: query }, { role: 'assistant', content: text });
+        } else if (event.type === 'error') line(`error: ${data.error}: ${data.detail}`);
+      }
+    } catch (err) {
+      if (!controller.signal.aborted) throw err;
+      printAnswer(blocks.end());
+      for (const l of after.splice(0)) line(l);
+      line(`  ${QUIT_HINT}`);
+    } finally {
+      current = null;
     }
   }
 
@@ -86,7 +134,7 @@ export async function runChat(options: ChatSessionOptions): Promise<void> {
     if (name === '/help') write(`${HELP}\n`);
     else if (name === '/history') {
       if (history.length === 0) write('(no messages yet)\n');
-      for (const h of history) write(`${h.role}> ${h.content}\n`);
+      for (const h of history) write(`${LABEL[h.role]} ${h.content}\n`);
     } else if (name === '/new') {
       history.length = 0;
       write('Started a new conversation.\n');
@@ -114,8 +162,20 @@ export async function runChat(options: ChatSessionOptions): Promise<void> {
   }
 
   const rl = createInterface({ input: options.input, crlfDelay: Infinity, terminal: false });
-  write(`Connected as ${userId ?? 'an anonymous user'}. /help for commands.\nyou> `);
+  const onInterrupt = () => {
+    if (current) {
+      armed = true;
+      current.abort();
+    } else if (armed) rl.close();
+    else {
+      armed = true;
+      write(`\n(Press Ctrl-C again or Ctrl-D to quit.)\n${LABEL.user} `);
+    }
+  };
+  options.interrupts?.on('interrupt', onInterrupt);
+  write(`Connected as ${userId ?? 'an anonymous user'}. /help for commands.\n${LABEL.user} `);
   for await (const raw of rl) {
+    armed = false;
     const text = raw.trim();
     if (text) {
       try {
@@ -126,8 +186,9 @@ export async function runChat(options: ChatSessionOptions): Promise<void> {
         write(err instanceof ServiceError ? `error: ${err.message}\n` : `error: cannot reach the service (${(err as Error).message})\n`);
       }
     }
-    write('you> ');
+    write(`${LABEL.user} `);
   }
   rl.close();
+  options.interrupts?.off('interrupt', onInterrupt);
   write('\nBye.\n');
 }
