@@ -120,6 +120,9 @@ describe('production entry point (dist, production dependencies only)', () => {
       // The development playground is not served in production: `/` is an unknown path there.
       const root = await fetch(`${service.url}/`);
       expect(root.status).toBe(404);
+      // Nor announced: the start log names a playground URL only outside production (checked after
+      // these round trips, so a line logged right after "listening" has arrived).
+      expect(service.logs.some((l) => l.msg === 'playground')).toBe(false);
       expect(await root.json()).toEqual({ error: expect.any(String), detail: expect.any(String) });
     });
 

@@ -33,6 +33,8 @@ async function stream(body: unknown): Promise<SseEvent[]> {
 describe('zero-configuration run', () => {
   it('says first that it runs on local defaults, including that a real gateway needs LLM_GATEWAY_API_KEY', async () => {
     expect(service.logs[0]).toMatchObject({ msg: 'local defaults in force' });
+    // The way in for a newcomer: the playground's URL, on the port actually bound.
+    expect(await service.waitForLog((l) => l.msg === 'playground', 5_000)).toMatchObject({ url: `http://localhost:${service.port}/` });
     expect((service.logs[0]!.defaults as string[]).join('\n')).toMatch(/LLM_GATEWAY_API_KEY/);
     const health = await (await fetch(`${service.url}/api/health`)).json();
     expect(health).toMatchObject({ status: 'ok', memory: { backend: 'in-memory' }, model: { mode: 'offline' } });
