@@ -33,7 +33,8 @@ export function isOpenAt(place: DiningLocation, day: number, minute: number): bo
   return !!yesterday && yesterday[1] > MINUTES_PER_DAY && minute < yesterday[1] - MINUTES_PER_DAY;
 }
 
-function clock12(minutes: number): string {
+/** Minutes after midnight as the campus writes a time: "7:30 AM", "12:00 PM" (past midnight wraps). */
+export function clock12(minutes: number): string {
   const m = minutes % MINUTES_PER_DAY;
   const h = Math.floor(m / 60);
   const suffix = h < 12 ? 'AM' : 'PM';

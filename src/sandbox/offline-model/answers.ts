@@ -5,8 +5,9 @@
  * are several things. A failed or unreadable result becomes an honest sentence instead of a guess.
  */
 import type { Conversation } from './conversation.js';
-import { DAYS, placeQuery, type Intent } from './intents.js';
-import { clock12, dietOf, failed, guideHits, mapShown, outcome, parseJson, placeHit, twelveHour } from './tool-readings.js';
+import { DAY_NAMES } from '../campus/dining-hours.js';
+import { placeQuery, type Intent } from './intents.js';
+import { dietOf, failed, guideHits, mapShown, outcome, parseJson, placeHit, twelveHour, twelveHourClock } from './tool-readings.js';
 
 /** The reply when no rule applies: one line, naming two questions that work offline. */
 export const OFFLINE_INTRO =
@@ -26,7 +27,6 @@ const CAPABILITIES = [
 ].join('\n');
 
 const MAP_LINE = 'It is marked on the campus map that comes with this answer.';
-const DAY_NAMES = DAYS.map((d) => d.charAt(0).toUpperCase() + d.slice(1));
 const WALK_METRES_PER_MINUTE = 80;
 
 // ---------------------------------------------------------------- places
@@ -147,7 +147,7 @@ function diningItem(e: DiningEntry, options: { status: boolean; diet: string | n
 }
 
 function moment(at: { day: number; hour: number; minute: number }): string {
-  return `${DAY_NAMES[at.day]} at ${clock12(`${at.hour}:${String(at.minute).padStart(2, '0')}`)}`;
+  return `${DAY_NAMES[at.day]} at ${twelveHourClock(`${at.hour}:${String(at.minute).padStart(2, '0')}`)}`;
 }
 
 function eatsAnswer(intent: Extract<Intent, { kind: 'eats' }>, conv: Conversation): string {
@@ -247,7 +247,7 @@ function courseAnswer(intent: Extract<Intent, { kind: 'course' }>, conv: Convers
   const time = term?.lectures?.[0]?.times?.[0];
   if (term && time) {
     const days = time.days.map((d) => WEEKDAY[d] ?? d).join('/');
-    facts.push(`- **Lecture (${term.semester} ${term.year}):** ${days} ${clock12(time.begin)} - ${clock12(time.end)} in ${time.building} ${time.room}`);
+    facts.push(`- **Lecture (${term.semester} ${term.year}):** ${days} ${twelveHourClock(time.begin)} - ${twelveHourClock(time.end)} in ${time.building} ${time.room}`);
   }
   const who = outcome(conv, 'courses_fetch_course_instructors');
   const names = who && !failed(who.result) ? (parseJson(who.result) as string[] | undefined) : undefined;

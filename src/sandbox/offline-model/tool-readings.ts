@@ -3,6 +3,7 @@
  * and the service's own map tool), shared by the planner (which next call needs which code) and the
  * answer writers. A failed or unreadable result reads as "nothing", never as a guess.
  */
+import { clock12 } from '../campus/dining-hours.js';
 import type { Conversation, ToolOutcomeSeen } from './conversation.js';
 
 /** Pipeline guidance for a failed call, or the tool server's own error result. */
@@ -122,15 +123,13 @@ export function dietOf(conv: Pick<Conversation, 'facts'>): string | null {
   return null;
 }
 
-/** "19:00" → "7:00 PM", "00:30" → "12:30 AM": the 12-hour form the campus writes. */
-export function clock12(hhmm: string): string {
+/** "19:00" → "7:00 PM", "00:30" → "12:30 AM": the 12-hour form the campus writes (dining-hours.ts's clock). */
+export function twelveHourClock(hhmm: string): string {
   const m = /^(\d{1,2}):(\d{2})$/.exec(hhmm.trim());
-  if (!m) return hhmm;
-  const h = Number(m[1]) % 24;
-  return `${h % 12 === 0 ? 12 : h % 12}:${m[2]} ${h < 12 ? 'AM' : 'PM'}`;
+  return m ? clock12(Number(m[1]) * 60 + Number(m[2])) : hhmm;
 }
 
 /** Every 24-hour "HH:MM" in a text in 12-hour form ("08:00 - 14:00" → "8:00 AM - 2:00 PM"). */
 export function twelveHour(text: string): string {
-  return text.replace(/\b([01]?\d|2[0-3]):([0-5]\d)\b(?!\s*(?:AM|PM))/g, (s) => clock12(s));
+  return text.replace(/\b([01]?\d|2[0-3]):([0-5]\d)\b(?!\s*(?:AM|PM))/g, (s) => twelveHourClock(s));
 }

@@ -6,7 +6,7 @@
  * requests). A strict Content-Security-Policy with a per-response nonce allows only the page's own
  * inline style and scripts (the renderer is loaded with the nonce too) and requests back to this origin.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { randomBytes } from 'node:crypto';
 import { FAVICON_SVG, playgroundPage } from './playground-page.js';
 
@@ -22,8 +22,7 @@ const ASSET_HEADERS = { 'Cache-Control': 'public, max-age=3600', 'X-Content-Type
 /** Routes of the playground. */
 export function createPlaygroundRoutes(options: PlaygroundOptions) {
   const nonce = options.nonce ?? (() => randomBytes(16).toString('base64'));
-  const favicon = (c: { body: (b: string, s: 200, h: Record<string, string>) => Response }) =>
-    c.body(FAVICON_SVG, 200, { ...ASSET_HEADERS, 'Content-Type': 'image/svg+xml' });
+  const favicon = (c: Context) => c.body(FAVICON_SVG, 200, { ...ASSET_HEADERS, 'Content-Type': 'image/svg+xml' });
   return new Hono()
     .get('/', (c) => {
       const n = nonce();
