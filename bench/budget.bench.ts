@@ -44,20 +44,20 @@ async function measure(name: string, store: TokenBudgetStore): Promise<Row[]> {
   const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now: () => new Date() });
   const next = requests();
   const check = await timeRuns(RUNS, async () => (await admission.admit(next(), signal)).budget.release());
-  const charge = await timeRuns(RUNS, () => admission.charge(next(), usage));
+  const charge = await timeRuns(RUNS, async () => (await admission.reserveCall(next().userId, 500))!.settle(usage));
   // A typical turn: admitted (one reservation), two model passes (tool call, then answer) each
   // reserved before and settled after, then the rest given back.
   const turn = await timeRuns(RUNS, async () => {
     const { budget } = await admission.admit(next(), signal);
-    await budget.reserve(2 * config.budget.reservePerPass);
+    await budget.hold(budget.held);
     await budget.charge(usage);
-    await budget.reserve(config.budget.reservePerPass);
+    await budget.hold(budget.held + 1_000);
     await budget.charge(usage);
     await budget.release();
   });
   return [
     { store: name, op: 'admit (reserve) + release', samples: check },
-    { store: name, op: 'charge (title or extraction)', samples: charge },
+    { store: name, op: 'reserve + settle (title or extraction)', samples: charge },
     { store: name, op: 'turn (admit, 2 passes reserved and settled, release)', samples: turn },
   ];
 }

@@ -66,7 +66,8 @@ const envSchema = z.object({
     .transform((s) => (s ?? 'sqlite').trim().toLowerCase() || 'sqlite')
     .pipe(z.enum(['sqlite', 'postgres'])),
   DAILY_TOKEN_LIMIT: positiveInt(1_000_000),
-  TOKEN_RESERVE_PER_PASS: positiveInt(1_000),
+  MAX_OUTPUT_TOKENS: positiveInt(1_500),
+  MAX_ANSWER_CHARS: positiveInt(20_000).pipe(z.number().max(100_000, 'must be at most 100000')),
   CAMPUS_BUILDINGS_FILE: optionalString,
   CAMPUS_MAP_BASE_URL: optionalUrl,
   ASSISTANT_NAME: optionalString,
@@ -125,10 +126,10 @@ export interface Config {
     sqlitePath: string;
     dailyTokenLimit: number;
     /**
-     * Completion tokens reserved for each model pass on top of its estimated prompt, before the pass
-     * starts (TOKEN_RESERVE_PER_PASS): what a pass may use without passing the daily limit.
+     * MAX_OUTPUT_TOKENS: the `max_tokens` every chat pass is sent with, so the most a pass can write;
+     * reserved with the pass's input estimate before it is sent.
      */
-    reservePerPass: number;
+    maxOutputTokens: number;
   };
   campus: {
     buildingsFile: string | null;
@@ -141,6 +142,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Deadline of a whole chat turn (CONTRACT.md `TURN_TIMEOUT_MS`): past it the turn ends with an `error` event. */
   turnTimeoutMs: number;
+  /** MAX_ANSWER_CHARS: an answer longer than this stops reading the model and ends with a short note. */
+  maxAnswerChars: number;
   /** Chat turns one user (or the `anonymous` bucket) may have running at once; more answer 429. */
   maxTurnsInFlight: number;
   /** Deadline of one model call (a streamed pass or a completion). */
@@ -236,7 +239,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       store: e.TOKEN_BUDGET_STORE,
       sqlitePath: e.TOKEN_USAGE_DB ?? join(tmpdir(), 'campus-agent-token-usage.sqlite'),
       dailyTokenLimit: e.DAILY_TOKEN_LIMIT,
-      reservePerPass: e.TOKEN_RESERVE_PER_PASS,
+      maxOutputTokens: e.MAX_OUTPUT_TOKENS,
     },
     campus: {
       buildingsFile: e.CAMPUS_BUILDINGS_FILE,
@@ -248,6 +251,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     },
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     turnTimeoutMs: e.TURN_TIMEOUT_MS,
+    maxAnswerChars: e.MAX_ANSWER_CHARS,
     maxTurnsInFlight: e.MAX_TURNS_IN_FLIGHT,
     modelCallTimeoutMs: e.MODEL_CALL_TIMEOUT_MS,
     toolCallTimeoutMs: e.TOOL_CALL_TIMEOUT_MS,

@@ -85,7 +85,7 @@ async function buildDeps(config: Config, logger: Logger, leaks: LeakPolicy, clos
           logger,
           extractionModel: config.gateway.extractionModel,
           leaks,
-          charge: (userId, usage) => admission.charge({ userId }, usage),
+          reserve: admission.reserveCall,
         })
       : noTurnMemory,
     admission,

@@ -67,19 +67,19 @@ describe.each(ROUTES)('limits on %s', (route) => {
   });
 
   it('answers 429 with Retry-After to 00:00 UTC once the day is spent, without calling the model', async () => {
-    h = await startAdmissionApp({ env: { DAILY_TOKEN_LIMIT: '5000' }, now: () => NOON });
-    await h.budget.charge('spent-user', '2026-11-21', 5_000);
+    h = await startAdmissionApp({ env: { DAILY_TOKEN_LIMIT: '50000' }, now: () => NOON });
+    await h.budget.charge('spent-user', '2026-11-21', 50_000);
     const res = await h.post(route, { query: 'hi', user_id: 'spent-user' });
     const body = await envelope(res, 429);
     expect(body.error).toBe('daily token budget exhausted');
     expect(res.headers.get('retry-after')).toBe(String(12 * 3600));
     expect(h.chatCalls()).toBe(0);
-    // Nor is a turn admitted whose first pass would not fit: 4,500 used leaves less than the reservation.
-    await h.budget.charge('nearly-spent-user', '2026-11-21', 4_500);
+    // Nor is a turn admitted whose hold would not fit: 45,000 used leaves less than a tool pass and its answer.
+    await h.budget.charge('nearly-spent-user', '2026-11-21', 45_000);
     await envelope(await h.post(route, { query: 'hi', user_id: 'nearly-spent-user' }), 429);
     expect(h.chatCalls()).toBe(0);
     // Another user, and yesterday's spending, do not count.
-    await h.budget.charge('other-user', '2026-11-20', 5_000);
+    await h.budget.charge('other-user', '2026-11-20', 50_000);
     const ok = await h.post(route, { query: 'hi', user_id: 'other-user' });
     expect(ok.status).toBe(200);
     await ok.text();

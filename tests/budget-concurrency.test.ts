@@ -1,7 +1,7 @@
 /**
- * The budget through the real app and the fake gateway (real HTTP, streamed chunks with usage), on
- * both stores: 50 concurrent two-pass turns of a user near the limit charge at most the limit plus one
- * pass and leave nothing reserved; a user at 999 of 1,000 gets none of 50 admitted; every pass of a
+ * The budget through the real app and the fake gateway (real HTTP, streamed chunks with usage, honouring
+ * max_tokens), on both stores: 30 concurrent two-pass turns of ~6,000 tokens a pass against a 20,000
+ * limit spend at most 21,000 upstream and every admitted turn gets its answer; a user at 999 of 1,000 gets none of 50 admitted; every pass of a
  * tool-using turn is charged; a client that disconnects mid-stream is still charged for the streamed
  * pass; title calls are charged to the user.
  */
@@ -30,58 +30,69 @@ describe.each([sqliteBackend(), postgresBackend()])('budget at the edge through 
   beforeAll(() => backend.setup());
   afterAll(() => backend.teardown());
 
-  it('50 concurrent two-pass turns of a user near the limit: total charged ≤ limit + one pass, nothing left reserved', async () => {
+  it('30 concurrent two-pass turns at ~6,000 tokens a pass against 20,000: ≤ 21,000 spent upstream, every admitted turn answered', async () => {
     const LIMIT = 20_000;
-    const START = LIMIT - 10_000;
+    const MAX_OUT = 3_500;
     const budget = await backend.open();
     const mcp = await startTestMcpServer({ tools: [{ name: 'eats_get_locations_open_now', run: async () => '### Schatz Dining Room' }] });
     const campusTools = createMcpCampusTools({ url: mcp.url, logger: silentLogger, callTimeoutMs: 2_000 });
     closers.push(() => mcp.close(), () => campusTools.close());
-    // A small completion allowance, and passes that report more than their estimate: the excess over
-    // each reservation is what the bound has to absorb.
     const h = await start({
       budget,
       campusTools,
-      env: { DAILY_TOKEN_LIMIT: String(LIMIT), TOKEN_RESERVE_PER_PASS: '50', MAX_TURNS_IN_FLIGHT: '100' },
+      env: { DAILY_TOKEN_LIMIT: String(LIMIT), MAX_OUTPUT_TOKENS: String(MAX_OUT), MAX_TURNS_IN_FLIGHT: '50' },
     });
-    await budget.charge('edge-user', DAY, START);
-    let reported = 0;
-    let largestPass = 0;
+    // Every pass spends what the fake gateway reports: its input (4 characters a token, as a real
+    // tokenizer gives for prose) and output that always runs to max_tokens, the most a pass can spend
+    // (the tool pass's as hidden reasoning, as reasoning models bill it). The fake honours max_tokens:
+    // the answer text stops there and so does the reported usage.
+    let spent = 0;
+    const endless = 'All the dining places on campus, described at length. '.repeat(2_000);
     h.gw.handler = (body) => {
       const second = body.messages.some((m: { role: string }) => m.role === 'tool');
-      // Reported prompt tokens: 3.2 characters a token, as a real tokenizer gives for JSON-heavy prompts
-      // (more than the 4 of the usage estimate, less than the 3 reservations assume).
-      const prompt = Math.ceil((JSON.stringify(body.messages).length + JSON.stringify(body.tools ?? '').length) / 3.2);
-      const usage = { prompt_tokens: prompt, completion_tokens: 40 };
-      reported += prompt + 40;
-      largestPass = Math.max(largestPass, prompt + 40);
+      const prompt = Math.ceil((JSON.stringify(body.messages).length + JSON.stringify(body.tools ?? '').length) / 4);
+      const completion = Math.min(body.max_tokens, MAX_OUT);
+      spent += prompt + completion;
+      const usage = { prompt_tokens: prompt, completion_tokens: completion };
       return second
-        ? { text: ['Schatz is ', 'open.'], usage, chunkDelayMs: 5 }
+        ? { text: endless.match(/.{1,400}/g)!, usage }
         : { toolCalls: [{ name: 'eats_get_locations_open_now', arguments: {} }], usage, chunkDelayMs: 5 };
     };
     const base = await h.listen();
+    // One turn of another user first: a running service has seen how large its prompt is.
+    expect((await h.post('/agent/respond', { query: 'what is open now?', user_id: 'warm-up' })).status).toBe(200);
+    spent = 0;
+    // About 2,500 tokens of the user's own text per pass (a long message and history), so a pass that
+    // writes to the cap costs about 6,000.
+    const history = [
+      { role: 'user', content: 'I am comparing dining options across campus for a report. '.repeat(60) },
+      { role: 'assistant', content: 'Here is what I found about the dining options. '.repeat(60) },
+    ];
     const outcomes = await Promise.all(
-      Array.from({ length: 50 }, async (_, i) => {
+      Array.from({ length: 30 }, async (_, i) => {
         const route = i % 2 ? '/agent/respond/stream' : '/agent/respond';
         const res = await fetch(base + route, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ query: `what is open now? ${i}`, user_id: 'edge-user' }),
+          body: JSON.stringify({ query: `what is open now? ${'Please include every detail you can find. '.repeat(80)} ${i}`, user_id: 'edge-user', message_history: history }),
         });
         const text = await res.text();
-        if (res.status !== 200) return res.status;
-        // A stream refused mid-turn (its second pass did not fit) ends with the 429 error event.
-        return text.includes('event: error') ? 429 : 200;
+        if (res.status !== 200) return { status: res.status, answer: '' };
+        if (route === '/agent/respond') return { status: 200, answer: JSON.parse(text).response_text as string, ended: 'done' };
+        const done = text.split('\n\n').find((f) => f.startsWith('event: done'));
+        return { status: done ? 200 : 500, answer: done ? JSON.parse(done.split('\ndata: ')[1]!).response_text : '' };
       }),
     );
-    const answered = outcomes.filter((s) => s === 200).length;
-    expect(outcomes.filter((s) => s !== 200 && s !== 429)).toEqual([]);
-    expect(answered).toBeGreaterThan(0);
-    expect(answered).toBeLessThan(50);
-    const total = await budget.used('edge-user', DAY);
-    // Every pass that ran is charged what the gateway reported, and every reservation went back.
-    expect(total).toBe(START + reported);
-    expect(total).toBeLessThanOrEqual(LIMIT + largestPass);
+    const admitted = outcomes.filter((o) => o.status === 200);
+    expect(outcomes.filter((o) => o.status !== 200 && o.status !== 429)).toEqual([]);
+    expect(admitted.length).toBeGreaterThan(0);
+    // Every admitted turn was answered: the dining text, cut at the length limit with the note.
+    for (const o of admitted) expect(o.answer).toContain('All the dining places on campus');
+    expect(spent).toBeGreaterThan(6_000 * admitted.length * 2 * 0.9);
+    expect(spent).toBeLessThanOrEqual(21_000);
+    const used = await budget.used('edge-user', DAY);
+    expect(used).toBe(spent);
+    expect(used).toBeLessThanOrEqual(LIMIT);
     // The next turn is refused.
     expect((await h.post('/agent/respond', { query: 'one more', user_id: 'edge-user' })).status).toBe(429);
   });

@@ -28,18 +28,19 @@ describe('budget store from configuration', () => {
   afterAll(() => pg.stop());
 
   it('shares one budget between two replicas on Postgres, migrating an empty database at start', async () => {
-    const config = testConfig({ TOKEN_BUDGET_STORE: 'postgres', DATABASE_URL: pg.url, DAILY_TOKEN_LIMIT: '1000', TOKEN_RESERVE_PER_PASS: '10' });
+    const config = testConfig({ TOKEN_BUDGET_STORE: 'postgres', DATABASE_URL: pg.url, DAILY_TOKEN_LIMIT: '20000', MAX_OUTPUT_TOKENS: '10' });
     // Two replicas starting together: both run the (locked, idempotent) migrations.
     const [a, b] = await Promise.all([createBudgetStoreFromConfig(config), createBudgetStoreFromConfig(config)]);
     try {
       const replicaA = createAdmission({ budget: a, moderation: noModeration, config, logger: silentLogger, now });
       const replicaB = createAdmission({ budget: b, moderation: noModeration, config, logger: silentLogger, now });
       await (await replicaA.admit(request, signal)).budget.release();
+      const [callA, callB] = await Promise.all([replicaA.reserveCall('shared-user', 12_000), replicaB.reserveCall('shared-user', 8_000)]);
       await Promise.all([
-        replicaA.charge(request, { promptTokens: 500, completionTokens: 100, totalTokens: 600, estimated: false }),
-        replicaB.charge(request, { promptTokens: 300, completionTokens: 100, totalTokens: 400, estimated: false }),
+        callA!.settle({ promptTokens: 10_000, completionTokens: 2_000, totalTokens: 12_000, estimated: false }),
+        callB!.settle({ promptTokens: 6_000, completionTokens: 2_000, totalTokens: 8_000, estimated: false }),
       ]);
-      expect(await b.used('shared-user', '2026-11-21')).toBe(1_000);
+      expect(await b.used('shared-user', '2026-11-21')).toBe(20_000);
       for (const replica of [replicaA, replicaB]) {
         const err = await replica.admit(request, signal).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(AppError);

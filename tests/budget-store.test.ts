@@ -1,14 +1,15 @@
 /**
  * One test suite for both token budget stores: SQLite (a temporary file) and Postgres (PGlite over the
  * wire protocol, migrated with the committed migrations). Store semantics first, then the admission
- * rules on top of each store: reservations against the limit, 429 with Retry-After, settling and giving
- * back, a UTC midnight crossed with an injected clock, 503 when the store fails, and concurrent turns of
+ * rules on top of each store: a turn held at admission, 429 with Retry-After, top-ups granted or
+ * declined, single calls reserved and settled, giving back, a UTC midnight crossed with an injected clock, 503 when the store fails, and concurrent turns of
  * one user at the edge of the budget.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { noModeration } from '../src/admission/admission.js';
 import { createAdmission } from '../src/admission/create-admission.js';
 import type { TokenBudgetStore } from '../src/admission/token-budget.js';
+import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from '../src/admission/turn-reservation.js';
 import { AppError } from '../src/http/errors.js';
 import { silentLogger } from '../src/logger.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
@@ -16,12 +17,13 @@ import type { Usage } from '../src/model/usage.js';
 import { postgresBackend, sqliteBackend } from './support/budget-backends.js';
 import { testConfig } from './support/deps.js';
 
-const LIMIT = 1_000;
-// A small allowance per pass keeps the arithmetic readable: admitting "hi" reserves 1 + 10 tokens.
-const config = testConfig({ DAILY_TOKEN_LIMIT: String(LIMIT), TOKEN_RESERVE_PER_PASS: '10' });
-const FIRST = 11;
 const usage = (totalTokens: number): Usage => ({ promptTokens: 0, completionTokens: totalTokens, totalTokens, estimated: false });
 const request = (userId: string | null): TurnRequest => ({ query: 'hi', userId, history: [], model: 'm', disabledGroups: [] });
+const MAX_OUT = 10;
+// What admitting "hi" holds: a first pass that may call tools and the answer after it (turn-reservation.ts).
+const FIRST = toolPassHold(requestTokens(request(null)) + PROMPT_SIZE_FLOOR_TOKENS, MAX_OUT);
+const LIMIT = 4 * FIRST;
+const config = testConfig({ DAILY_TOKEN_LIMIT: String(LIMIT), MAX_OUTPUT_TOKENS: String(MAX_OUT) });
 const signal = new AbortController().signal;
 
 /** The AppError a promise rejects with (fails the test when it resolves). */
@@ -76,115 +78,147 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
     expect(await store.used('u1', '2026-11-21')).toBe(3);
   });
 
-  it('reserves at admission, refuses a turn that does not fit, settles passes, gives the rest back, resets at midnight', async () => {
+  it('holds a turn at admission, refuses one that does not fit, tops up or declines, settles, gives the rest back, resets at midnight', async () => {
     let clock = new Date('2026-11-21T18:00:00.000Z');
     const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now: () => clock });
     const alice = request('alice');
     const first = await admission.admit(alice, signal);
-    // The reservation counts at once: a concurrent admission sees it.
+    // The hold counts at once: a concurrent admission sees it.
     expect(await store.used('alice', '2026-11-21')).toBe(FIRST);
-    await first.budget.charge(usage(LIMIT - 20));
+    expect(first.budget.held).toBe(FIRST);
+    // A pass that needs more tops up atomically while the day has room ...
+    expect(await first.budget.hold(FIRST + 100)).toBe(true);
+    expect(await store.used('alice', '2026-11-21')).toBe(FIRST + 100);
+    // ... and holding less than is held changes nothing.
+    expect(await first.budget.hold(5)).toBe(true);
+    await first.budget.charge(usage(FIRST + 30));
+    expect(first.budget.held).toBe(70);
     await first.budget.release();
-    expect(await store.used('alice', '2026-11-21')).toBe(LIMIT - 20);
-    // 20 left: one more turn fits (11 reserved), a third does not (9 left).
+    expect(await store.used('alice', '2026-11-21')).toBe(FIRST + 30);
+    await store.charge('alice', '2026-11-21', LIMIT - 2 * FIRST - 150);
+    // FIRST + 120 left: one more turn fits, a third does not.
     const second = await admission.admit(alice, signal);
     expect(second.refusal).toBeNull();
     const err = await rejection(admission.admit(alice, signal));
     expect(err.status).toBe(429);
     expect(err.headers['Retry-After']).toBe(String(6 * 3600));
     expect(err.toEnvelope()).toEqual({ error: 'daily token budget exhausted', detail: expect.stringContaining('00:00 UTC') });
-    // A pass that needs more than what is left is refused before it starts ...
-    expect((await rejection(second.budget.reserve(30))).status).toBe(429);
-    // ... and a pass that used more than its reservation is charged in full (the one-pass overshoot).
+    // A top-up past the limit is declined (never thrown): the turn finishes within what it holds.
+    expect(await second.budget.hold(FIRST + 121)).toBe(false);
+    expect(await store.used('alice', '2026-11-21')).toBe(LIMIT - 120);
+    expect(await second.budget.hold(FIRST + 120)).toBe(true);
+    expect(await store.used('alice', '2026-11-21')).toBe(LIMIT);
     await second.budget.charge(usage(40));
     await second.budget.release();
     await second.budget.release();
-    expect(await store.used('alice', '2026-11-21')).toBe(LIMIT + 20);
+    expect(await store.used('alice', '2026-11-21')).toBe(LIMIT - FIRST - 120 + 40);
     // Other buckets are untouched, anonymous turns included.
     expect((await admission.admit(request('bob'), signal)).refusal).toBeNull();
     expect((await admission.admit(request(null), signal)).refusal).toBeNull();
 
+    await store.charge('alice', '2026-11-21', FIRST + 100);
     clock = new Date('2026-11-21T23:59:59.250Z');
     expect((await rejection(admission.admit(alice, signal))).headers['Retry-After']).toBe('1');
     clock = new Date('2026-11-22T00:00:00.000Z');
     const nextDay = await admission.admit(alice, signal);
-    // The new day's charges start from zero: 5 used of the 11 reserved, 6 given back.
+    // The new day's charges start from zero: 5 used, the rest given back.
     await nextDay.budget.charge(usage(5));
     await nextDay.budget.release();
     expect(await store.used('alice', '2026-11-22')).toBe(5);
-    expect(await store.used('alice', '2026-11-21')).toBe(LIMIT + 20);
   });
 
-  it('shares the anonymous bucket between turns without a user id', async () => {
+  it('holds for the largest prompt a prepared turn showed (a measured floor before the first), whoever sent it', async () => {
     const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now: () => new Date('2026-11-21T12:00:00Z') });
-    await admission.charge(request(null), usage(LIMIT));
-    expect(await store.used('anonymous', '2026-11-21')).toBe(LIMIT);
-    expect((await rejection(admission.admit(request(null), signal))).status).toBe(429);
-    expect((await admission.admit(request('carol'), signal)).refusal).toBeNull();
+    const heldFor = (prompt: number) => toolPassHold(requestTokens(request('frank')) + prompt, MAX_OUT);
+    const first = await admission.admit(request('frank'), signal);
+    expect(first.budget.held).toBe(heldFor(PROMPT_SIZE_FLOOR_TOKENS));
+    await first.budget.release();
+    admission.notePromptSize(300);
+    admission.notePromptSize(120);
+    const second = await admission.admit(request('frank'), signal);
+    expect(second.budget.held).toBe(heldFor(300));
   });
 
-  it('refuses the turn with 503 when the store fails, and charge never throws', async () => {
+  it('reserves a single call before it is sent and settles it after; none when the budget cannot cover it', async () => {
+    const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now: () => new Date('2026-11-21T12:00:00Z') });
+    const call = await admission.reserveCall('gina', 300);
+    expect(await store.used('gina', '2026-11-21')).toBe(300);
+    await call!.settle(usage(120));
+    expect(await store.used('gina', '2026-11-21')).toBe(120);
+    const failed = await admission.reserveCall('gina', 200);
+    await failed!.settle(null);
+    expect(await store.used('gina', '2026-11-21')).toBe(120);
+    expect(await admission.reserveCall('gina', LIMIT)).toBeNull();
+    expect(await store.used('gina', '2026-11-21')).toBe(120);
+    // Anonymous calls share the anonymous bucket.
+    await (await admission.reserveCall(null, 10))!.settle(usage(10));
+    expect(await store.used('anonymous', '2026-11-21')).toBe(10);
+  });
+
+  it('refuses the turn with 503 when the store fails; a top-up or a call is then declined, never thrown', async () => {
     const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now: () => new Date() });
+    const turn = await admission.admit(request('dave'), signal);
     await store.close();
     const err = await rejection(admission.admit(request('dave'), signal));
     expect(err.status).toBe(503);
     expect(err.toEnvelope().error).toBe('token budget unavailable');
-    await expect(admission.charge(request('dave'), usage(10))).resolves.toBeUndefined();
+    expect(await turn.budget.hold(FIRST + 1)).toBe(false);
+    await expect(turn.budget.release()).resolves.toBeUndefined();
+    expect(await admission.reserveCall('dave', 10)).toBeNull();
   });
 
-  it('retries a failed charge once, so a transient failure does not leave a pass unmetered', async () => {
+  it('retries a failed write once, so a transient failure does not leave a pass unmetered', async () => {
     let failures = 1;
     const flaky: TokenBudgetStore = {
       ...store,
       charge: (b, d, t) => (failures-- > 0 ? Promise.reject(new Error('connection reset')) : store.charge(b, d, t)),
     };
     const admission = createAdmission({ budget: flaky, moderation: noModeration, config, logger: silentLogger, now: () => new Date('2026-11-21T12:00:00Z') });
-    await admission.charge(request('erin'), usage(77));
-    expect(await store.used('erin', '2026-11-21')).toBe(77);
+    const turn = await admission.admit(request('erin'), signal);
+    await turn.budget.charge(usage(FIRST + 77));
+    await turn.budget.release();
+    expect(await store.used('erin', '2026-11-21')).toBe(FIRST + 77);
   });
 
-  it('50 concurrent two-pass turns of one user at the edge: charged ≤ limit + one pass, every reported token, nothing left reserved', async () => {
+  it('50 concurrent two-pass turns of one user at the edge: never past the limit, every admitted turn finishes, nothing left held', async () => {
     const now = () => new Date('2026-11-21T12:00:00Z');
     const day = '2026-11-21';
-    await store.charge('edge', day, LIMIT - 300);
-    // Admission reserves 1 + 39 = 40, what the first pass reserves for both passes (as execute does
-    // when it offers tools), so an admitted turn can finish.
-    const wholeTurn = testConfig({ DAILY_TOKEN_LIMIT: String(LIMIT), TOKEN_RESERVE_PER_PASS: '39' });
-    const admission = createAdmission({ budget: store, moderation: noModeration, config: wholeTurn, logger: silentLogger, now });
-    const passes = Array.from({ length: 50 }, (_, i) => [12 + (i % 7) * 2, 6 + (i % 3)] as const);
+    const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now });
+    const edge = request('edge');
+    await store.charge('edge', day, LIMIT - 3 * FIRST);
     const outcomes = await Promise.all(
-      passes.map(async ([a, b], i) => {
+      Array.from({ length: 50 }, async (_, i) => {
         // Stagger the starts so admissions interleave with other turns' passes.
         for (let k = 0; k < i; k++) await Promise.resolve();
         let turn;
         try {
-          turn = await admission.admit(request('edge'), signal);
+          turn = await admission.admit(edge, signal);
         } catch (err) {
           return { status: (err as AppError).status, charged: 0 };
         }
         let charged = 0;
         try {
-          // Each pass reserves its estimate before it starts (the first for both) and settles what it used.
-          for (const [k, used] of [a, b].entries()) {
-            await turn.budget.reserve(k === 0 ? 40 : 20);
-            await turn.budget.charge(usage(used));
-            charged += used;
-          }
+          // As execute does: the first pass within what admission held, the second pass's top-up
+          // declined or not, and each pass charged at most what was held for it.
+          const firstPass = Math.floor(FIRST / 3);
+          await turn.budget.charge(usage(firstPass));
+          charged += firstPass;
+          const topped = await turn.budget.hold(turn.budget.held + 7);
+          const second = Math.min(turn.budget.held, topped ? FIRST : Math.floor(FIRST / 2));
+          await turn.budget.charge(usage(second));
+          charged += second;
           return { status: 200, charged };
-        } catch (err) {
-          return { status: (err as AppError).status, charged };
         } finally {
           await turn.budget.release();
         }
       }),
     );
-    const statuses = new Set(outcomes.map((o) => o.status));
-    expect([...statuses].every((s) => s === 200 || s === 429)).toBe(true);
+    expect(outcomes.every((o) => o.status === 200 || o.status === 429)).toBe(true);
     expect(outcomes.filter((o) => o.status === 200).length).toBeGreaterThan(0);
     expect(outcomes.filter((o) => o.status === 429).length).toBeGreaterThan(0);
     const charged = outcomes.reduce((n, o) => n + o.charged, 0);
     const total = await store.used('edge', day);
-    expect(total).toBe(LIMIT - 300 + charged);
-    expect(total).toBeLessThanOrEqual(LIMIT + 24);
+    expect(total).toBe(LIMIT - 3 * FIRST + charged);
+    expect(total).toBeLessThanOrEqual(LIMIT);
   });
 });

@@ -17,7 +17,7 @@ import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { testConfig } from './support/deps.js';
 
 const config = testConfig({
-  DAILY_TOKEN_LIMIT: '5000',
+  DAILY_TOKEN_LIMIT: '50000',
   CAMPUS_COUNSELING_PHONE: '555-0100',
   CAMPUS_POLICE_PHONE: '555-0199',
   CAMPUS_NAME: 'Test University',
@@ -112,7 +112,8 @@ describe('admission with moderation', () => {
   });
 
   it('checks the budget before moderation: a spent budget is a 429 with no moderation call', async () => {
-    await admission.charge(request('x'), { promptTokens: 4000, completionTokens: 1000, totalTokens: 5000, estimated: false });
+    const spent = await admission.reserveCall('u-1', 1);
+    await spent!.settle({ promptTokens: 40000, completionTokens: 10000, totalTokens: 50000, estimated: false });
     const before = moderationCalls();
     const err = await admission.admit(request('anything at all'), signal).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);

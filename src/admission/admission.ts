@@ -1,9 +1,10 @@
 /**
- * Admission control seen from the chat routes: the daily token budget (reserved before any model call,
- * settled after every pass, the rest given back when the turn ends) and moderation of the message before the turn and of the answer before
+ * Admission control seen from the chat routes: the daily token budget (held before any model call,
+ * settled after every call, the rest given back when the turn ends) and moderation of the message before the turn and of the answer before
  * `done`. Implementations live beside this file; `openAdmission` admits everything (tests, benches).
  */
 import type { TurnRequest } from '../request/chat-request.js';
+import type { ReserveCall } from '../model/metered-call.js';
 import type { Usage } from '../model/usage.js';
 
 export type ModerationVerdict = { flagged: false } | { flagged: true; category: string; selfHarm: boolean };
@@ -25,24 +26,29 @@ export interface Refusal {
 }
 
 /**
- * One turn's share of the daily budget. Admission reserved an estimate of the first pass; each model
- * pass makes sure its own estimate is reserved before it starts, and settles its real usage after.
+ * One turn's share of the daily budget. Admission held enough for a pass that may call tools and the
+ * answer pass after it (turn-reservation.ts); before each pass the turn makes sure what that pass may
+ * cost is held (topping up when it can), and settles the pass's real usage after it.
  */
 export interface TurnBudget {
+  /** Tokens held for this turn and not yet spent (Infinity when unmetered). */
+  readonly held: number;
   /**
-   * Before a model pass: tops the reservation up to `tokens`. Throws TooManyRequestsError (429) when the
-   * budget cannot cover it, ServiceUnavailableError (503) when the budget store fails.
+   * Makes sure `tokens` are held for what comes next, reserving the difference atomically. False when
+   * the daily budget cannot cover it (or its store cannot answer): the turn then finishes within what it
+   * holds. Never throws.
    */
-  reserve(tokens: number): Promise<void>;
-  /** After a pass (also one cut short): its usage is taken from the reservation, any excess charged. Never throws. */
+  hold(tokens: number): Promise<boolean>;
+  /** After a pass (also one cut short): its usage is taken from what is held, any excess charged. Never throws. */
   charge(usage: Usage): Promise<void>;
-  /** The turn ended (answer, error, abort): what is still reserved is given back. Never throws; idempotent. */
+  /** The turn ended (answer, error, abort): what is still held is given back. Never throws; idempotent. */
   release(): Promise<void>;
 }
 
 /** A budget that never refuses and counts nothing (canned turns, tests, benches). */
 export const unmeteredBudget: TurnBudget = {
-  reserve: async () => undefined,
+  held: Infinity,
+  hold: async () => true,
   charge: async () => undefined,
   release: async () => undefined,
 };
@@ -56,23 +62,26 @@ export interface AdmissionDecision {
 
 export interface Admission {
   /**
-   * Runs before any stream starts: reserves the first pass's estimate atomically (throws
-   * TooManyRequestsError 429 with Retry-After when it would pass the limit, or ServiceUnavailableError
-   * 503 when the budget store fails), then moderation of the query.
+   * Runs before any stream starts: holds the turn's reservation atomically (a tool pass and the answer
+   * after it; throws TooManyRequestsError 429 with Retry-After when it would pass the limit, or
+   * ServiceUnavailableError 503 when the budget store fails), then moderation of the query.
    */
   admit(request: TurnRequest, signal: AbortSignal): Promise<AdmissionDecision>;
+  /** Reserves one model call outside a turn (a title, a memory extraction) from the user's bucket. */
+  reserveCall: ReserveCall;
   /**
-   * Charges model work done outside a turn (a title, a memory extraction) to the request's bucket
-   * (`user_id` or `anonymous`). Never throws.
+   * Told the size (reservation tokens) of a prepared turn's system prompt and tool definitions: the part
+   * of a first pass that is not the user's text, which admission must hold before the prompt exists.
    */
-  charge(request: Pick<TurnRequest, 'userId'>, usage: Usage): Promise<void>;
+  notePromptSize(tokens: number): void;
   /** Moderates the final answer; returns the replacement (and why) when flagged, else null. */
   reviewAnswer(text: string, signal: AbortSignal): Promise<Refusal | null>;
 }
 
 export const openAdmission: Admission = {
   admit: async () => ({ refusal: null, budget: unmeteredBudget }),
-  charge: async () => undefined,
+  reserveCall: async () => ({ settle: async () => undefined }),
+  notePromptSize: () => undefined,
   reviewAnswer: async () => null,
 };
 

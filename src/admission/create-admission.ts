@@ -1,28 +1,29 @@
 /**
  * Admission control as the chat routes call it (the `Admission` interface of admission.ts):
  *
- * - admit: reserves an estimate of the turn's first pass (at least what the last turn's first pass
- *   asked for) in ONE atomic conditional upsert (the store
- *   adds it only while the day's total, reservations included, stays within the limit), else 429 with
- *   `Retry-After` until 00:00 UTC; a store that cannot answer refuses the turn with 503 (never run
- *   unmetered); then moderation of the query, whose verdict may turn the turn into a canned refusal.
- * - the turn's budget (TurnBudget): each pass tops the reservation up to its own estimate (prompt
- *   estimate + TOKEN_RESERVE_PER_PASS) before it starts and is refused mid-turn like at admission;
- *   after the pass its real usage is taken from the reservation (only an excess is written); when the
- *   turn ends, however it ends, the rest is given back. Concurrent turns therefore never spend past the
- *   limit by more than one pass's excess over its estimate.
- * - charge: titles and memory extraction, charged to the user after the fact.
+ * - admit: holds the turn's reservation (turn-reservation.ts: its first pass, which may call tools,
+ *   and the answer pass after it) in ONE atomic conditional upsert (the store adds it only while the
+ *   day's total, reservations included, stays within the limit), else 429 with `Retry-After` until
+ *   00:00 UTC; a store that cannot answer refuses the turn with 503 (never run unmetered); then
+ *   moderation of the query, whose verdict may turn the turn into a canned refusal.
+ * - the turn's budget (TurnBudget): a pass that needs more than is held tops up with the same
+ *   conditional reservation; a refused top-up is an answer to the pass (it answers within what is held),
+ *   never an error. After each pass its real usage is taken from what is held (only an excess is
+ *   written); when the turn ends, however it ends, the rest is given back. Every pass is sent with
+ *   `max_tokens`, so with a gateway that reports its usage honestly the day never passes the limit.
+ * - reserveCall: titles and memory extraction reserve their call the same way and settle after it.
  * - reviewAnswer: moderation of the final answer; a flagged one is replaced.
  */
 import type { Config } from '../config.js';
 import { ServiceUnavailableError, TooManyRequestsError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
+import type { CallReservation } from '../model/metered-call.js';
 import type { TurnRequest } from '../request/chat-request.js';
 import type { Usage } from '../model/usage.js';
-import { reservationTokens } from '../model/estimate-usage.js';
 import { budgetBucket, type Admission, type AdmissionDecision, type Moderation, type Refusal, type TurnBudget } from './admission.js';
 import { flaggedAnswerNotice, moderationRefusal, selfHarmSupport } from './replies.js';
 import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type TokenBudgetStore } from './token-budget.js';
+import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from './turn-reservation.js';
 
 export interface AdmissionOptions {
   budget: TokenBudgetStore;
@@ -40,11 +41,6 @@ export function tokensOf(usage: Usage): number {
   return Number.isFinite(total) ? Math.ceil(total) : 0;
 }
 
-/** The first pass's estimate, known before the prompt is built: the user's text plus one pass's allowance. */
-export function firstPassEstimate(request: Pick<TurnRequest, 'query' | 'history'>, reservePerPass: number): number {
-  return reservationTokens(request.query) + request.history.reduce((n, t) => n + reservationTokens(t.content), 0) + reservePerPass;
-}
-
 /** Builds the admission control of the chat routes over a budget store and a moderation client. */
 export function createAdmission(options: AdmissionOptions): Admission {
   const { budget, moderation, config, now } = options;
@@ -53,13 +49,18 @@ export function createAdmission(options: AdmissionOptions): Admission {
   // Pruning runs on the first charge of each UTC day seen by this process; yesterday is kept so a
   // turn that straddles midnight can still be inspected.
   let prunedFor: string | null = null;
-  // What the last turn's first pass asked to reserve (prompt, tools, allowance; doubled when it offered
-  // tools): admission reserves at least that, so a turn let in can usually run its passes instead of
-  // being stopped halfway when concurrent admissions took the rest.
-  let lastFirstPass = 0;
+  // The largest system prompt and tool definitions a prepared turn had (a measured floor until the
+  // first): the service's own text, the same for every user (the memory block in it is bounded), so
+  // one user's long message never raises what another's turn must hold.
+  let promptSize = PROMPT_SIZE_FLOOR_TOKENS;
+  let promptSeen = false;
+  const maxOutput = config.budget.maxOutputTokens;
+
+  /** A conditional reservation: the new total, or null when it would pass the limit; throws when the store fails. */
+  const reserveIn = (bucket: string, day: string, tokens: number) => budget.reserve(bucket, day, tokens, limit);
 
   /** One unconditional write (a charge, an excess, a refund); retried once; never throws. */
-  const write = async (bucket: string, day: string, tokens: number, what: 'charge' | 'excess' | 'refund'): Promise<void> => {
+  const write = async (bucket: string, day: string, tokens: number, what: 'excess' | 'refund'): Promise<void> => {
     if (tokens !== 0) {
       try {
         await budget.charge(bucket, day, tokens).catch((first: unknown) => {
@@ -84,32 +85,29 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
   return {
     async admit(request: TurnRequest, signal: AbortSignal): Promise<AdmissionDecision> {
-      const at = now();
       const bucket = budgetBucket(request);
-      const day = utcDay(at);
-      const refuse = () =>
-        new TooManyRequestsError(`the daily token budget of ${limit} tokens is spent; it resets at 00:00 UTC`, secondsUntilUtcMidnight(now()));
-      const reserve = async (tokens: number): Promise<void> => {
-        let total: number | null;
-        try {
-          total = await budget.reserve(bucket, day, tokens, limit);
-        } catch (err) {
-          log.error('token budget store failed; refusing the turn', { err });
-          throw new ServiceUnavailableError(
-            'the token budget cannot be checked right now; please try again shortly',
-            'token budget unavailable',
-          );
-        }
-        if (total === null) throw refuse();
-      };
-      const first = Math.max(firstPassEstimate(request, config.budget.reservePerPass), lastFirstPass);
-      await reserve(first);
-      const turnBudget = createTurnBudget(first, {
-        reserve,
-        write: (tokens, what) => write(bucket, day, tokens, what),
-        firstPass: (tokens) => {
-          lastFirstPass = tokens;
+      const day = utcDay(now());
+      const first = toolPassHold(requestTokens(request) + promptSize, maxOutput);
+      let total: number | null;
+      try {
+        total = await reserveIn(bucket, day, first);
+      } catch (err) {
+        log.error('token budget store failed; refusing the turn', { err });
+        throw new ServiceUnavailableError('the token budget cannot be checked right now; please try again shortly', 'token budget unavailable');
+      }
+      if (total === null) {
+        throw new TooManyRequestsError(`the daily token budget of ${limit} tokens is spent; it resets at 00:00 UTC`, secondsUntilUtcMidnight(now()));
+      }
+      const turnBudget = createHeldTokens(first, {
+        reserve: async (tokens) => {
+          try {
+            return (await reserveIn(bucket, day, tokens)) !== null;
+          } catch (err) {
+            log.warn('token budget store failed; the turn finishes within what it holds', { err });
+            return false;
+          }
         },
+        write: (tokens, what) => write(bucket, day, tokens, what),
       });
       try {
         const verdict = await moderation.check(request.query, signal);
@@ -126,9 +124,27 @@ export function createAdmission(options: AdmissionOptions): Admission {
       }
     },
 
-    async charge(request, usage): Promise<void> {
-      const at = now();
-      await write(budgetBucket(request), utcDay(at), tokensOf(usage), 'charge');
+    async reserveCall(userId, tokens): Promise<CallReservation | null> {
+      const bucket = userId ?? 'anonymous';
+      const day = utcDay(now());
+      try {
+        if ((await reserveIn(bucket, day, tokens)) === null) return null;
+      } catch (err) {
+        log.warn('token budget store failed; the model call is not made', { err });
+        return null;
+      }
+      const held = createHeldTokens(tokens, { reserve: async () => false, write: (n, what) => write(bucket, day, n, what) });
+      return {
+        async settle(usage) {
+          if (usage) await held.charge(usage);
+          await held.release();
+        },
+      };
+    },
+
+    notePromptSize(tokens: number): void {
+      if (!promptSeen || tokens > promptSize) promptSize = tokens;
+      promptSeen = true;
     },
 
     async reviewAnswer(text: string, signal: AbortSignal): Promise<Refusal | null> {
@@ -145,45 +161,43 @@ export function createAdmission(options: AdmissionOptions): Admission {
 }
 
 interface BudgetWrites {
-  /** A conditional reservation of `tokens` more; throws 429/503 when refused. */
-  reserve(tokens: number): Promise<void>;
+  /** A conditional reservation of `tokens` more; false when refused. Never throws. */
+  reserve(tokens: number): Promise<boolean>;
   /** An unconditional write (positive: charge, negative: refund); never throws. */
   write(tokens: number, what: 'excess' | 'refund'): Promise<void>;
-  /** Told what the turn's first pass asked to reserve. */
-  firstPass(tokens: number): void;
 }
 
-/** The budget of one admitted turn, holding `reserved` tokens to begin with. */
-function createTurnBudget(initial: number, store: BudgetWrites): TurnBudget {
-  let reserved = initial;
+/** Tokens held in the store for one turn or call, `initial` to begin with. */
+function createHeldTokens(initial: number, store: BudgetWrites): TurnBudget {
+  let held = initial;
   let released = false;
-  let first = true;
   return {
-    async reserve(tokens) {
-      if (first) store.firstPass(Math.ceil(tokens));
-      first = false;
-      if (released) return;
-      const more = Math.ceil(tokens) - reserved;
-      if (more <= 0) return;
-      await store.reserve(more);
-      reserved += more;
+    get held() {
+      return held;
+    },
+    async hold(tokens) {
+      const more = Math.ceil(tokens) - held;
+      if (more <= 0) return true;
+      if (released || !(await store.reserve(more))) return false;
+      held += more;
+      return true;
     },
     async charge(usage) {
       const used = tokensOf(usage);
-      if (used <= reserved) {
-        // Already counted in the store as reserved: nothing to write.
-        reserved -= used;
+      if (used <= held) {
+        // Already counted in the store as held: nothing to write.
+        held -= used;
         return;
       }
-      const excess = used - reserved;
-      reserved = 0;
+      const excess = used - held;
+      held = 0;
       await store.write(excess, 'excess');
     },
     async release() {
       if (released) return;
       released = true;
-      const back = reserved;
-      reserved = 0;
+      const back = held;
+      held = 0;
       await store.write(-back, 'refund');
     },
   };

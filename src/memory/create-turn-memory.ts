@@ -7,7 +7,7 @@ import type { BackgroundTasks } from '../lifecycle/background-tasks.js';
 import type { Logger } from '../logger.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
 import type { ModelGateway } from '../model/gateway.js';
-import type { Usage } from '../model/usage.js';
+import type { ReserveCall } from '../model/metered-call.js';
 import type { Embedder } from './embeddings.js';
 import { createExtractor } from './extraction.js';
 import { redactingStore } from './fact-guard.js';
@@ -34,14 +34,14 @@ export interface TurnMemoryOptions {
   now?: () => number;
   /** The leak policy: facts with secrets are never stored, facts read back are redacted. */
   leaks: LeakPolicy;
-  /** Charges an extraction's model call to the user's daily budget. */
-  charge?: (userId: string, usage: Usage) => Promise<void>;
+  /** Reserves an extraction's (or a reconciliation's) model call from the user's daily budget. */
+  reserve?: ReserveCall;
 }
 
 export function createTurnMemory(options: TurnMemoryOptions): TurnMemory {
   const logger = options.logger.child({ component: 'memory' });
   // The extraction model, as extraction and the remember tool's reconciliation call it.
-  const reconcile = { gateway: options.gateway, model: options.extractionModel, ...(options.charge && { charge: options.charge }) };
+  const reconcile = { gateway: options.gateway, model: options.extractionModel, ...(options.reserve && { reserve: options.reserve }) };
   const deps = { store: redactingStore(options.store, options.leaks), embedder: options.embedder, logger, leaks: options.leaks };
   const recall = createRecall(deps);
   const extract = createExtractor({ ...deps, ...reconcile });

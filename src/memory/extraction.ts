@@ -7,7 +7,7 @@
  */
 import type { Logger } from '../logger.js';
 import type { ModelGateway } from '../model/gateway.js';
-import type { Usage } from '../model/usage.js';
+import type { ReserveCall } from '../model/metered-call.js';
 import type { HistoryTurn } from '../request/chat-request.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
 import type { Embedder } from './embeddings.js';
@@ -40,8 +40,8 @@ export interface ExtractorOptions {
   model: string;
   /** Facts carrying a secret are dropped (fact-guard.ts). */
   leaks: LeakPolicy;
-  /** Charges the extraction call to the user's daily budget (Admission.charge). */
-  charge?: (userId: string, usage: Usage) => Promise<void>;
+  /** Reserves the extraction call from the user's daily budget (Admission.reserveCall). */
+  reserve?: ReserveCall;
   timeoutMs?: number;
 }
 

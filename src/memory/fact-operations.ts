@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import type { ModelGateway } from '../model/gateway.js';
-import type { Usage } from '../model/usage.js';
+import { meteredComplete, type ReserveCall } from '../model/metered-call.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
 import { embedOrNull, type Embedder } from './embeddings.js';
 import { admitFact } from './fact-guard.js';
@@ -234,16 +234,19 @@ export interface AskDeps {
   gateway: ModelGateway;
   /** MEMORY_EXTRACTION_MODEL. */
   model: string;
-  /** Charges the call to the user's daily budget (Admission.charge). */
-  charge?: (userId: string, usage: Usage) => Promise<void>;
+  /** Reserves the call from the user's daily budget before it is sent (Admission.reserveCall). */
+  reserve?: ReserveCall | undefined;
 }
 
-/** One JSON-mode call for operations, charged to the user; the raw answer, or a thrown gateway error. */
+/**
+ * One JSON-mode call for operations, paid from the user's budget; the raw answer, or a thrown gateway
+ * error (CallNotAdmittedError when the budget cannot cover it).
+ */
 export async function askForOperations(
   deps: AskDeps,
   request: { userId: string; system: string; user: string; signal: AbortSignal },
 ): Promise<string> {
-  const { text, usage } = await deps.gateway.complete({
+  const { text } = await meteredComplete(deps.gateway, {
     model: deps.model,
     messages: [
       { role: 'system', content: request.system },
@@ -253,7 +256,6 @@ export async function askForOperations(
     temperature: 0,
     maxTokens: 400,
     signal: request.signal,
-  });
-  await deps.charge?.(request.userId, usage);
+  }, { userId: request.userId, reserve: deps.reserve });
   return text;
 }

@@ -1,26 +1,42 @@
 /**
- * Token estimates for a pass the gateway did not report (cut short by a disconnect, a deadline, or a
- * gateway that sends no usage chunk): about four characters per token, the usual rule of thumb for
- * English with GPT-style tokenisers. Budgets must still be charged, so a rough figure beats none.
+ * Token estimates. Two kinds, for two jobs:
+ *
+ * - `estimateUsage` charges a pass the gateway did not report (cut short by a disconnect, a deadline, or
+ *   a gateway that sends no usage chunk): about four characters per token, the usual rule of thumb for
+ *   English with GPT-style tokenisers. Budgets must still be charged, so a rough figure beats none.
+ * - `reservationTokens` / `callReservation` decide what a call reserves from the daily budget before it
+ *   is sent, so they must not under-count: three ASCII characters a token (tool definitions and JSON
+ *   tokenise denser than prose), and every non-ASCII UTF-16 unit a token of its own (CJK text runs about
+ *   one token a character in the GPT tokenisers, so counting it at three a token under-reserved ~3×; an
+ *   emoji is two units and usually two or more tokens).
  */
 import type { Usage } from './usage.js';
 
 const CHARS_PER_TOKEN = 4;
+const ASCII_CHARS_PER_RESERVED_TOKEN = 3;
+
+const textOf = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value ?? ''));
 
 /** Rough token count of any JSON-serialisable value (strings counted by their length). */
 export function estimateTokens(value: unknown): number {
-  const text = typeof value === 'string' ? value : JSON.stringify(value ?? '');
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
+  return Math.ceil(textOf(value).length / CHARS_PER_TOKEN);
+}
+
+/** A pessimistic token count of what is sent, for reservations (see the module note). */
+export function reservationTokens(value: unknown): number {
+  const text = textOf(value);
+  let nonAscii = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) nonAscii++;
+  return Math.ceil((text.length - nonAscii) / ASCII_CHARS_PER_RESERVED_TOKEN) + nonAscii;
 }
 
 /**
- * A pessimistic token count for budget reservations: three characters per token, because tool
- * definitions and JSON tokenise denser than prose. A reservation that covers the real usage is what
- * keeps concurrent turns within the daily limit.
+ * What one model call may cost at most, reserved before it is sent: its input as actually sent
+ * (messages, which carry the system prompt, plus the tool definitions offered) and the `max_tokens` it is
+ * sent with.
  */
-export function reservationTokens(value: unknown): number {
-  const text = typeof value === 'string' ? value : JSON.stringify(value ?? '');
-  return Math.ceil(text.length / 3);
+export function callReservation(call: { messages: unknown; tools?: unknown; maxTokens: number }): number {
+  return reservationTokens(call.messages) + (call.tools ? reservationTokens(call.tools) : 0) + call.maxTokens;
 }
 
 /** An estimated `Usage` for a pass from what was sent and what came back. */

@@ -3,9 +3,9 @@
  * without quotes or trailing punctuation, at most 48 characters. Null when the model fails or leaves
  * fewer than 2 words (CONTRACT.md: a 2-5 word title or null): the front end then keeps its placeholder.
  */
-import type { Usage } from './usage.js';
 import type { Logger } from '../logger.js';
 import type { ModelGateway } from './gateway.js';
+import { meteredComplete, type ReserveCall } from './metered-call.js';
 
 export const MAX_TITLE_CHARS = 48;
 const MAX_TITLE_WORDS = 5;
@@ -42,13 +42,16 @@ function wordCount(text: string): number {
   return n;
 }
 
-/** Asks the model for a title; null on any failure (logged without the message). `usage` is what it cost. */
+/**
+ * Asks the model for a title, reserved from the user's daily budget before it is sent (`reserve`);
+ * null on any failure or when the budget cannot cover it (logged without the message).
+ */
 export async function generateTitle(
   gateway: ModelGateway,
-  options: { model: string; query: string; signal?: AbortSignal; logger: Logger },
-): Promise<{ title: string | null; usage: Usage | null }> {
+  options: { model: string; query: string; signal?: AbortSignal; logger: Logger; userId: string | null; reserve?: ReserveCall },
+): Promise<string | null> {
   try {
-    const { text, usage } = await gateway.complete({
+    const { text } = await meteredComplete(gateway, {
       model: options.model,
       messages: [
         { role: 'system', content: INSTRUCTIONS },
@@ -57,10 +60,10 @@ export async function generateTitle(
       maxTokens: 24,
       temperature: 0.2,
       ...(options.signal && { signal: options.signal }),
-    });
-    return { title: cleanTitle(text), usage };
+    }, { userId: options.userId, reserve: options.reserve });
+    return cleanTitle(text);
   } catch (err) {
     options.logger.warn('title generation failed', { error: err instanceof Error ? err.name : typeof err });
-    return { title: null, usage: null };
+    return null;
   }
 }

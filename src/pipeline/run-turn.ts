@@ -10,6 +10,7 @@ import { unmeteredBudget, type Admission, type Refusal, type TurnBudget } from '
 import type { AnswerNotes } from '../guards/answer-notes.js';
 import { detectFlagrantInjection, INJECTION_REFUSAL } from '../guards/injection.js';
 import { noUserMemory, type TurnMemory, type UserMemory } from '../memory/turn-memory.js';
+import { reservationTokens } from '../model/estimate-usage.js';
 import { ModelNotConfiguredError } from '../model/gateway-errors.js';
 import type { ModelGateway } from '../model/gateway.js';
 import type { TurnRequest } from '../request/chat-request.js';
@@ -26,7 +27,7 @@ import { TurnTimeoutError } from './turn-errors.js';
 export interface TurnRunnerDeps extends PrepareDeps {
   gateway: ModelGateway | null;
   turnMemory: TurnMemory;
-  admission: Pick<Admission, 'reviewAnswer'>;
+  admission: Pick<Admission, 'reviewAnswer' | 'notePromptSize'>;
   leaks: LeakPolicy;
 }
 
@@ -55,7 +56,9 @@ async function* cannedText(text: string): AsyncGenerator<TurnEvent> {
 export function createTurnRunner(deps: TurnRunnerDeps) {
   const { config, logger } = deps;
   const verify = createVerifyStage({ leaks: deps.leaks });
-  const execute = deps.gateway ? createExecute({ gateway: deps.gateway, logger, reservePerPass: config.budget.reservePerPass }) : null;
+  const execute = deps.gateway
+    ? createExecute({ gateway: deps.gateway, logger, maxOutputTokens: config.budget.maxOutputTokens, maxAnswerChars: config.maxAnswerChars })
+    : null;
 
   /** Runs one turn; yields client events only, ending with `done` or `error`. */
   async function* run(request: TurnRequest, options: RunOptions): AsyncGenerator<ClientEvent> {
@@ -80,6 +83,10 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
         try {
           if (!execute) throw new ModelNotConfiguredError();
           prepared = await prepareTurn(deps, { request, plan, memory, signal });
+          // Admission holds a first pass before the prompt exists: it learns how large prompts are.
+          deps.admission.notePromptSize(
+            reservationTokens(prepared.messages[0]) + reservationTokens(prepared.toolbox.definitions),
+          );
         } catch (err) {
           failure = { err };
         }

@@ -33,7 +33,7 @@ export interface TitleRouteDeps {
   logger: Logger;
   gateway: ModelGateway | null;
   moderation: Moderation;
-  admission: Pick<Admission, 'charge'>;
+  admission: Pick<Admission, 'reserveCall'>;
   leaks: LeakPolicy;
   guard: MiddlewareHandler;
 }
@@ -46,13 +46,15 @@ export function createTitleRoutes(deps: TitleRouteDeps) {
     if (verdict.flagged) return c.json({ title: FLAGGED_TITLE });
     // No gateway (no key, no offline model): the front end keeps its placeholder.
     if (!deps.gateway) return c.json({ title: null });
-    const { title, usage } = await generateTitle(deps.gateway, {
+    // Paid from the user's daily budget like a chat pass; a spent budget means no title (null).
+    const title = await generateTitle(deps.gateway, {
       model: deps.config.gateway.titleModel,
       query,
       signal,
       logger: deps.logger.child({ request_id: c.get('requestId') }),
+      userId: user_id ?? null,
+      reserve: deps.admission.reserveCall,
     });
-    if (usage) await deps.admission.charge({ userId: user_id ?? null }, usage);
     // A title that would carry a secret (in any form the leak policy reads) is no title: the front end
     // keeps its placeholder.
     return c.json({ title: title !== null && deps.leaks.scan(title).redacted ? null : title });

@@ -32,7 +32,10 @@ export function recordingAdmission(inner: Admission = openAdmission): FakeAdmiss
       return {
         ...decision,
         budget: {
-          reserve: (tokens) => budget.reserve(tokens),
+          get held() {
+            return budget.held;
+          },
+          hold: (tokens) => budget.hold(tokens),
           charge: async (usage) => {
             await budget.charge(usage);
             record(usage);
@@ -41,10 +44,18 @@ export function recordingAdmission(inner: Admission = openAdmission): FakeAdmiss
         },
       };
     },
-    charge: async (request, usage) => {
-      await inner.charge(request, usage);
-      record(usage);
+    reserveCall: async (userId, tokens) => {
+      const held = await inner.reserveCall(userId, tokens);
+      return (
+        held && {
+          settle: async (usage) => {
+            await held.settle(usage);
+            if (usage) record(usage);
+          },
+        }
+      );
     },
+    notePromptSize: (tokens) => inner.notePromptSize(tokens),
     reviewAnswer: (text, signal) => inner.reviewAnswer(text, signal),
     charges,
     charged: (count = 1) =>

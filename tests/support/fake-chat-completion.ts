@@ -34,6 +34,31 @@ export interface FakeReply {
   /** Send headers and the text chunks, then stall until the client disconnects. */
   hang?: boolean;
   finishReason?: string;
+  /**
+   * A broken gateway: stream the whole text whatever `max_tokens` says. Otherwise the fake honours the
+   * request's `max_completion_tokens` / `max_tokens` as a real one does: the text stops at that many
+   * tokens (four characters each, as the fake counts), `finish_reason` is `length`, and the reported
+   * completion tokens never exceed it.
+   */
+  ignoreMaxTokens?: boolean;
+}
+
+/** The request's output cap, when it set one. */
+function maxTokensOf(body: any): number | null {
+  const cap = body?.max_completion_tokens ?? body?.max_tokens;
+  return typeof cap === 'number' && cap > 0 ? cap : null;
+}
+
+/** Cuts `texts` to `chars` characters in all. */
+function cutTexts(texts: string[], chars: number): string[] {
+  const out: string[] = [];
+  let left = chars;
+  for (const t of texts) {
+    if (left <= 0) break;
+    out.push(t.slice(0, left));
+    left -= t.length;
+  }
+  return out;
 }
 
 /** Splits a string into `parts` roughly equal pieces (at least one character each). */
@@ -54,7 +79,10 @@ export interface Completion {
 
 /** Builds both answers for `reply` to request `body`; `seq` numbers ids. */
 export function buildCompletion(reply: FakeReply, body: any, seq: () => number): Completion {
-  const texts = reply.text === undefined ? [] : Array.isArray(reply.text) ? reply.text : [reply.text];
+  let texts = reply.text === undefined ? [] : Array.isArray(reply.text) ? reply.text : [reply.text];
+  const cap = reply.ignoreMaxTokens ? null : maxTokensOf(body);
+  const capped = cap !== null && texts.reduce((n, t) => n + t.length, 0) > cap * 4;
+  if (capped) texts = cutTexts(texts, cap * 4);
   const calls = (reply.toolCalls ?? []).map((c, i) => ({
     id: c.id ?? `call_${seq()}_${i}`,
     name: c.name,
@@ -63,15 +91,16 @@ export function buildCompletion(reply: FakeReply, body: any, seq: () => number):
   const model = typeof body?.model === 'string' ? body.model : 'fake/model';
   const id = `chatcmpl-fake-${seq()}`;
   const created = Math.floor(Date.now() / 1000);
-  const finish = reply.finishReason ?? (calls.length ? 'tool_calls' : 'stop');
+  const finish = reply.finishReason ?? (capped ? 'length' : calls.length ? 'tool_calls' : 'stop');
   const fullText = texts.join('');
-  const usage =
+  const scripted =
     reply.usage === null
       ? null
       : (reply.usage ?? {
           prompt_tokens: estimateTokens(body?.messages),
           completion_tokens: estimateTokens(fullText + calls.map((c) => c.arguments).join('')),
         });
+  const usage = scripted && cap !== null ? { ...scripted, completion_tokens: Math.min(cap, scripted.completion_tokens) } : scripted;
   const usageBody = usage && { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
 
   const json = {

@@ -1,10 +1,17 @@
 /**
  * Execute, the turn's source: the model and tool loop over a prepared turn. Each pass streams the model's text (raw `text` events for
  * verify), and when the model calls tools they run concurrently and their results go back to the model.
- * At most `maxToolPasses` passes offer tools; then one final pass without tools forces an answer. Before
- * each pass its estimate is reserved from the daily budget (a refusal ends the turn with 429); after it,
- * in a `finally`, its usage is settled, so a pass cut short by a disconnect is still charged.
+ * At most `maxToolPasses` passes offer tools; then one final pass without tools forces an answer.
+ *
+ * Bounds (admission/turn-reservation.ts): every pass is sent with `max_tokens`, and what it may cost is
+ * held from the daily budget before it starts. A pass offers tools only while the turn holds enough for
+ * it and for an answer pass after it; otherwise it is the answer pass, fitted to what the turn holds
+ * (tool results trimmed when they outgrew it). So a turn that was admitted is never refused halfway.
+ * After each pass, in a `finally`, its usage is settled, so a pass cut short by a disconnect is still
+ * charged. The answer is capped at `maxAnswerChars`: past it the model is no longer read (its call is
+ * aborted) and the answer ends with a short note.
  */
+import { toolPassHold } from '../../admission/turn-reservation.js';
 import type { Logger } from '../../logger.js';
 import { estimateUsage, reservationTokens } from '../../model/estimate-usage.js';
 import type { ModelGateway, ModelMessage, ToolCallRequest } from '../../model/gateway.js';
@@ -19,26 +26,34 @@ export const MAX_TOOL_PASSES = 6;
 export const STATUS_CHECKING_TOOLS = 'Checking campus tools...';
 export const STATUS_WRITING = 'Writing answer...';
 
+/** Ends an answer cut by the answer cap or by the last pass's `max_tokens`. */
+export const ANSWER_CUT_NOTE = '\n\n*(This answer was cut short because it reached its length limit.)*';
+
+/** What a trimmed tool result ends with, so the model knows it saw only part of it. */
+export const TRIMMED_RESULT_MARKER = '\n[tool result trimmed to fit the budget]';
+
 export interface ExecuteOptions {
   gateway: ModelGateway;
   logger: Logger;
   maxToolPasses?: number;
-  maxTokens?: number;
-  /** Completion tokens reserved per pass on top of its prompt estimate (config.budget.reservePerPass). */
-  reservePerPass?: number;
+  /** `max_tokens` of every pass (MAX_OUTPUT_TOKENS). */
+  maxOutputTokens: number;
+  /** Characters of answer text after which the model is no longer read (MAX_ANSWER_CHARS). */
+  maxAnswerChars: number;
 }
 
 export type Execute = (prepared: PreparedTurn, ctx: TurnContext) => AsyncGenerator<TurnEvent>;
 
 /** Builds the execute source once; each call runs one prepared turn (tool turns go to a copy of its messages). */
 export function createExecute(options: ExecuteOptions): Execute {
-  const { gateway } = options;
-  const reservePerPass = options.reservePerPass ?? 1_000;
+  const { gateway, maxOutputTokens, maxAnswerChars } = options;
   const maxToolPasses = options.maxToolPasses ?? MAX_TOOL_PASSES;
 
   return async function* execute(prepared, ctx) {
     const { toolbox } = prepared;
-    const messages: ModelMessage[] = [...prepared.messages];
+    let messages: ModelMessage[] = [...prepared.messages];
+    // Characters of answer text read from the model so far, over all passes.
+    let answerChars = 0;
     // The status line the user sees: "Checking" when a batch of tools starts (not again while it is
     // already showing), "Writing" once, at the first text after tools ran. A turn of several tool passes
     // reads Checking → Writing, not Checking → Writing → Checking → Writing.
@@ -49,44 +64,61 @@ export function createExecute(options: ExecuteOptions): Execute {
       const offerTools = pass < maxToolPasses && toolbox.definitions.length > 0;
       if (pass > 0) yield { type: 'pass', index: pass };
 
-      // The pass's estimate (what is sent, plus the completion allowance) must be reserved before it
-      // starts. The first pass that offers tools reserves for the pass that will read their results too,
-      // so a turn that was let in can finish instead of stopping halfway when others spent the rest.
-      const tools = offerTools ? toolbox.definitions : undefined;
-      const estimate = reservationTokens(messages) + (tools ? reservationTokens(tools) : 0) + (options.maxTokens ?? reservePerPass);
-      await ctx.budget.reserve(pass === 0 && tools ? 2 * estimate : estimate);
+      // What this pass may cost is held before it starts (see the module note).
+      let tools = offerTools ? toolbox.definitions : undefined;
+      let maxTokens = maxOutputTokens;
+      const input = reservationTokens(messages);
+      if (tools && !(await ctx.budget.hold(toolPassHold(input + reservationTokens(tools), maxOutputTokens)))) {
+        // Not enough for another tool pass and the answer after it: this pass answers.
+        tools = undefined;
+      }
+      if (!tools && !(await ctx.budget.hold(input + maxOutputTokens))) {
+        ({ messages, maxTokens } = fitToHeld(messages, ctx.budget.held, maxOutputTokens));
+        options.logger.info('answer pass fitted to what the turn holds', { request_id: ctx.requestId, max_tokens: maxTokens });
+      }
 
       let text = '';
       let calls: ToolCallRequest[] = [];
       let usage: Usage | null = null;
+      let finish: string | null = null;
+      let capped = false;
       try {
-        const stream = gateway.streamPass({
-          model: ctx.request.model,
-          messages,
-          ...(tools && { tools }),
-          signal: ctx.signal,
-          ...(options.maxTokens && { maxTokens: options.maxTokens }),
-        });
+        const stream = gateway.streamPass({ model: ctx.request.model, messages, ...(tools && { tools }), signal: ctx.signal, maxTokens });
         for await (const e of stream) {
           if (e.type === 'text') {
-            text += e.text;
+            let piece = e.text;
+            if (answerChars + piece.length >= maxAnswerChars) {
+              // The cap: keep what fits, stop reading (leaving the loop aborts the upstream call).
+              piece = piece.slice(0, maxAnswerChars - answerChars);
+              capped = true;
+            }
+            answerChars += piece.length;
+            text += piece;
             if (status === 'checking') {
               status = 'writing';
               yield { type: 'status', text: STATUS_WRITING };
             }
-            yield { type: 'text', text: e.text };
+            if (piece) yield { type: 'text', text: piece };
+            if (capped) break;
           } else if (e.type === 'tool_calls') calls = e.calls;
           else if (e.type === 'usage') {
             usage = e.usage;
             yield { type: 'usage', usage };
-          }
+          } else if (e.type === 'finish') finish = e.reason;
         }
       } finally {
         // Also runs when the consumer stops early (client gone): the tokens already used are charged.
+        // A pass left at the cap reported no usage: the estimate charges what was sent and read.
         await ctx.budget.charge(usage ?? estimateUsage(messages, text));
       }
 
-      if (!offerTools || calls.length === 0) return;
+      if (capped || (finish === 'length' && calls.length === 0)) {
+        options.logger.info('answer cut at its length limit', { request_id: ctx.requestId, by: capped ? 'answer cap' : 'max_tokens' });
+        yield { type: 'text', text: ANSWER_CUT_NOTE };
+        return;
+      }
+      if (!tools) return;
+      if (calls.length === 0) return;
       const ids = calls.map((c, i) => c.id || `call_${pass}_${i}`);
       messages.push({
         role: 'assistant',
@@ -108,4 +140,28 @@ export function createExecute(options: ExecuteOptions): Execute {
       }
     }
   };
+}
+
+/**
+ * The answer pass fitted to `held` tokens: tool results trimmed (the longest first) until the input
+ * leaves room for a full answer (`maxOutput`), and `max_tokens` lowered to what is left if it still
+ * does not. By construction (turn-reservation.ts answerAfterTools) the turn holds a full answer once
+ * the results are within their share.
+ */
+function fitToHeld(messages: ModelMessage[], held: number, maxOutput: number): { messages: ModelMessage[]; maxTokens: number } {
+  const out = messages.map((m) => ({ ...m }) as ModelMessage);
+  const room = () => held - reservationTokens(out);
+  for (let guard = 0; room() < maxOutput && guard < out.length; guard++) {
+    let longest = -1;
+    for (const [i, m] of out.entries()) {
+      if (m.role !== 'tool' || typeof m.content !== 'string' || m.content.endsWith(TRIMMED_RESULT_MARKER)) continue;
+      if (longest < 0 || m.content.length > (out[longest]!.content as string).length) longest = i;
+    }
+    if (longest < 0) break;
+    const m = out[longest] as { content: string };
+    // Three characters a token is what reservationTokens counts for ASCII; non-ASCII counts more, so loop.
+    const keep = Math.max(0, m.content.length - 3 * (maxOutput - room()) - TRIMMED_RESULT_MARKER.length);
+    m.content = m.content.slice(0, keep) + TRIMMED_RESULT_MARKER;
+  }
+  return { messages: out, maxTokens: Math.max(1, Math.min(maxOutput, room())) };
 }
