@@ -5,6 +5,7 @@
  * plain JSON envelope with no model call; and the order of the checks (CONTRACT.md).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { HISTORY_ITEM_MAX_CHARS, HISTORY_MAX_CHARS, TRUNCATED_MARKER } from '../src/request/chat-request.js';
 import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
 
 const ROUTES = ['/agent/respond', '/agent/respond/stream'] as const;
@@ -64,6 +65,36 @@ describe.each(ROUTES)('limits on %s', (route) => {
     expect(sent).toContain('history turn 160');
     expect(sent).toContain('history turn 199');
     expect(sent).not.toContain('history turn 159"');
+  });
+
+  it('fits history to its context budget: a 250,000-character item reaches the model truncated with a marker', async () => {
+    h = await startAdmissionApp();
+    const pasted = 'A pasted document line. '.repeat(10_417); // 250,008 characters
+    const res = await h.post(route, { query: 'summarise it', message_history: [{ role: 'user', content: pasted }, { role: 'assistant', content: 'Sure.' }] });
+    expect(res.status).toBe(200);
+    await res.text();
+    const [sent] = h.gw.chatRequests();
+    const item = sent.messages[1] as { content: string };
+    expect(item.content).toHaveLength(HISTORY_ITEM_MAX_CHARS);
+    expect(item.content.endsWith(TRUNCATED_MARKER)).toBe(true);
+    expect(sent.messages[2]).toEqual({ role: 'assistant', content: 'Sure.' });
+    // No request to the gateway carries more than the budget: the history's, the message's and the prompt's.
+    for (const body of h.gw.chatRequests()) expect(JSON.stringify(body.messages).length).toBeLessThan(HISTORY_MAX_CHARS + 8_000 + 12_000);
+  });
+
+  it('fits history to its context budget: the oldest items are dropped first', async () => {
+    h = await startAdmissionApp();
+    const history = [
+      { role: 'user', content: 'the oldest question' },
+      ...Array.from({ length: 8 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `turn ${i} `.repeat(500).slice(0, 3_500) })),
+    ];
+    const res = await h.post(route, { query: 'hi', message_history: history });
+    expect(res.status).toBe(200);
+    await res.text();
+    const sent = h.gw.chatRequests()[0].messages.slice(1, -1) as Array<{ role: string; content: string }>;
+    // 8 × 3,500 > 24,000: the newest six fit, the two before them and the oldest question do not.
+    expect(sent).toEqual(history.slice(3));
+    expect(sent.reduce((n, m) => n + m.content.length, 0)).toBeLessThanOrEqual(HISTORY_MAX_CHARS);
   });
 
   it('answers 429 with Retry-After to 00:00 UTC once the day is spent, without calling the model', async () => {

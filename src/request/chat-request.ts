@@ -10,6 +10,16 @@ export const MAX_QUERY_CHARS = 8_000;
 export const MAX_HISTORY_ITEMS = 200;
 /** Only the most recent turns reach the model: older ones cost tokens and rarely matter. */
 export const HISTORY_TURNS_USED = 40;
+/**
+ * The history's context budget (CONTRACT.md "Chat request"; README): one item reaches the model with at
+ * most HISTORY_ITEM_MAX_CHARS characters (a longer one keeps its start and ends with TRUNCATED_MARKER),
+ * and all items together with at most HISTORY_MAX_CHARS (the oldest dropped first). 24,000 characters
+ * are about 6,000-8,000 tokens a pass: enough for several long exchanges, while one pasted document can
+ * no longer cost tens of thousands of tokens on every pass of every later turn.
+ */
+export const HISTORY_ITEM_MAX_CHARS = 6_000;
+export const HISTORY_MAX_CHARS = 24_000;
+export const TRUNCATED_MARKER = ' […truncated]';
 export const USER_ID_PATTERN = /^[A-Za-z0-9@:+=~-]{1,128}$/;
 
 export interface HistoryTurn {
@@ -23,7 +33,7 @@ export interface TurnRequest {
   query: string;
   /** Null: anonymous turn, no memory, budget bucket `anonymous`. */
   userId: string | null;
-  /** At most the last 40 turns. */
+  /** At most the last 40 turns, fitted to the history's context budget (fitHistory). */
   history: HistoryTurn[];
   model: string;
   disabledGroups: ToolGroup[];
@@ -60,11 +70,29 @@ export const chatRequestSchema = z.object({
 
 export type ChatRequestBody = z.output<typeof chatRequestSchema>;
 
-/** The validated body as the pipeline uses it: last 40 turns, no client `system` turns, group ids. */
+/**
+ * The history that reaches the model: each item cut to HISTORY_ITEM_MAX_CHARS (with the marker), then
+ * the newest items that fit HISTORY_MAX_CHARS together; an older item never displaces a newer one.
+ */
+export function fitHistory(turns: readonly HistoryTurn[]): HistoryTurn[] {
+  const kept: HistoryTurn[] = [];
+  let total = 0;
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const t = turns[i]!;
+    const content =
+      t.content.length > HISTORY_ITEM_MAX_CHARS ? t.content.slice(0, HISTORY_ITEM_MAX_CHARS - TRUNCATED_MARKER.length) + TRUNCATED_MARKER : t.content;
+    if (total + content.length > HISTORY_MAX_CHARS) break;
+    total += content.length;
+    kept.push(content === t.content ? t : { role: t.role, content });
+  }
+  return kept.reverse();
+}
+
+/** The validated body as the pipeline uses it: last 40 turns fitted, no client `system` turns, group ids. */
 export function toTurnRequest(body: ChatRequestBody, defaultModel: string): TurnRequest {
-  const history: HistoryTurn[] = (body.message_history ?? [])
-    .slice(-HISTORY_TURNS_USED)
-    .filter((t): t is HistoryTurn => t.role !== 'system');
+  const history = fitHistory(
+    (body.message_history ?? []).slice(-HISTORY_TURNS_USED).filter((t): t is HistoryTurn => t.role !== 'system'),
+  );
   return {
     query: body.query,
     userId: body.user_id ?? null,
