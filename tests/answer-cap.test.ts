@@ -1,0 +1,105 @@
+/**
+ * Issue 22, answer size: a gateway whose answer never ends (it ignores max_tokens) is read up to
+ * MAX_ANSWER_CHARS, then the upstream call is aborted and the answer ends with the cut note, on both
+ * routes. In a real service process, three concurrent 12 MB answers each end with the note and the
+ * process's peak RSS stays under 200 MB.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ANSWER_CUT_NOTE } from '../src/pipeline/stages/execute.js';
+import { procStatusKb } from '../bench/proc.js';
+import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { spawnService, type ServiceProcess } from './support/spawn-service.js';
+import { collectSseEvents } from './support/sse.js';
+
+const closers: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c();
+});
+
+/** An endless answer: `total` characters in `size`-character deltas, whatever max_tokens says. */
+const endless = (total: number, size: number) => ({
+  text: Array.from({ length: Math.ceil(total / size) }, (_, i) => `${String(i % 10).repeat(size - 1)} `),
+  ignoreMaxTokens: true,
+});
+
+describe('the answer cap', () => {
+  let h: AdmissionApp;
+
+  it('stops reading at MAX_ANSWER_CHARS on the JSON route: the answer ends with the note, the upstream call is aborted', async () => {
+    h = await startAdmissionApp({ env: { MAX_ANSWER_CHARS: '3000' } });
+    closers.push(() => h.close());
+    h.gw.enqueue({ ...endless(100_000, 50), hang: true });
+    const res = await h.post('/agent/respond', { query: 'tell me everything' });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.response_text.endsWith(ANSWER_CUT_NOTE.trim())).toBe(true);
+    expect(body.response_text.length).toBeLessThanOrEqual(3_000 + ANSWER_CUT_NOTE.length);
+    expect(body.response_text.length).toBeGreaterThan(2_900);
+    await h.gw.waitForAbort();
+  });
+
+  it('does the same on the stream route: deltas end with the note, then done', async () => {
+    h = await startAdmissionApp({ env: { MAX_ANSWER_CHARS: '3000' } });
+    closers.push(() => h.close());
+    h.gw.enqueue({ ...endless(100_000, 50), hang: true });
+    const base = await h.listen();
+    const res = await fetch(`${base}/agent/respond/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'tell me everything' }),
+    });
+    const events = await collectSseEvents(res.body!);
+    const text = events.filter((e) => e.type === 'delta').map((e) => e.data.text).join('');
+    expect(text.endsWith(ANSWER_CUT_NOTE.trim())).toBe(true);
+    expect(events.at(-1)!.type).toBe('done');
+    expect(events.at(-1)!.data.response_text).toBe(text);
+    await h.gw.waitForAbort();
+  });
+
+  it('ends an answer cut by max_tokens with the same note', async () => {
+    h = await startAdmissionApp({ env: { MAX_OUTPUT_TOKENS: '100' } });
+    closers.push(() => h.close());
+    h.gw.enqueue({ text: 'word '.repeat(1_000).match(/.{1,40}/g)! });
+    const body = await (await h.post('/agent/respond', { query: 'tell me everything' })).json();
+    expect(h.gw.chatRequests()[0].max_tokens).toBe(100);
+    expect(body.response_text.endsWith(ANSWER_CUT_NOTE.trim())).toBe(true);
+    expect(body.response_text.length).toBeLessThanOrEqual(400 + ANSWER_CUT_NOTE.length);
+  });
+});
+
+describe('three concurrent 12 MB answers in a real service process', () => {
+  let gw: FakeGateway;
+  let service: ServiceProcess;
+
+  it('each stream ends capped, and peak RSS stays ≤ 200 MB', async () => {
+    gw = await startFakeGateway();
+    closers.push(() => gw.close());
+    gw.handler = () => endless(12_000_000, 4_000);
+    service = await spawnService({
+      entry: 'source',
+      env: { LLM_GATEWAY_API_KEY: 'sk-test-cap-0123456789', LLM_GATEWAY_BASE_URL: gw.baseUrl },
+      nodeArgs: ['--max-old-space-size=128', '--max-semi-space-size=8'],
+    });
+    closers.push(() => service.stop());
+    const ends = await Promise.all(
+      [0, 1, 2].map(async (i) => {
+        const res = await fetch(`${service.url}/agent/respond/stream`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: `hello there ${i}` }),
+        });
+        const events = await collectSseEvents(res.body!);
+        const last = events.at(-1)!;
+        return { event: last.type, text: last.type === 'done' ? (last.data.response_text as string) : '' };
+      }),
+    );
+    const peakMb = procStatusKb(service.child.pid!, 'VmHWM') / 1024;
+    for (const end of ends) {
+      expect(end.event).toBe('done');
+      expect(end.text.endsWith(ANSWER_CUT_NOTE.trim())).toBe(true);
+      expect(end.text.length).toBeLessThanOrEqual(20_000 + ANSWER_CUT_NOTE.length);
+    }
+    expect(peakMb).toBeLessThanOrEqual(200);
+  });
+});
