@@ -16,6 +16,7 @@ import { ShuttingDownError } from './pipeline/turn-errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { createEmbedderFromConfig, createMemoryStoreFromConfig } from './memory/memory-from-config.js';
 import { createTurnMemory } from './memory/create-turn-memory.js';
+import { referenceSystemPrompt } from './prompt/system-prompt.js';
 import { leakPolicyFromConfig, type LeakPolicy } from './security/leak-policy.js';
 import { createBudgetStoreFromConfig } from './admission/budget-store-from-config.js';
 import { createAdmission } from './admission/create-admission.js';
@@ -128,7 +129,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const leaks = leakPolicyFromConfig(config);
+  const leaks = leakPolicyFromConfig(config, referenceSystemPrompt(config.campus, new Date()));
   const logger = createLogger({ level: config.logLevel, leaks });
   if (config.env !== 'production' && config.defaultsInForce.length > 0) {
     logger.info('local defaults in force', { defaults: config.defaultsInForce });

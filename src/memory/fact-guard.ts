@@ -1,6 +1,7 @@
 /**
  * Memory under the leak policy (security/leak-policy.ts), in both directions. In: a fact that carries a
- * secret (a key, the shared secret, a password, in any form the policy reads) is refused before it is
+ * secret (a key, the shared secret, a password, in any form the policy reads) or repeats the service's
+ * instructions is refused before it is
  * embedded or stored, whoever wrote it (the remember tool, background extraction). Out: every fact a
  * store hands back is redacted before it reaches a listing, a `memory` event, the recall block or the
  * extraction prompt, so a fact stored before this rule (or by hand) cannot carry a secret out either.
@@ -10,13 +11,18 @@ import { cleanFactText } from './fact-text.js';
 import { toThirdPerson } from './fact-wording.js';
 import type { Fact, MemoryStore } from './store.js';
 
-export type AdmittedFact = { ok: true; text: string } | { ok: false; reason: 'empty' | 'secret' };
+export type AdmittedFact = { ok: true; text: string } | { ok: false; reason: 'empty' | 'secret' | 'prompt' };
 
-/** Words a fact in third person (fact-wording.ts), cleans it (fact-text.ts) and refuses it when empty or when it carries a secret. */
+/**
+ * Words a fact in third person (fact-wording.ts), cleans it (fact-text.ts) and refuses it when empty,
+ * when it carries a secret, or when it repeats the service's instructions (a fact is listed back and
+ * shown to later turns: it must not become a way to carry the prompt out).
+ */
 export function admitFact(raw: string, leaks: LeakPolicy): AdmittedFact {
   const text = cleanFactText(toThirdPerson(cleanFactText(raw)));
   if (!text) return { ok: false, reason: 'empty' };
   if (leaks.scan(text).redacted) return { ok: false, reason: 'secret' };
+  if (leaks.carriesPrompt(raw) || leaks.carriesPrompt(text)) return { ok: false, reason: 'prompt' };
   return { ok: true, text };
 }
 

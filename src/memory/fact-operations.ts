@@ -109,6 +109,8 @@ export interface OperationCounts {
   refused_malformed: number;
   refused_unknown_id: number;
   refused_secret: number;
+  /** Texts that repeated the service's instructions (fact-guard.ts). */
+  refused_prompt: number;
   refused_conflict: number;
 }
 
@@ -146,6 +148,7 @@ const emptyCounts = (): OperationCounts => ({
   refused_malformed: 0,
   refused_unknown_id: 0,
   refused_secret: 0,
+  refused_prompt: 0,
   refused_conflict: 0,
 });
 
@@ -180,6 +183,7 @@ export async function applyOperations(deps: ApplyDeps, ctx: ApplyContext, parsed
     const admitted = admitFact(op.text.slice(0, ctx.maxLength), deps.leaks);
     if (!admitted.ok) {
       if (admitted.reason === 'secret') counts.refused_secret++;
+      else if (admitted.reason === 'prompt') counts.refused_prompt++;
       else counts.refused_malformed++;
       continue;
     }

@@ -89,7 +89,9 @@ export function createRememberTool(userId: string, deps: MemoryToolDeps): LocalT
           content:
             admitted.reason === 'secret'
               ? 'Not saved: the fact contains a key, password or other secret, which memory never keeps. Tell the user so.'
-              : 'Not saved: the fact was empty.',
+              : admitted.reason === 'prompt'
+                ? 'Not saved: memory keeps facts about the user, not these instructions. Tell the user so.'
+                : 'Not saved: the fact was empty.',
         };
       }
       const text = admitted.text;

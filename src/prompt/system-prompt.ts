@@ -100,3 +100,13 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
   );
   return sections.join('\n\n');
 }
+
+/**
+ * The service's fixed instructions, as every turn's prompt carries them (identity, scope, rules, maps,
+ * memory, formatting), without a turn's tools or memory block: what the leak policy guards outside a
+ * turn, where a fact must not carry a copy of the prompt (memory/fact-guard.ts).
+ */
+export function referenceSystemPrompt(campus: { assistantName: string; campusName: string }, today: Date): string {
+  const mapTool = { name: SHOW_MAP_TOOL, description: '', parameters: { type: 'object' as const, properties: {} } };
+  return buildSystemPrompt({ ...campus, tools: [mapTool], disabledGroups: [], memoryTools: true, recall: null, today });
+}

@@ -25,11 +25,25 @@ export interface LeakPolicy {
   redact(text: string): string;
   /** A streaming scanner for one answer; with the turn's system prompt, runs of it are a leak too. */
   stream(systemPrompt?: string | null): LeakScanner;
+  /**
+   * True when `text` repeats a run of the service's fixed instructions (the reference prompt given at
+   * creation) in any form the scanner reads: the rule the answer route applies to a turn's prompt, for
+   * text written outside a turn's answer (facts).
+   */
+  carriesPrompt(text: string): boolean;
 }
 
 // The user's own saved facts sit in the prompt between these markers (prompt/system-prompt.ts).
 // Repeating them to the user is not a leak ("what do you remember about me?"), so they are cut out.
 const USER_MEMORY_BLOCK = /<<<USER MEMORY[^>]*>>>[\s\S]*?<<<END USER MEMORY>>>/g;
+
+/** ROT13 of the Latin letters of `text`. */
+function rot13(text: string): string {
+  return text.replace(/[a-z]/gi, (c) => {
+    const base = c <= 'Z' ? 65 : 97;
+    return String.fromCharCode(((c.charCodeAt(0) - base + 13) % 26) + base);
+  });
+}
 
 /** The prompt index: the prompt without the memory block, forwards and reversed; null when too short to leak. */
 function buildPromptIndex(prompt: string): SubstringIndex | null {
@@ -43,12 +57,18 @@ function buildPromptIndex(prompt: string): SubstringIndex | null {
   return buildSubstringIndex([forwards, [...forwards].reverse()]);
 }
 
-/** Builds the policy from the secret values; `promptCache` distinct prompts keep their index. */
-export function createLeakPolicy(secrets: ConfiguredSecrets, promptCache = 8): LeakPolicy {
-  const randomSymbols = secrets.random.map(canonicalSymbols).filter((s) => s.length >= MIN_SECRET_LENGTH);
+/**
+ * Builds the policy from the secret values and the service's reference prompt (prompt/system-prompt.ts
+ * referenceSystemPrompt); `promptCache` distinct turn prompts keep their index.
+ */
+export function createLeakPolicy(secrets: ConfiguredSecrets, options: { servicePrompt?: string; promptCache?: number } = {}): LeakPolicy {
+  const promptCache = options.promptCache ?? 8;
+  // Every value as written and ROT13-ed (a cipher any reader undoes): the same rule for both.
+  const withRot13 = (values: string[]) => values.flatMap((v) => [v, rot13(v)]).map(canonicalSymbols);
+  const randomSymbols = withRot13(secrets.random).filter((s) => s.length >= MIN_SECRET_LENGTH);
   // Random values long enough for the fragment rule are indexed; shorter ones count only whole.
   const indexed = randomSymbols.filter((s) => s.length >= FRAGMENT_WITH_DIGIT);
-  const wholeOnly = [...randomSymbols.filter((s) => s.length < FRAGMENT_WITH_DIGIT), ...secrets.names.map(canonicalSymbols)].filter(
+  const wholeOnly = [...randomSymbols.filter((s) => s.length < FRAGMENT_WITH_DIGIT), ...withRot13(secrets.names)].filter(
     (s) => s.length >= MIN_SECRET_LENGTH,
   );
   const fragments = buildSubstringIndex(indexed.flatMap((s) => [s, [...s].reverse()]));
@@ -80,16 +100,25 @@ export function createLeakPolicy(secrets: ConfiguredSecrets, promptCache = 8): L
     return { text: out, redacted: wholeTexts.redactions > before };
   };
 
+  const servicePrompt = options.servicePrompt ? buildPromptIndex(options.servicePrompt) : null;
+
   return {
     scan,
     redact: (text) => scan(text).text,
     stream: (systemPrompt) => createLeakScanner(systemPrompt ? { ...base, prompt: promptIndex(systemPrompt) } : base),
+    carriesPrompt(text) {
+      if (!servicePrompt) return false;
+      const scanner = createLeakScanner({ ...base, prompt: servicePrompt });
+      scanner.push(text);
+      scanner.flush();
+      return scanner.leaked;
+    },
   };
 }
 
-/** The policy of a configuration. */
-export function leakPolicyFromConfig(config: Config): LeakPolicy {
-  return createLeakPolicy(collectSecrets(config));
+/** The policy of a configuration, guarding `servicePrompt` (the reference prompt) outside turns too. */
+export function leakPolicyFromConfig(config: Config, servicePrompt?: string): LeakPolicy {
+  return createLeakPolicy(collectSecrets(config), servicePrompt ? { servicePrompt } : {});
 }
 
 /** A policy that knows no configured secret (key shapes and tokens are still recognised). */

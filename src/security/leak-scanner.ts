@@ -15,7 +15,7 @@
  * releases the rest at once. A prompt leak (a 64-symbol run of the system prompt, forwards or reversed)
  * stops the release for good: the caller replaces the answer.
  */
-import { asciiSymbol, createCanonicalReader } from './canonical.js';
+import { asciiSymbol, canonicalSymbol, createCanonicalReader, DIGIT_FLAG, SYMBOL_MASK } from './canonical.js';
 import type { SubstringIndex } from './substring-index.js';
 
 export const REDACTED = '[redacted]';
@@ -103,10 +103,26 @@ const B64 = new Int8Array(128).fill(-1);
 for (let i = 0; i < 64; i++) B64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
 B64[45] = 62; // '-' (URL-safe alphabet)
 B64[95] = 63; // '_'
+// Base32 (RFC 4648), read case-insensitively: A-Z are 0-25, 2-7 are 26-31.
+const B32 = new Int8Array(128).fill(-1);
+for (let i = 0; i < 32; i++) {
+  const ch = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'[i]!;
+  B32[ch.charCodeAt(0)] = i;
+  B32[ch.toLowerCase().charCodeAt(0)] = i;
+}
 const HEX = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) {
   HEX['0123456789abcdef'.charCodeAt(i)] = i;
   HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
+}
+
+/** The index of the first character that may open an escape (`%`, `&`, `\\`), or -1. */
+function firstEscapeOpener(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 37 || c === 38 || c === 92) return i;
+  }
+  return -1;
 }
 
 /** One canonical reading of the text (direct, or decoded) and its matchers' state. */
@@ -160,8 +176,14 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
   const newDecoder = (): Decoder => ({ track: newTrack(), acc: 0, bits: 0, byteStart: 0 });
   const base64 = [newDecoder(), newDecoder(), newDecoder(), newDecoder()];
   const hex = [newDecoder(), newDecoder()];
-  const tracks = [direct, ...base64.map((d) => d.track), ...hex.map((d) => d.track)];
+  // Five bytes are eight base32 characters: a secret encoded at any byte alignment needs all 8 phases.
+  const base32 = Array.from({ length: 8 }, newDecoder);
+  // The text with its escapes undone (percent-encoding, HTML character references, \u and \x escapes):
+  // read only from the first character that may open an escape, until the text ends (see `unescape`).
+  const unescaped = newTrack();
+  const tracks = [direct, unescaped, ...base64.map((d) => d.track), ...hex.map((d) => d.track), ...base32.map((d) => d.track)];
   const reader = createCanonicalReader();
+  const unescapedReader = createCanonicalReader();
 
   let buf = '';
   // Absolute offset of buf[0].
@@ -171,6 +193,7 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
   let redactions = 0;
   let b64Run = 0;
   let hexRun = 0;
+  let b32Run = 0;
   // The current key word and token (start offset or -1), their first characters, and whether they may be secrets.
   let keyStart = -1;
   let keyCandidate = false;
@@ -183,11 +206,12 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
   let afterBearer = false;
   let bearerSpaced = false;
 
-  const feed = (t: Track, symbol: number, from: number, to: number) => {
+  const feed = (t: Track, flagged: number, from: number, to: number) => {
     t.active = true;
     t.ring[t.count & mask] = from;
     t.count++;
-    if (symbol < 10) t.digitAt = t.count;
+    if (flagged & DIGIT_FLAG) t.digitAt = t.count;
+    const symbol = flagged & SYMBOL_MASK;
     if (fragments) {
       const r = fragments.step(t.sState, t.sLen, symbol);
       t.sState = r.state;
@@ -230,15 +254,22 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
     t.kmp.fill(0);
   };
 
+  /**
+   * Where a reading needs the text held from. An escape spells one symbol in three to ten characters,
+   * so the unescaped reading holds from its first matching symbol (and 4 of a prompt run): the
+   * thresholds that let two plain symbols leave would let twenty escaped characters leave.
+   */
   const holdOf = (t: Track): number => {
+    const secretHold = t === unescaped ? 1 : SECRET_HOLD;
+    const promptHold = t === unescaped ? 4 : PROMPT_HOLD;
     let h = Infinity;
     if (t.spanStart >= 0) h = t.spanStart;
-    else if (t.sLen >= SECRET_HOLD) h = t.ring[(t.count - t.sLen) & mask]!;
+    else if (t.sLen >= secretHold) h = t.ring[(t.count - t.sLen) & mask]!;
     for (let i = 0; i < whole.length; i++) {
       const k = t.kmp[i]!;
-      if (k >= SECRET_HOLD) h = Math.min(h, t.ring[(t.count - k) & mask]!);
+      if (k >= secretHold) h = Math.min(h, t.ring[(t.count - k) & mask]!);
     }
-    if (t.pLen >= PROMPT_HOLD) h = Math.min(h, t.ring[(t.count - t.pLen) & mask]!);
+    if (t.pLen >= promptHold) h = Math.min(h, t.ring[(t.count - t.pLen) & mask]!);
     return h;
   };
 
@@ -248,7 +279,7 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
     d.bits += width;
     if (d.bits >= 8) {
       d.bits -= 8;
-      const symbol = asciiSymbol((d.acc >> d.bits) & 0xff);
+      const symbol = canonicalSymbol((d.acc >> d.bits) & 0xff);
       if (symbol >= 0) feed(d.track, symbol, d.byteStart, at + 1);
       d.byteStart = at;
     }
@@ -258,6 +289,175 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
       d.acc = d.bits = 0;
       closeTrack(d.track);
     }
+  };
+
+  const readDirect = (symbol: number, at: number) => feed(direct, symbol, at, at + 1);
+
+  // --- The unescaped reading ---------------------------------------------------------------------
+  // A small state machine over the raw characters: `%XX` (UTF-8 bytes assembled), `&#NNN;` and
+  // `&#xHH;` (the `;` optional, as browsers read them), `\uHHHH` and `\xHH`. A decoded character is
+  // read canonically with the offsets of its whole escape; anything else is read as it stands.
+  let unescaping = false;
+  let esc: 'none' | 'pct' | 'amp' | 'amp#' | 'dec' | 'hexref' | 'bs' | 'u' | 'x' = 'none';
+  let escStart = 0;
+  let escRaw = '';
+  let escValue = 0;
+  let escDigits = 0;
+  // UTF-8 assembly for percent-encoded bytes.
+  let utf8Need = 0;
+  let utf8Value = 0;
+  let utf8Start = 0;
+  // The span a character read by `unescapedReader` is attributed to (the escape's, or its own).
+  let spanFrom = 0;
+  let spanTo = 0;
+  const readUnescaped = (symbol: number) => feed(unescaped, symbol, spanFrom, spanTo);
+  const emitChar = (ch: string, from: number, to: number) => {
+    spanFrom = from;
+    spanTo = to;
+    unescapedReader.push(ch, from, readUnescaped);
+  };
+  const emitPlain = (text: string, at: number) => {
+    for (let i = 0; i < text.length; i++) emitChar(text[i]!, at + i, at + i + 1);
+  };
+  /** `unit`: a UTF-16 code unit from `\\u`, where half a surrogate pair is joined by the reader. */
+  const emitCodePoint = (cp: number, from: number, to: number, unit = false) => {
+    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff && !unit)) return;
+    emitChar(cp >= 0xd800 && cp <= 0xdfff ? String.fromCharCode(cp) : String.fromCodePoint(cp), from, to);
+  };
+  const emitByte = (byte: number, from: number, to: number) => {
+    if (utf8Need > 0 && (byte & 0xc0) === 0x80) {
+      utf8Value = (utf8Value << 6) | (byte & 0x3f);
+      if (--utf8Need === 0) emitCodePoint(utf8Value, utf8Start, to);
+      return;
+    }
+    utf8Need = 0;
+    // A percent sign that was itself percent-encoded (`%2573`) opens the next escape: encoding twice
+    // is undone twice.
+    if (byte === 0x25) {
+      esc = 'pct';
+      escStart = from;
+      escValue = 0;
+      escDigits = 0;
+      return;
+    }
+    if (byte < 0x80) return emitCodePoint(byte, from, to);
+    const lead = byte >= 0xf0 ? 3 : byte >= 0xe0 ? 2 : byte >= 0xc0 ? 1 : 0;
+    if (lead === 0) return;
+    utf8Need = lead;
+    utf8Value = byte & (0x3f >> lead);
+    utf8Start = from;
+  };
+  /** An escape that did not complete is read as the plain text it was. */
+  const abandonEscape = () => {
+    if (esc !== 'none') emitPlain(escRaw, escStart);
+    esc = 'none';
+    escRaw = '';
+  };
+  const openEscape = (kind: typeof esc, c: string, at: number) => {
+    esc = kind;
+    escStart = at;
+    escRaw = c;
+    escValue = 0;
+    escDigits = 0;
+  };
+  const unescape = (text: string, offset: number) => {
+    for (let i = 0; i < text.length; i++) {
+      const ch = text[i]!;
+      const c = ch.charCodeAt(0);
+      const at = offset + i;
+      const h = c < 128 ? HEX[c]! : -1;
+      const digit = c >= 48 && c <= 57 ? c - 48 : -1;
+      let handled = true;
+      switch (esc) {
+        case 'none':
+          handled = false;
+          break;
+        case 'pct':
+        case 'x':
+        case 'u':
+          if (h >= 0) {
+            escRaw += ch;
+            escValue = escValue * 16 + h;
+            if (++escDigits === (esc === 'u' ? 4 : 2)) {
+              const kind = esc;
+              esc = 'none';
+              if (kind === 'pct') emitByte(escValue, escStart, at + 1);
+              else emitCodePoint(escValue, escStart, at + 1, kind === 'u');
+              if (esc === 'none') escRaw = '';
+            }
+          } else handled = false;
+          break;
+        case 'amp':
+          if (ch === '#') {
+            esc = 'amp#';
+            escRaw += ch;
+          } else handled = false;
+          break;
+        case 'amp#':
+          if (ch === 'x' || ch === 'X') {
+            esc = 'hexref';
+            escRaw += ch;
+          } else if (digit >= 0) {
+            esc = 'dec';
+            escRaw += ch;
+            escValue = digit;
+            escDigits = 1;
+          } else handled = false;
+          break;
+        case 'dec':
+        case 'hexref': {
+          const d = esc === 'dec' ? digit : h;
+          if (d >= 0 && escDigits < 7) {
+            escRaw += ch;
+            escValue = escValue * (esc === 'dec' ? 10 : 16) + d;
+            escDigits++;
+          } else if (escDigits > 0) {
+            emitCodePoint(escValue, escStart, ch === ';' ? at + 1 : at);
+            esc = 'none';
+            escRaw = '';
+            if (ch === ';') continue;
+            handled = false;
+          } else handled = false;
+          break;
+        }
+        case 'bs':
+          if (ch === 'u' || ch === 'x') {
+            esc = ch;
+            escRaw += ch;
+          } else handled = false;
+          break;
+      }
+      if (handled) continue;
+      // Not (or no longer) inside an escape: what was held of one is plain text, and this character
+      // may open the next.
+      abandonEscape();
+      if (ch === '%') openEscape('pct', ch, at);
+      else if (ch === '&') openEscape('amp', ch, at);
+      else if (ch === '\\') openEscape('bs', ch, at);
+      else emitChar(ch, at, at + 1);
+    }
+  };
+  const startUnescaping = () => {
+    unescaping = true;
+    // The direct reading so far is this reading so far: copy its state.
+    unescaped.ring = [...direct.ring];
+    unescaped.count = direct.count;
+    unescaped.digitAt = direct.digitAt;
+    unescaped.sState = direct.sState;
+    unescaped.sLen = direct.sLen;
+    unescaped.spanStart = -1;
+    unescaped.kmp = [...direct.kmp];
+    unescaped.pState = direct.pState;
+    unescaped.pLen = direct.pLen;
+    unescaped.active = true;
+  };
+  const endUnescaping = () => {
+    if (!unescaping) return;
+    abandonEscape();
+    utf8Need = 0;
+    closeTrack(unescaped);
+    unescapedReader.reset();
+    unescaping = false;
   };
 
   const endKey = (end: number) => {
@@ -285,6 +485,15 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
       } else if (!isSpace(c) && b64Run > 0) {
         endDecoders(base64);
         b64Run = 0;
+      }
+      // base32, eight phases
+      const b32 = c < 128 ? B32[c]! : -1;
+      if (b32 >= 0) {
+        for (let p = 0; p < 8 && p <= b32Run; p++) decode(base32[p]!, b32, 5, at);
+        b32Run++;
+      } else if (!isSpace(c) && b32Run > 0) {
+        endDecoders(base32);
+        b32Run = 0;
       }
       // hex, two phases
       const h = c < 128 ? HEX[c]! : -1;
@@ -370,6 +579,9 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
     for (const t of tracks) h = Math.min(h, holdOf(t));
     if (keyCandidate) h = Math.min(h, keyStart);
     if (tokenCandidate) h = Math.min(h, tokenStart);
+    // An escape still open may decode into part of a match.
+    if (esc !== 'none') h = Math.min(h, escStart);
+    if (utf8Need > 0) h = Math.min(h, utf8Start);
     return h;
   };
 
@@ -378,7 +590,16 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
       if (leaked || !text) return '';
       const offset = base + buf.length;
       buf += text;
-      reader.push(text, offset, (symbol, at) => feed(direct, symbol, at, at + 1));
+      // The unescaped reading starts as a copy of the direct one at the first possible escape: until
+      // then the two readings are the same symbols, so the copy is exact and plain text costs nothing.
+      const opens = unescaping ? 0 : firstEscapeOpener(text);
+      if (opens < 0) reader.push(text, offset, readDirect);
+      else {
+        if (opens > 0) reader.push(text.slice(0, opens), offset, readDirect);
+        if (!unescaping) startUnescaping();
+        reader.push(opens > 0 ? text.slice(opens) : text, offset + opens, readDirect);
+        unescape(opens > 0 ? text.slice(opens) : text, offset + opens);
+      }
       readRaw(text, offset);
       if (leaked) return '';
       return release(holdPoint());
@@ -390,9 +611,11 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
       afterBearer = bearerSpaced = false;
       endDecoders(base64);
       endDecoders(hex);
-      b64Run = hexRun = 0;
+      endDecoders(base32);
+      b64Run = hexRun = b32Run = 0;
       closeTrack(direct);
       reader.reset();
+      endUnescaping();
       if (leaked) return '';
       return release(end);
     },

@@ -13,6 +13,7 @@ import { createInMemoryStore } from '../../src/memory/in-memory-store.js';
 import { noTurnMemory } from '../../src/memory/turn-memory.js';
 import { noModeration, openAdmission } from '../../src/admission/admission.js';
 import { noCampusTools } from '../../src/tools/campus-tools.js';
+import { referenceSystemPrompt } from '../../src/prompt/system-prompt.js';
 import { leakPolicyFromConfig } from '../../src/security/leak-policy.js';
 
 /** A configuration as the service would parse it from `env` (AGENT_ENV=test by default). */
@@ -31,7 +32,7 @@ export async function createTestDeps(overrides: Partial<AppDeps> = {}): Promise<
   return {
     config,
     logger,
-    leaks: leakPolicyFromConfig(config),
+    leaks: leakPolicyFromConfig(config, referenceSystemPrompt(config.campus, new Date())),
     memory,
     background: overrides.background ?? createBackgroundTasks(logger),
     turns: createTurnsInFlight(config.maxTurnsInFlight),
