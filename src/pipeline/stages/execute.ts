@@ -52,6 +52,8 @@ export function createExecute(options: ExecuteOptions): Execute {
   return async function* execute(prepared, ctx) {
     const { toolbox } = prepared;
     let messages: ModelMessage[] = [...prepared.messages];
+    // The tool definitions are the same on every pass of the turn: counted once.
+    const toolTokens = reservationTokens(toolbox.definitions);
     // Characters of answer text read from the model so far, over all passes.
     let answerChars = 0;
     // The status line the user sees: "Checking" when a batch of tools starts (not again while it is
@@ -68,7 +70,7 @@ export function createExecute(options: ExecuteOptions): Execute {
       let tools = offerTools ? toolbox.definitions : undefined;
       let maxTokens = maxOutputTokens;
       const input = reservationTokens(messages);
-      if (tools && !(await ctx.budget.hold(toolPassHold(input + reservationTokens(tools), maxOutputTokens)))) {
+      if (tools && !(await ctx.budget.hold(toolPassHold(input + toolTokens, maxOutputTokens)))) {
         // Not enough for another tool pass and the answer after it: this pass answers.
         tools = undefined;
       }
@@ -87,7 +89,7 @@ export function createExecute(options: ExecuteOptions): Execute {
         for await (const e of stream) {
           if (e.type === 'text') {
             let piece = e.text;
-            if (answerChars + piece.length >= maxAnswerChars) {
+            if (answerChars + piece.length > maxAnswerChars) {
               // The cap: keep what fits, stop reading (leaving the loop aborts the upstream call).
               piece = piece.slice(0, maxAnswerChars - answerChars);
               capped = true;
