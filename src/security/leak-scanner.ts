@@ -27,10 +27,17 @@ export const FRAGMENT_ANY = 16;
 /** A run of this many canonical symbols of the system prompt is a leak (about 80 characters of prose). */
 export const PROMPT_WINDOW = 64;
 /**
- * Matching suffixes shorter than these leave at once: ordinary phrases share a few symbols with a
- * secret, or a few words with the prompt; longer ones are held until they stop matching.
+ * A secret match is held from its first symbol. The start of the longest matching suffix never moves
+ * back, so nothing released can later turn out to belong to a leak: the redaction is the same however
+ * the text was chunked (the stream route's 1-character deltas and the JSON route's whole answer read
+ * `[redacted]1` alike), and the hold costs only the last symbol or two of ordinary text, which a random
+ * secret's alphabet usually matches.
  */
-export const SECRET_HOLD = 3;
+export const SECRET_HOLD = 1;
+/**
+ * Prompt runs shorter than this leave at once (ordinary prose shares a few words with the prompt);
+ * longer ones are held until they stop matching. A prompt run refuses the whole answer anyway.
+ */
 export const PROMPT_HOLD = 16;
 
 /** A value that only counts whole (a host name, a short secret), in canonical symbols, with its KMP table. */
@@ -256,18 +263,17 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
 
   /**
    * Where a reading needs the text held from. An escape spells one symbol in three to ten characters,
-   * so the unescaped reading holds from its first matching symbol (and 4 of a prompt run): the
-   * thresholds that let two plain symbols leave would let twenty escaped characters leave.
+   * so the unescaped reading holds a prompt run from 4 symbols: the threshold that lets 15 plain
+   * symbols leave would let a hundred escaped characters leave.
    */
   const holdOf = (t: Track): number => {
-    const secretHold = t === unescaped ? 1 : SECRET_HOLD;
     const promptHold = t === unescaped ? 4 : PROMPT_HOLD;
     let h = Infinity;
     if (t.spanStart >= 0) h = t.spanStart;
-    else if (t.sLen >= secretHold) h = t.ring[(t.count - t.sLen) & mask]!;
+    else if (t.sLen >= SECRET_HOLD) h = t.ring[(t.count - t.sLen) & mask]!;
     for (let i = 0; i < whole.length; i++) {
       const k = t.kmp[i]!;
-      if (k >= secretHold) h = Math.min(h, t.ring[(t.count - k) & mask]!);
+      if (k >= SECRET_HOLD) h = Math.min(h, t.ring[(t.count - k) & mask]!);
     }
     if (t.pLen >= promptHold) h = Math.min(h, t.ring[(t.count - t.pLen) & mask]!);
     return h;
