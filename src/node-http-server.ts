@@ -10,15 +10,20 @@
  *   socket gets the envelope with the right status (431 for oversized headers, 413 for an oversized
  *   chunk extension, 408 for a request timeout, else 400) and is closed.
  * - A client that went away mid-request (ECONNRESET, EPIPE) is logged at debug as what it is.
+ * - `CONNECT` (a proxy tunnel request, `CONNECT host:22 HTTP/1.1`) never becomes a request either: Node
+ *   emits `connect`, and with no listener closes the socket without a word. No route answers it, and
+ *   its target is not a path, so it gets the 405 envelope (with `Allow`) and the connection closes.
+ *   Other upgrade requests (`Upgrade: websocket`, `h2c`) are served as ordinary requests by Node.
  */
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { BadRequestError, INTERNAL_ERROR, type Envelope } from './http/errors.js';
+import { BadRequestError, INTERNAL_ERROR, MethodNotAllowedError, type Envelope } from './http/errors.js';
 import type { Logger } from './logger.js';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
+  405: 'Method Not Allowed',
   408: 'Request Timeout',
   413: 'Content Too Large',
   431: 'Request Header Fields Too Large',
@@ -39,11 +44,12 @@ export function parserErrorResponse(code: string | undefined): { status: number;
 }
 
 /** A whole HTTP/1.1 response carrying `envelope`, closing the connection. */
-function rawEnvelope(status: number, envelope: Envelope): string {
+function rawEnvelope(status: number, envelope: Envelope, headers: Record<string, string> = {}): string {
   const body = JSON.stringify(envelope);
   return (
     `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +
+    Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     'Connection: close\r\n\r\n' +
     body
@@ -78,6 +84,12 @@ export function createNodeHttpServer(fetch: (request: Request) => Response | Pro
     logger.debug('malformed request refused', { code: err.code, status });
     // Nothing was written on this socket yet (Node calls clientError before any response starts).
     if (socket.writable) socket.end(rawEnvelope(status, envelope));
+    else socket.destroy();
+  });
+  server.on('connect', (_req, socket: Duplex) => {
+    logger.debug('CONNECT refused');
+    const refusal = new MethodNotAllowedError(['GET', 'POST', 'DELETE', 'OPTIONS']);
+    if (socket.writable) socket.end(rawEnvelope(405, refusal.toEnvelope(), refusal.headers));
     else socket.destroy();
   });
   return server;

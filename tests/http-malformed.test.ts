@@ -6,9 +6,9 @@
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../src/app.js';
-import { silentLogger } from '../src/logger.js';
+import { createLogger, silentLogger } from '../src/logger.js';
 import { createNodeHttpServer } from '../src/node-http-server.js';
 import { createTestDeps } from './support/deps.js';
 
@@ -79,5 +79,46 @@ describe('malformed requests get the envelope', () => {
   it('still answers a well-formed request (the cases above are refused for what they are)', async () => {
     const res = parse(await raw(`GET /api/health HTTP/1.1\r\n${host()}Connection: close\r\n\r\n`));
     expect(res.status).toBe(200);
+  });
+});
+
+describe('CONNECT and abandoned requests', () => {
+  it('CONNECT host:22 gets the 405 envelope with Allow, then the connection closes', async () => {
+    const response = await raw(`CONNECT host:22 HTTP/1.1\r\nHost: host:22\r\n\r\n`);
+    const res = parse(response);
+    expect(res.status).toBe(405);
+    expect(res.contentType).toMatch(/^application\/json/);
+    expect(res.body).toEqual({ error: 'method not allowed', detail: expect.any(String) });
+    expect(response).toMatch(/\r\nAllow: GET, POST, DELETE, OPTIONS\r\n/);
+  });
+
+  it('a body the client abandons mid-upload is logged as a client abort (499), not a 500 or an error', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger({ level: 'debug', sink: (l) => void lines.push(JSON.parse(l)) });
+    const app = createApp(await createTestDeps({ logger }));
+    const own = createNodeHttpServer(app.fetch, logger);
+    await new Promise<void>((resolve) => own.listen(0, '127.0.0.1', resolve));
+    try {
+      const ownPort = (own.address() as AddressInfo).port;
+      for (const body of [
+        `Content-Length: 1000\r\n\r\n{"query":"hi`,
+        `Transfer-Encoding: chunked\r\n\r\n5\r\n{"que\r\n`,
+      ]) {
+        const socket = connect(ownPort, '127.0.0.1');
+        await new Promise<void>((r) => socket.once('connect', () => r()));
+        const logged = lines.length;
+        socket.write(`POST /agent/respond HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${body}`);
+        // Wait until the request reached the app (its body is being read), then go away.
+        await new Promise((r) => setTimeout(r, 100));
+        socket.destroy();
+        await vi.waitFor(() => expect(lines.slice(logged).some((l) => l.msg === 'request')).toBe(true), { timeout: 5_000 });
+        const access = lines.slice(logged).find((l) => l.msg === 'request')!;
+        expect(access).toMatchObject({ method: 'POST', path: '/agent/respond', status: 499, client_aborted: true });
+      }
+      expect(lines.filter((l) => l.level === 'error')).toEqual([]);
+    } finally {
+      own.closeAllConnections();
+      await new Promise((r) => own.close(r));
+    }
   });
 });
