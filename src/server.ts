@@ -16,6 +16,7 @@ import { ShuttingDownError } from './pipeline/turn-errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { createEmbedderFromConfig, createMemoryStoreFromConfig } from './memory/memory-from-config.js';
 import { createTurnMemory } from './memory/create-turn-memory.js';
+import { responseByteLimit } from './model/response-limit.js';
 import { referenceSystemPrompt } from './prompt/system-prompt.js';
 import { leakPolicyFromConfig, type LeakPolicy } from './security/leak-policy.js';
 import { createBudgetStoreFromConfig } from './admission/budget-store-from-config.js';
@@ -48,10 +49,11 @@ async function buildDeps(config: Config, logger: Logger, leaks: LeakPolicy, clos
   if (sandbox) closers.push({ name: 'sandbox', close: () => sandbox.close() });
   // Chat model: the gateway, or the offline sandbox model behind the same openai client code path
   // through its fetch seam (production refuses to start without a key; null is the guard).
+  const gatewayLimits = { callTimeoutMs: config.modelCallTimeoutMs, maxResponseBytes: responseByteLimit(config.budget.maxOutputTokens) };
   const gateway = config.gateway.apiKey
-    ? createOpenAIGateway({ baseUrl: config.gateway.baseUrl, apiKey: config.gateway.apiKey, callTimeoutMs: config.modelCallTimeoutMs })
+    ? createOpenAIGateway({ baseUrl: config.gateway.baseUrl, apiKey: config.gateway.apiKey, ...gatewayLimits })
     : sandbox?.model
-      ? createOpenAIGateway({ baseUrl: sandbox.model.baseUrl, apiKey: 'offline', fetch: sandbox.model.fetch, callTimeoutMs: config.modelCallTimeoutMs })
+      ? createOpenAIGateway({ baseUrl: sandbox.model.baseUrl, apiKey: 'offline', fetch: sandbox.model.fetch, ...gatewayLimits })
       : null;
   const mcpUrl = config.mcpServerUrl ?? sandbox?.mcpUrl ?? null;
   const campusTools = mcpUrl

@@ -1,15 +1,17 @@
 /**
  * Issue 22, answer size: a gateway whose answer never ends (it ignores max_tokens) is read up to
  * MAX_ANSWER_CHARS, then the upstream call is aborted and the answer ends with the cut note, on both
- * routes. In a real service process, three concurrent 12 MB answers each end with the note and the
- * process's peak RSS stays under 200 MB.
+ * routes. In a real service process (the compiled entry the image runs, built first when stale, with
+ * the image's heap flags), three concurrent 12 MB answers each end with the note, three sent as one SSE
+ * line each end at the response byte limit, and the process's peak RSS stays under 200 MB.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_CUT_NOTE } from '../src/pipeline/stages/execute.js';
 import { procStatusKb } from '../bench/proc.js';
 import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
-import { spawnService, type ServiceProcess } from './support/spawn-service.js';
+import { REPO_ROOT, spawnService, type ServiceProcess } from './support/spawn-service.js';
 import { collectSseEvents } from './support/sse.js';
 
 const closers: Array<() => Promise<unknown>> = [];
@@ -68,7 +70,21 @@ describe('the answer cap', () => {
   });
 });
 
-describe('three concurrent 12 MB answers in a real service process', () => {
+/** The compiled service with the image's heap flags, talking to `gw`. */
+const startCompiled = (gw: FakeGateway) =>
+  spawnService({
+    entry: 'dist',
+    env: { LLM_GATEWAY_API_KEY: 'sk-test-cap-0123456789', LLM_GATEWAY_BASE_URL: gw.baseUrl },
+    nodeArgs: ['--max-old-space-size=128', '--max-semi-space-size=8'],
+  });
+
+describe('in the compiled service process', () => {
+  beforeAll(() => {
+    // `node scripts/build.mjs` compiles src/ only when dist/ is missing or older (as `npm start` does).
+    const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    expect(built.status, built.stderr).toBe(0);
+  }, 120_000);
+
   let gw: FakeGateway;
   let service: ServiceProcess;
 
@@ -76,11 +92,7 @@ describe('three concurrent 12 MB answers in a real service process', () => {
     gw = await startFakeGateway();
     closers.push(() => gw.close());
     gw.handler = () => endless(12_000_000, 4_000);
-    service = await spawnService({
-      entry: 'source',
-      env: { LLM_GATEWAY_API_KEY: 'sk-test-cap-0123456789', LLM_GATEWAY_BASE_URL: gw.baseUrl },
-      nodeArgs: ['--max-old-space-size=128', '--max-semi-space-size=8'],
-    });
+    service = await startCompiled(gw);
     closers.push(() => service.stop());
     const ends = await Promise.all(
       [0, 1, 2].map(async (i) => {
@@ -100,6 +112,29 @@ describe('three concurrent 12 MB answers in a real service process', () => {
       expect(end.text.endsWith(ANSWER_CUT_NOTE.trim())).toBe(true);
       expect(end.text.length).toBeLessThanOrEqual(20_000 + ANSWER_CUT_NOTE.length);
     }
+    expect(peakMb).toBeLessThanOrEqual(200);
+  });
+
+  it('three 12 MB answers in one SSE line each: each stream ends at the response byte limit, peak RSS ≤ 200 MB', async () => {
+    gw = await startFakeGateway();
+    closers.push(() => gw.close());
+    gw.handler = () => ({ text: ['x'.repeat(12_000_000)], ignoreMaxTokens: true });
+    service = await startCompiled(gw);
+    closers.push(() => service.stop());
+    const ends = await Promise.all(
+      [0, 1, 2].map(async (i) => {
+        const res = await fetch(`${service.url}/agent/respond/stream`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: `hello there ${i}` }),
+        });
+        const events = await collectSseEvents(res.body!);
+        return events.at(-1)!.type;
+      }),
+    );
+    const peakMb = procStatusKb(service.child.pid!, 'VmHWM') / 1024;
+    // Nothing of the line was parsed before the limit: the turn ends with the gateway's error event.
+    expect(ends).toEqual(['error', 'error', 'error']);
     expect(peakMb).toBeLessThanOrEqual(200);
   });
 });

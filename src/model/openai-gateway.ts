@@ -3,20 +3,23 @@
  * assembles text and tool calls from the chunks and reports usage exactly once; a deadline bounds each
  * call; a 429/5xx before any text was streamed is retried once after a backoff (the client's own
  * retries are off so there is exactly one policy); the caller's AbortSignal cancels the upstream HTTP
- * request.
+ * request; a response longer than its byte limit fails the call (response-limit.ts).
  */
 import OpenAI, { APIError } from 'openai';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Usage } from './usage.js';
 import { estimateUsage, reportedUsage } from './estimate-usage.js';
 import { ModelTimeoutError, ModelUnavailableError } from './gateway-errors.js';
+import { limitResponseBytes, responseByteLimit } from './response-limit.js';
 import type { CompleteRequest, ModelGateway, PassEvent, PassRequest, ToolCallRequest, ToolDefinition } from './gateway.js';
 
 export interface OpenAIGatewayOptions {
   baseUrl: string;
   apiKey: string;
-  /** The seam for tests and the offline model: passed to the openai client. */
+  /** The seam for tests and the offline model: passed to the openai client (under the byte limit). */
   fetch?: typeof globalThis.fetch;
+  /** Bytes one response may carry (response-limit.ts); default: the limit for 1,500-token passes. */
+  maxResponseBytes?: number;
   /** Deadline of one model call, first byte to last chunk. */
   callTimeoutMs?: number;
   /** Wait before the single retry; a `Retry-After` of up to `maxRetryAfterMs` is honoured instead. */
@@ -45,7 +48,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
     baseURL: options.baseUrl,
     apiKey: options.apiKey,
     maxRetries: 0,
-    ...(options.fetch && { fetch: options.fetch }),
+    fetch: limitResponseBytes(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.maxResponseBytes ?? responseByteLimit(1_500)),
   });
   const callTimeoutMs = options.callTimeoutMs ?? 60_000;
   const backoffMs = options.retryBackoffMs ?? 500;
