@@ -49,7 +49,12 @@ async function buildDeps(config: Config, logger: Logger, leaks: LeakPolicy, clos
   if (sandbox) closers.push({ name: 'sandbox', close: () => sandbox.close() });
   // Chat model: the gateway, or the offline sandbox model behind the same openai client code path
   // through its fetch seam (production refuses to start without a key; null is the guard).
-  const gatewayLimits = { callTimeoutMs: config.modelCallTimeoutMs, maxResponseBytes: responseByteLimit(config.budget.maxOutputTokens) };
+  // Both: the same limits, and nothing configured as secret in what is sent (the leak policy on the way out).
+  const gatewayLimits = {
+    callTimeoutMs: config.modelCallTimeoutMs,
+    maxResponseBytes: responseByteLimit(config.budget.maxOutputTokens),
+    outbound: leaks.redact,
+  };
   const gateway = config.gateway.apiKey
     ? createOpenAIGateway({ baseUrl: config.gateway.baseUrl, apiKey: config.gateway.apiKey, ...gatewayLimits })
     : sandbox?.model

@@ -155,8 +155,10 @@ beforeAll(async () => {
     const pass = body.messages.filter((m: { role: string }) => m.role === 'tool').length;
     return script.passes[Math.min(pass, script.passes.length - 1)] ?? { text: 'Hello.' };
   };
-  const logger = createLogger({ level: 'debug', sink: (l) => void logLines.push(l), leaks: leakPolicyFromConfig(config) });
-  const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: env.LLM_GATEWAY_API_KEY, retryBackoffMs: 1 });
+  const policy = leakPolicyFromConfig(config);
+  const logger = createLogger({ level: 'debug', sink: (l) => void logLines.push(l), leaks: policy });
+  // As server.ts builds it: the leak policy on everything sent.
+  const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: env.LLM_GATEWAY_API_KEY, retryBackoffMs: 1, outbound: policy.redact });
   store = createInMemoryStore({ embeddingModel: null });
   background = createBackgroundTasks(logger);
   const deps = await createTestDeps({ config, logger, gateway, memory: store, background });
@@ -346,6 +348,33 @@ describe('the other exits', () => {
     expect(log.length).toBeGreaterThan(0);
     for (const { value } of KINDS) expect(log).not.toContain(value);
     expect(log).not.toContain(env.DATABASE_URL);
+  });
+});
+
+describe('the input side: what is sent to the model gateway', () => {
+  it('no configured secret, in any form, reaches a request to the gateway: not from the message, the history or the prompt', async () => {
+    for (const c of cases) {
+      const before = gw.requests.length;
+      answerWith({ text: 'Noted.' });
+      script.extraction = '{"operations": []}';
+      await ask(
+        {
+          query: `please use ${c.written} for the setup`,
+          user_id: 'input-side-user',
+          message_history: [{ role: 'user', content: `earlier I pasted ${c.written} here` }, { role: 'assistant', content: 'Thanks.' }],
+        },
+        'json',
+      );
+      await background.drain(5_000);
+      const sent = gw.requests.slice(before).map((r) => JSON.stringify(r.body));
+      expect(sent.length, c.name).toBeGreaterThan(0);
+      // No 16 characters in a row of what the user wrote, in any request (chat passes and extraction).
+      for (const body of sent) {
+        for (let i = 0; i + 16 <= c.written.length; i += 4) {
+          expect(body.includes(c.written.slice(i, i + 16)), `${c.kind} ${c.name}`).toBe(false);
+        }
+      }
+    }
   });
 });
 

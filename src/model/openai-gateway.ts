@@ -11,7 +11,7 @@ import type { Usage } from './usage.js';
 import { estimateUsage, reportedUsage } from './estimate-usage.js';
 import { ModelTimeoutError, ModelUnavailableError } from './gateway-errors.js';
 import { limitResponseBytes, responseByteLimit } from './response-limit.js';
-import type { CompleteRequest, ModelGateway, PassEvent, PassRequest, ToolCallRequest, ToolDefinition } from './gateway.js';
+import type { CompleteRequest, ModelGateway, ModelMessage, PassEvent, PassRequest, ToolCallRequest, ToolDefinition } from './gateway.js';
 
 export interface OpenAIGatewayOptions {
   baseUrl: string;
@@ -20,6 +20,12 @@ export interface OpenAIGatewayOptions {
   fetch?: typeof globalThis.fetch;
   /** Bytes one response may carry (response-limit.ts); default: the limit for 1,500-token passes. */
   maxResponseBytes?: number;
+  /**
+   * What every message text and tool description passes through before it is sent: the leak policy's
+   * `redact`, so no configured secret reaches the model provider, whoever wrote it (a user who pasted
+   * one, a tool result that quoted one). Absent: sent as they are (tests of the gateway itself).
+   */
+  outbound?: (text: string) => string;
   /** Deadline of one model call, first byte to last chunk. */
   callTimeoutMs?: number;
   /** Wait before the single retry; a `Retry-After` of up to `maxRetryAfterMs` is honoured instead. */
@@ -37,9 +43,29 @@ function isRetryable(err: unknown): boolean {
   return err instanceof APIError && typeof err.status === 'number' && (err.status === 429 || err.status >= 500);
 }
 
-function toTools(tools: ToolDefinition[] | undefined): ChatCompletionTool[] | undefined {
-  if (!tools?.length) return undefined;
-  return tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+/**
+ * The outbound filter over what a call sends. A turn sends its earlier messages again on every pass and
+ * the same tool definitions on every turn: each object is filtered once (a WeakMap keyed by it).
+ */
+function createOutbound(filter: ((text: string) => string) | undefined) {
+  const seen = new WeakMap<object, object>();
+  const once = <T extends object>(item: T, make: (item: T) => T): T => {
+    let out = seen.get(item) as T | undefined;
+    if (!out) seen.set(item, (out = make(item)));
+    return out;
+  };
+  return {
+    messages: (messages: ModelMessage[]): ModelMessage[] =>
+      filter
+        ? messages.map((m) => once(m, (x) => (typeof x.content === 'string' ? ({ ...x, content: filter(x.content) } as ModelMessage) : x)))
+        : messages,
+    tools: (tools: ToolDefinition[] | undefined): ChatCompletionTool[] | undefined =>
+      tools?.length
+        ? tools.map((t) =>
+            once(t, (x) => ({ ...x, description: filter ? filter(x.description) : x.description })),
+          ).map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))
+        : undefined,
+  };
 }
 
 /** Builds the gateway. Nothing is sent until the first pass. */
@@ -50,6 +76,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
     maxRetries: 0,
     fetch: limitResponseBytes(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.maxResponseBytes ?? responseByteLimit(1_500)),
   });
+  const outbound = createOutbound(options.outbound);
   const callTimeoutMs = options.callTimeoutMs ?? 60_000;
   const backoffMs = options.retryBackoffMs ?? 500;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 4_000;
@@ -100,8 +127,8 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
   async function* streamPass(request: PassRequest): AsyncGenerator<PassEvent> {
     const body = {
       model: request.model,
-      messages: request.messages,
-      tools: toTools(request.tools),
+      messages: outbound.messages(request.messages),
+      tools: outbound.tools(request.tools),
       max_tokens: request.maxTokens,
       stream: true as const,
       stream_options: { include_usage: true },
@@ -161,7 +188,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
   async function complete(request: CompleteRequest): Promise<{ text: string; usage: Usage }> {
     const body = {
       model: request.model,
-      messages: request.messages,
+      messages: outbound.messages(request.messages),
       max_tokens: request.maxTokens,
       temperature: request.temperature,
       ...(request.json && { response_format: { type: 'json_object' as const } }),
