@@ -6,6 +6,7 @@
  * pass; title calls are charged to the user.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TRIMMED_RESULT_MARKER } from '../src/pipeline/stages/execute.js';
 import { readSseEvents } from '../src/sse/sse-reader.js';
 import { silentLogger } from '../src/logger.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
@@ -125,6 +126,46 @@ describe('budget through the app', () => {
     expect(res.status).toBe(200);
     expect((await res.json()).services_used).toEqual(['eats_get_locations_open_now']);
     expect(await h.budget.used('tool-user', DAY)).toBe(312 + 349);
+  });
+
+  it('a turn that cannot top up answers within what it holds: tool results trimmed, max_tokens lowered, never past the limit', async () => {
+    const LIMIT = 1_000_000;
+    const big = 'Schatz Dining Room serves breakfast, lunch and dinner. '.repeat(200).slice(0, 11_000);
+    const mcp = await startTestMcpServer({ tools: [{ name: 'eats_get_locations_open_now', run: async () => big }] });
+    const campusTools = createMcpCampusTools({ url: mcp.url, logger: silentLogger, callTimeoutMs: 2_000 });
+    closers.push(() => mcp.close(), () => campusTools.close());
+    const h = await start({ campusTools, env: { MAX_OUTPUT_TOKENS: '300', DAILY_TOKEN_LIMIT: String(LIMIT) } });
+    let squeeze = false;
+    h.gw.handler = async (body) => {
+      if (body.messages.some((m: { role: string }) => m.role === 'tool')) return { text: 'Schatz is open.' };
+      // While the first pass runs, the rest of the user's day is spent elsewhere: no top-up can succeed.
+      if (squeeze) await h.budget.charge('fitted-user', DAY, LIMIT - (await h.budget.used('fitted-user', DAY)));
+      return { toolCalls: [{ name: 'eats_get_locations_open_now', arguments: {} }, { name: 'eats_get_locations_open_now', arguments: { again: true } }] };
+    };
+    // A turn of another user first: a running service has learned how large its prompt is.
+    expect((await h.post('/agent/respond', { query: 'what is open now?', user_id: 'warm-up' })).status).toBe(200);
+    squeeze = true;
+    const before = h.gw.chatRequests().length;
+    const res = await h.post('/agent/respond', { query: 'what is open now?', user_id: 'fitted-user' });
+    expect(res.status).toBe(200);
+    expect((await res.json()).response_text).toBe('Schatz is open.');
+    const answerPass = h.gw.chatRequests()[before + 1];
+    // The answer pass offered no tools, and its tool results were cut to what the turn still held.
+    expect(answerPass.tools).toBeUndefined();
+    const results = answerPass.messages.filter((m: { role: string }) => m.role === 'tool').map((m: { content: string }) => m.content);
+    expect(results.some((r: string) => r.endsWith(TRIMMED_RESULT_MARKER))).toBe(true);
+    expect(answerPass.max_tokens).toBeLessThanOrEqual(300);
+    expect(await h.budget.used('fitted-user', DAY)).toBeLessThanOrEqual(LIMIT);
+  });
+
+  it('a title the budget cannot cover is no title, and no model call is made', async () => {
+    const h = await start({ env: { DAILY_TOKEN_LIMIT: '1000' } });
+    await h.budget.charge('titled-out', DAY, 990);
+    const res = await h.post('/agent/title', { query: 'when does the dining hall open?', user_id: 'titled-out' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ title: null });
+    expect(h.chatCalls()).toBe(0);
+    expect(await h.budget.used('titled-out', DAY)).toBe(990);
   });
 
   it('charges an estimate when the gateway reports no usage', async () => {
