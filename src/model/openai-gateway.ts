@@ -44,26 +44,28 @@ function isRetryable(err: unknown): boolean {
 }
 
 /**
- * The outbound filter over what a call sends. A turn sends its earlier messages again on every pass and
- * the same tool definitions on every turn: each object is filtered once (a WeakMap keyed by it).
+ * The outbound filter over what a call sends. The same texts are sent again and again (each turn's
+ * system prompt is built anew but reads the same, a conversation resends its history, a turn its earlier
+ * messages on every pass), so filtered texts are kept by content: a bounded LRU.
  */
-function createOutbound(filter: ((text: string) => string) | undefined) {
-  const seen = new WeakMap<object, object>();
-  const once = <T extends object>(item: T, make: (item: T) => T): T => {
-    let out = seen.get(item) as T | undefined;
-    if (!out) seen.set(item, (out = make(item)));
+function createOutbound(filter: ((text: string) => string) | undefined, cacheSize = 256) {
+  const cache = new Map<string, string>();
+  const text = (raw: string): string => {
+    if (!filter) return raw;
+    let out = cache.get(raw);
+    if (out === undefined) {
+      out = filter(raw);
+      if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
+    } else cache.delete(raw);
+    cache.set(raw, out);
     return out;
   };
   return {
     messages: (messages: ModelMessage[]): ModelMessage[] =>
-      filter
-        ? messages.map((m) => once(m, (x) => (typeof x.content === 'string' ? ({ ...x, content: filter(x.content) } as ModelMessage) : x)))
-        : messages,
+      filter ? messages.map((m) => (typeof m.content === 'string' ? ({ ...m, content: text(m.content) } as ModelMessage) : m)) : messages,
     tools: (tools: ToolDefinition[] | undefined): ChatCompletionTool[] | undefined =>
       tools?.length
-        ? tools.map((t) =>
-            once(t, (x) => ({ ...x, description: filter ? filter(x.description) : x.description })),
-          ).map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }))
+        ? tools.map((t) => ({ type: 'function', function: { name: t.name, description: text(t.description), parameters: t.parameters } }))
         : undefined,
   };
 }

@@ -6,9 +6,10 @@
  */
 import type { Config } from '../config.js';
 import { canonicalSymbols, SEPARATOR } from './canonical.js';
-import { createLeakScanner, FRAGMENT_ANY, FRAGMENT_WITH_DIGIT, kmpPattern, PROMPT_WINDOW, type LeakScanner, type LeakTargets } from './leak-scanner.js';
+import { createLeakScanner, FRAGMENT_ANY, FRAGMENT_WITH_DIGIT, PROMPT_WINDOW, type LeakScanner, type LeakTargets } from './leak-scanner.js';
 import { collectSecrets, MIN_SECRET_LENGTH, type ConfiguredSecrets } from './secrets.js';
 import { buildSubstringIndex, type SubstringIndex } from './substring-index.js';
+import { buildWholeMatcher } from './whole-matcher.js';
 
 export { REDACTED } from './leak-scanner.js';
 
@@ -73,7 +74,7 @@ export function createLeakPolicy(secrets: ConfiguredSecrets, options: { serviceP
   );
   const fragments = buildSubstringIndex(indexed.flatMap((s) => [s, [...s].reverse()]));
   const fragmentAny = Math.min(FRAGMENT_ANY, ...indexed.map((s) => s.length));
-  const whole = wholeOnly.flatMap((s) => [kmpPattern(s), kmpPattern([...s].reverse())]);
+  const whole = wholeOnly.length > 0 ? buildWholeMatcher(wholeOnly.flatMap((s) => [s, [...s].reverse()])) : null;
   const base: LeakTargets = { fragments, fragmentAny, whole, prompt: null };
 
   const prompts = new Map<string, SubstringIndex | null>();

@@ -5,7 +5,8 @@
  *
  * - canonically (security/canonical.ts: case, spacing, zero-width characters, Markdown and Unicode
  *   compatibility forms folded away), against the secret index (any long enough fragment of a secret or
- *   of its reversal), the whole-value patterns (host names, short secrets) and the system prompt;
+ *   of its reversal), the whole values (host names, short secrets: one automaton, whole-matcher.ts) and
+ *   the system prompt;
  * - as base64 at each of the four character phases, decoded on the fly and read canonically again,
  *   so a secret encoded at any byte alignment is read back in clear;
  * - as hex at both nibble phases, likewise;
@@ -17,6 +18,7 @@
  */
 import { asciiSymbol, canonicalSymbol, createCanonicalReader, DIGIT_FLAG, SYMBOL_MASK } from './canonical.js';
 import type { SubstringIndex } from './substring-index.js';
+import type { WholeMatcher } from './whole-matcher.js';
 
 export const REDACTED = '[redacted]';
 
@@ -40,19 +42,14 @@ export const SECRET_HOLD = 1;
  */
 export const PROMPT_HOLD = 16;
 
-/** A value that only counts whole (a host name, a short secret), in canonical symbols, with its KMP table. */
-export interface WholePattern {
-  symbols: Uint8Array;
-  fail: Int32Array;
-}
-
 /** What the scanner looks for; built once per policy (security/leak-policy.ts). */
 export interface LeakTargets {
   /** Fragments of high-entropy secrets and their reversals. */
   fragments: SubstringIndex | null;
   /** FRAGMENT_ANY, or the shortest indexed secret when shorter. */
   fragmentAny: number;
-  whole: readonly WholePattern[];
+  /** Values that only count whole (host names, short secrets), forwards and reversed, or null. */
+  whole: WholeMatcher | null;
   /** The system prompt (forwards and reversed, the user's memory block cut out), or null. */
   prompt: SubstringIndex | null;
 }
@@ -73,16 +70,6 @@ export interface LeakScanner {
   readonly redactions: number;
   /** Characters currently held back. */
   readonly held: number;
-}
-
-export function kmpPattern(symbols: readonly number[]): WholePattern {
-  const fail = new Int32Array(symbols.length);
-  for (let i = 1, k = 0; i < symbols.length; i++) {
-    while (k > 0 && symbols[i] !== symbols[k]) k = fail[k - 1]!;
-    if (symbols[i] === symbols[k]) k++;
-    fail[i] = k;
-  }
-  return { symbols: Uint8Array.from(symbols), fail };
 }
 
 // Raw key shapes. A "word" is a maximal run of key characters; it is redacted when it has one of
@@ -110,13 +97,11 @@ const B64 = new Int8Array(128).fill(-1);
 for (let i = 0; i < 64; i++) B64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
 B64[45] = 62; // '-' (URL-safe alphabet)
 B64[95] = 63; // '_'
-// Base32 (RFC 4648), read case-insensitively: A-Z are 0-25, 2-7 are 26-31.
+// Base32 (RFC 4648), in its upper-case alphabet: A-Z are 0-25, 2-7 are 26-31. Read case-insensitively,
+// every lowercase letter of ordinary prose would feed eight decoders (measured: the scanner 1.6× slower
+// per character); upper case, prose breaks a run at almost every letter.
 const B32 = new Int8Array(128).fill(-1);
-for (let i = 0; i < 32; i++) {
-  const ch = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'[i]!;
-  B32[ch.charCodeAt(0)] = i;
-  B32[ch.toLowerCase().charCodeAt(0)] = i;
-}
+for (let i = 0; i < 32; i++) B32['ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.charCodeAt(i)] = i;
 const HEX = new Int8Array(128).fill(-1);
 for (let i = 0; i < 16; i++) {
   HEX['0123456789abcdef'.charCodeAt(i)] = i;
@@ -144,7 +129,8 @@ interface Track {
   /** An open secret span (start offset, -1 when none) and its end so far. */
   spanStart: number;
   spanEnd: number;
-  kmp: number[];
+  /** State in the whole-value automaton. */
+  wState: number;
   pState: number;
   pLen: number;
   /** Fed since it was last closed (closing an idle reading is skipped: punctuation ends runs often). */
@@ -162,19 +148,20 @@ interface Decoder {
 export function createLeakScanner(targets: LeakTargets): LeakScanner {
   const { fragments, fragmentAny, whole, prompt } = targets;
   let ringSize = 128;
-  for (const w of whole) while (ringSize <= w.symbols.length) ringSize *= 2;
+  while (ringSize <= (whole?.longest ?? 0)) ringSize *= 2;
   const mask = ringSize - 1;
   // Plain arrays, not typed ones: a scanner is made per answer and per log line, and allocating
   // fourteen small typed arrays cost more (about 35 µs) than scanning a typical line.
   const newTrack = (): Track => ({
-    ring: new Array<number>(ringSize).fill(0),
+    // Allocated on the first symbol: most decoded readings of an answer are never fed.
+    ring: [],
     count: 0,
     digitAt: 0,
     sState: 0,
     sLen: 0,
     spanStart: -1,
     spanEnd: 0,
-    kmp: new Array<number>(whole.length).fill(0),
+    wState: 0,
     pState: 0,
     pLen: 0,
     active: false,
@@ -215,6 +202,7 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
 
   const feed = (t: Track, flagged: number, from: number, to: number) => {
     t.active = true;
+    if (t.ring.length === 0) t.ring = new Array<number>(ringSize).fill(0);
     t.ring[t.count & mask] = from;
     t.count++;
     if (flagged & DIGIT_FLAG) t.digitAt = t.count;
@@ -232,16 +220,10 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
         t.spanStart = -1;
       }
     }
-    for (let i = 0; i < whole.length; i++) {
-      const { symbols, fail } = whole[i]!;
-      let k = t.kmp[i]!;
-      while (k > 0 && symbols[k] !== symbol) k = fail[k - 1]!;
-      if (symbols[k] === symbol) k++;
-      if (k === symbols.length) {
-        spans.push([t.ring[(t.count - k) & mask]!, to]);
-        k = fail[k - 1]!;
-      }
-      t.kmp[i] = k;
+    if (whole) {
+      t.wState = whole.step(t.wState, symbol);
+      const k = whole.matched(t.wState);
+      if (k > 0) spans.push([t.ring[(t.count - k) & mask]!, to]);
     }
     if (prompt) {
       const r = prompt.step(t.pState, t.pLen, symbol);
@@ -257,8 +239,7 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
     t.active = false;
     if (t.spanStart >= 0) spans.push([t.spanStart, t.spanEnd]);
     t.spanStart = -1;
-    t.sState = t.sLen = t.pState = t.pLen = 0;
-    t.kmp.fill(0);
+    t.sState = t.sLen = t.pState = t.pLen = t.wState = 0;
   };
 
   /**
@@ -271,8 +252,8 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
     let h = Infinity;
     if (t.spanStart >= 0) h = t.spanStart;
     else if (t.sLen >= SECRET_HOLD) h = t.ring[(t.count - t.sLen) & mask]!;
-    for (let i = 0; i < whole.length; i++) {
-      const k = t.kmp[i]!;
+    if (whole) {
+      const k = whole.depth(t.wState);
       if (k >= SECRET_HOLD) h = Math.min(h, t.ring[(t.count - k) & mask]!);
     }
     if (t.pLen >= promptHold) h = Math.min(h, t.ring[(t.count - t.pLen) & mask]!);
@@ -452,7 +433,7 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
     unescaped.sState = direct.sState;
     unescaped.sLen = direct.sLen;
     unescaped.spanStart = -1;
-    unescaped.kmp = [...direct.kmp];
+    unescaped.wState = direct.wState;
     unescaped.pState = direct.pState;
     unescaped.pLen = direct.pLen;
     unescaped.active = true;
@@ -582,7 +563,8 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
 
   const holdPoint = (): number => {
     let h = base + buf.length;
-    for (const t of tracks) h = Math.min(h, holdOf(t));
+    // A closed reading (not fed since it was closed) holds nothing.
+    for (const t of tracks) if (t.active) h = Math.min(h, holdOf(t));
     if (keyCandidate) h = Math.min(h, keyStart);
     if (tokenCandidate) h = Math.min(h, tokenStart);
     // An escape still open may decode into part of a match.
