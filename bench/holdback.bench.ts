@@ -73,6 +73,7 @@ const ctx = (query: string): TurnContext => ({
   requestId: 'bench',
   systemPrompt,
   budget: unmeteredBudget,
+  outcome: { promptTokens: 0, completionTokens: 0, cut: false },
 });
 
 /** Baseline: unchecked text becomes deltas. */

@@ -16,9 +16,12 @@ import { accessLog } from './http/access-log.js';
 import type { AppEnv } from './http/app-env.js';
 import { AppError, BadRequestError, MethodNotAllowedError, NotFoundError, envelopeResponse } from './http/errors.js';
 import { createRouteGuard } from './http/guard.js';
+import { openAIErrorShape } from './http/openai-errors.js';
 import { createAgentRoutes } from './routes/agent.js';
 import { createHealthRoutes } from './routes/health.js';
 import { createMemoryRoutes } from './routes/memory.js';
+import { createOpenAIRoutes } from './routes/openai.js';
+import { openAIError } from './routes/openai-shapes.js';
 import { createTitleRoutes } from './routes/title.js';
 
 export function createApp(deps: AppDeps) {
@@ -33,11 +36,13 @@ export function createApp(deps: AppDeps) {
     cors({
       origin: (origin) => (config.allowedOrigins.includes(origin) ? origin : null),
       allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Authorization', 'Content-Type'],
+      allowHeaders: ['Authorization', 'Content-Type', 'X-User-Id'],
       exposeHeaders: ['Retry-After', 'X-Request-Id'],
       maxAge: 600,
     }),
   );
+  // The OpenAI-compatible routes answer errors in OpenAI's shape (outside the 405 handler, so it too).
+  app.use('/v1/*', openAIErrorShape(openAIError));
   app.use(
     methodNotAllowed({
       app,
@@ -49,6 +54,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', createAgentRoutes({ ...deps, guard }));
   app.route('/', createTitleRoutes({ ...deps, guard }));
   app.route('/', createMemoryRoutes({ ...deps, guard }));
+  app.route('/', createOpenAIRoutes({ ...deps, guard }));
   // The sandbox playground page, when the sandbox is running (never in production).
   if (deps.playground) app.route('/', deps.playground);
 

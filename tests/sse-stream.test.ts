@@ -38,11 +38,12 @@ async function serveEvents(source: (probe: Probe) => AsyncGenerator<SseEvent>, k
 
 describe('sseStream', () => {
   it('frames each event on one data line with the contract headers, in order', async () => {
-    const events: SseEvent[] = [
+    const payloads = [
       { event: 'status', data: { text: 'Checking campus tools...' } },
       { event: 'delta', data: { text: 'a\nb "c"' } },
       { event: 'done', data: { response_text: 'a\nb' } },
     ];
+    const events: SseEvent[] = payloads.map((e) => ({ event: e.event, data: JSON.stringify(e.data) }));
     const { url } = await serveEvents(async function* () {
       yield* events;
     });
@@ -58,14 +59,14 @@ describe('sseStream', () => {
         'event: delta\ndata: {"text":"a\\nb \\"c\\""}\n\n' +
         'event: done\ndata: {"response_text":"a\\nb"}\n\n',
     );
-    expect(await collectSseEvents(new Response(raw).body!)).toEqual(events.map((e) => ({ type: e.event, data: e.data })));
+    expect(await collectSseEvents(new Response(raw).body!)).toEqual(payloads.map((e) => ({ type: e.event, data: e.data })));
   });
 
   it('sends a keep-alive comment after silence, then the next event', async () => {
     let release!: () => void;
     const { url } = await serveEvents(async function* () {
       await new Promise<void>((r) => (release = r));
-      yield { event: 'delta', data: { text: 'hi' } };
+      yield { event: 'delta', data: JSON.stringify({ text: 'hi' }) };
     }, 40);
     const res = await fetch(url);
     const reader = res.body!.getReader();
@@ -82,7 +83,7 @@ describe('sseStream', () => {
       try {
         for (;;) {
           p.pulled++;
-          yield { event: 'delta', data: { text: 'x' } };
+          yield { event: 'delta', data: JSON.stringify({ text: 'x' }) };
           await new Promise((r) => setTimeout(r, 5));
         }
       } finally {
@@ -104,7 +105,7 @@ describe('sseStream', () => {
       try {
         for (;;) {
           p.pulled++;
-          yield { event: 'delta', data: { text: big } };
+          yield { event: 'delta', data: JSON.stringify({ text: big }) };
         }
       } finally {
         p.finished = true;
@@ -133,7 +134,7 @@ describe('sseStream', () => {
 
   it('ends a failing source with the generic error envelope, never its message', async () => {
     const { url, probe } = await serveEvents(async function* () {
-      yield { event: 'delta', data: { text: 'partial' } };
+      yield { event: 'delta', data: JSON.stringify({ text: 'partial' }) };
       throw new Error('boom at postgres://admin:hunter2@10.0.0.5/db');
     });
     const raw = await (await fetch(url)).text();

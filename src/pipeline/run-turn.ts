@@ -17,7 +17,7 @@ import type { TurnRequest } from '../request/chat-request.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
 import { isClientEvent, type ClientEvent, type TurnEvent } from './events.js';
 import { prepareTurn, type PrepareDeps, type PreparedTurn } from './prepare.js';
-import type { TurnContext } from './stage.js';
+import type { TurnContext, TurnOutcome } from './stage.js';
 import { createDeliverStage } from './stages/deliver.js';
 import { createExecute } from './stages/execute.js';
 import { planTurn, type Plan } from './stages/plan.js';
@@ -39,6 +39,8 @@ export interface RunOptions {
   refusal?: Refusal | null;
   /** The turn's reservation from admission; released here when the turn ends, however it ends. */
   budget?: TurnBudget;
+  /** Filled as the turn runs (tokens used, answer cut); a fresh one when the caller does not read it. */
+  outcome?: TurnOutcome;
 }
 
 /** A canned turn binds nothing. */
@@ -98,6 +100,7 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
         requestId: options.requestId,
         systemPrompt: prepared?.systemPrompt ?? '',
         budget: options.budget ?? unmeteredBudget,
+        outcome: options.outcome ?? { promptTokens: 0, completionTokens: 0, cut: false },
       };
       const source = failure ? failing(failure.err) : canned ? cannedText(canned.text) : execute!(prepared!, ctx);
 

@@ -23,6 +23,16 @@ export interface TurnContext {
   readonly systemPrompt: string;
   /** The turn's share of the daily token budget (execute reserves and settles each pass). */
   readonly budget: TurnBudget;
+  /** Filled by execute as the turn runs; the route that started the turn reads it after the last event. */
+  readonly outcome: TurnOutcome;
+}
+
+/** What a turn did beyond its events: the tokens its passes used, and whether the answer was cut. */
+export interface TurnOutcome {
+  promptTokens: number;
+  completionTokens: number;
+  /** The answer stopped at the answer cap or at the last pass's max_tokens. */
+  cut: boolean;
 }
 
 export type Stage = (events: AsyncIterable<TurnEvent>, ctx: TurnContext) => AsyncGenerator<TurnEvent>;

@@ -16,10 +16,10 @@ import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { INTERNAL_ERROR } from '../http/errors.js';
 
-/** One frame: the event name and its data, serialised as one line of JSON. */
+/** One frame: the event name (none: a bare `data:` frame, as OpenAI's stream has) and its one line of data. */
 export interface SseEvent {
-  event: string;
-  data: unknown;
+  event?: string;
+  data: string;
 }
 
 export const KEEP_ALIVE_COMMENT = ': keep-alive\n\n';
@@ -31,6 +31,8 @@ export interface SseOptions {
   onAbort: () => void;
   /** Called with an error thrown by the event source (the client gets the generic envelope). */
   onError: (err: unknown) => void;
+  /** The frame that tells the client of such a failure; default the `error` event with the generic envelope. */
+  failure?: SseEvent;
   now?: () => number;
 }
 
@@ -46,13 +48,16 @@ export function sseStream(c: Context, events: AsyncIterable<SseEvent>, options: 
       for await (const e of events) {
         if (sse.aborted) break;
         keepAlive.writing = true;
-        await sse.writeSSE({ event: e.event, data: JSON.stringify(e.data) });
+        await sse.writeSSE(e.event === undefined ? { data: e.data } : { event: e.event, data: e.data });
         keepAlive.writing = false;
         keepAlive.last = now();
       }
     } catch (err) {
       options.onError(err);
-      if (!sse.aborted) await sse.writeSSE({ event: 'error', data: JSON.stringify(INTERNAL_ERROR) });
+      if (!sse.aborted) {
+        const failure = options.failure ?? { event: 'error', data: JSON.stringify(INTERNAL_ERROR) };
+        await sse.writeSSE(failure.event === undefined ? { data: failure.data } : { event: failure.event, data: failure.data });
+      }
     } finally {
       keepAlive.stop();
     }

@@ -35,6 +35,7 @@ export function makeCtx(overrides: { query?: string; systemPrompt?: string; plan
     requestId: 'req-test',
     systemPrompt: overrides.systemPrompt ?? 'You are the campus assistant.',
     budget: unmeteredBudget,
+    outcome: { promptTokens: 0, completionTokens: 0, cut: false },
   };
 }
 

@@ -111,10 +111,14 @@ export function createExecute(options: ExecuteOptions): Execute {
       } finally {
         // Also runs when the consumer stops early (client gone): the tokens already used are charged.
         // A pass left at the cap reported no usage: the estimate charges what was sent and read.
-        await ctx.budget.charge(usage ?? estimateUsage(messages, text));
+        const used = usage ?? estimateUsage(messages, text);
+        ctx.outcome.promptTokens += used.promptTokens;
+        ctx.outcome.completionTokens += used.completionTokens;
+        await ctx.budget.charge(used);
       }
 
       if (capped || (finish === 'length' && calls.length === 0)) {
+        ctx.outcome.cut = true;
         options.logger.info('answer cut at its length limit', { request_id: ctx.requestId, by: capped ? 'answer cap' : 'max_tokens' });
         yield { type: 'text', text: ANSWER_CUT_NOTE };
         return;

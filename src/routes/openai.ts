@@ -1,0 +1,103 @@
+/**
+ * The OpenAI chat protocol as a third encoding of a turn: `POST /v1/chat/completions` and
+ * `GET /v1/models`, behind the same guard (bearer = the shared secret, body limit) and the same turn
+ * start (turns in flight, budget, moderation) as the agent routes, served by the same turn generator.
+ * Non-streamed, the events are drained into one `chat.completion`; streamed, each `delta` becomes a
+ * `chat.completion.chunk` on bare `data:` frames ending with `data: [DONE]`, keep-alive comments on
+ * silence. The map and memory events become a Markdown tail (openai-shapes.ts); `finish_reason` is
+ * `length` when the answer was cut. Errors take OpenAI's shape (http/openai-errors.ts) with the agent
+ * routes' statuses and headers; a failure after the stream started ends it with an error frame the
+ * SDKs raise.
+ */
+import { Hono, type MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../http/app-env.js';
+import { validJson } from '../http/validate.js';
+import { turnError } from '../pipeline/drain-turn.js';
+import type { ClientEvent } from '../pipeline/events.js';
+import { CAMPUS_AGENT_MODEL, openAIChatRequestSchema, toChatRequestBody } from '../request/openai-request.js';
+import { toTurnRequest } from '../request/chat-request.js';
+import { sseStream, type SseEvent } from '../sse/sse-stream.js';
+import { INTERNAL_ERROR } from '../http/errors.js';
+import {
+  completionChunk,
+  completionObject,
+  markdownTail,
+  openAIError,
+  usageChunk,
+  type CompletionIdentity,
+  type TurnExtras,
+} from './openai-shapes.js';
+import { createTurnStarter, type StartedTurn, type TurnStartDeps } from './turn-start.js';
+
+export interface OpenAIRouteDeps extends TurnStartDeps {
+  guard: MiddlewareHandler;
+}
+
+/** `created` of the one model listed: the day this protocol was added (a fixed, honest date). */
+const MODEL_CREATED = Math.floor(Date.UTC(2026, 10, 23) / 1000);
+
+/** Reads a map or memory event into the turn's extras; true when it was one. */
+function noteExtra(e: ClientEvent, extras: TurnExtras): boolean {
+  if (e.type === 'map') extras.map = e.map;
+  else if (e.type === 'memory') extras.memory.push(e.data.text);
+  else return false;
+  return true;
+}
+
+/** The streamed encoding: chunks of the turn's deltas, then the tail, the finish, the usage and [DONE]. */
+async function* asChunks(turn: StartedTurn, who: CompletionIdentity, includeUsage: boolean): AsyncGenerator<SseEvent> {
+  const frame = (data: unknown): SseEvent => ({ data: JSON.stringify(data) });
+  const extras: TurnExtras = { map: null, memory: [] };
+  yield frame(completionChunk(who, { role: 'assistant', content: '' }));
+  for await (const e of turn.events) {
+    if (e.type === 'delta') yield frame(completionChunk(who, { content: e.text }));
+    else if (noteExtra(e, extras)) continue;
+    else if (e.type === 'error') {
+      // After the stream started the status is gone: the SDKs raise an error frame as an APIError.
+      yield frame(openAIError(e.status ?? 500, e.envelope));
+      return;
+    } else if (e.type === 'done') {
+      const tail = markdownTail(extras);
+      if (tail) yield frame(completionChunk(who, { content: tail }));
+      yield frame(completionChunk(who, {}, turn.outcome.cut ? 'length' : 'stop'));
+      if (includeUsage) yield frame(usageChunk(who, turn.outcome));
+      yield { data: '[DONE]' };
+      return;
+    }
+  }
+}
+
+export function createOpenAIRoutes(deps: OpenAIRouteDeps) {
+  const startTurn = createTurnStarter(deps);
+
+  return new Hono<AppEnv>()
+    .get('/v1/models', deps.guard, (c) =>
+      c.json({ object: 'list', data: [{ id: CAMPUS_AGENT_MODEL, object: 'model', created: MODEL_CREATED, owned_by: 'campus-assistant' }] }),
+    )
+    .post('/v1/chat/completions', deps.guard, validJson(openAIChatRequestSchema), async (c) => {
+      const body = c.req.valid('json');
+      const request = toTurnRequest(toChatRequestBody(body, c.req.header('x-user-id')), deps.config.gateway.defaultModel);
+      const requestId = c.get('requestId');
+      const turn = await startTurn(request, c.req.raw.signal, requestId);
+      const who: CompletionIdentity = { id: `chatcmpl-${requestId}`, created: Math.floor(deps.now().getTime() / 1000), model: body.model };
+
+      if (body.stream) {
+        return sseStream(c, asChunks(turn, who, body.stream_options?.include_usage === true), {
+          keepAliveMs: deps.config.sseKeepAliveMs,
+          onAbort: () => turn.controller.abort(),
+          onError: (err) => deps.logger.error('turn stream failed', { request_id: requestId, err }),
+          failure: { data: JSON.stringify(openAIError(500, INTERNAL_ERROR)) },
+        });
+      }
+      const extras: TurnExtras = { map: null, memory: [] };
+      for await (const e of turn.events) {
+        if (noteExtra(e, extras)) continue;
+        if (e.type === 'error') throw turnError(e);
+        if (e.type === 'done') {
+          const content = e.response.response_text + markdownTail(extras);
+          return c.json(completionObject(who, content, turn.outcome.cut ? 'length' : 'stop', turn.outcome));
+        }
+      }
+      throw turnError(null);
+    });
+}
