@@ -1,18 +1,28 @@
 /**
  * The shape of the code, checked from its import graph (tests/support/import-graph.ts) so it cannot
- * drift: no import cycle between files or between folders ("rooms") of src/, nothing below the pipeline
+ * drift: no import cycle between files or between folders ("rooms") of src/, every import going down the
+ * declared order of rooms (ROOMS, the README's "Rooms of src/"), nothing below the pipeline
  * reaching up into it, the database schema not reaching into memory, the sandbox loaded only through
  * the one dynamic import in server.ts, tests importing nothing from scripts/, benches taking their fakes
  * from tests/support/ only. `npx vitest run tests/architecture.test.ts` is the command to check it.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findCycles, importGraph, roomOf } from './support/import-graph.js';
+import { findCycles, importGraph, roomOf, upwardImports } from './support/import-graph.js';
 import { REPO_ROOT } from './support/spawn-service.js';
 
 const src = importGraph(join(REPO_ROOT, 'src'), REPO_ROOT);
 const tests = importGraph(join(REPO_ROOT, 'tests'), REPO_ROOT);
 const bench = importGraph(join(REPO_ROOT, 'bench'), REPO_ROOT);
+
+/**
+ * The rooms of src/, lowest first (README "Rooms of src/"): a room imports only from rooms before it.
+ * Type-only imports count: a type is owned by the idea that defines it, at its level.
+ */
+const ROOMS = [
+  'config', 'security', 'logger', 'http', 'lifecycle', 'model', 'tools', 'request', 'campus', 'prompt', 'guards', 'db',
+  'memory', 'admission', 'pipeline', 'sse', 'deps', 'routes', 'app', 'node-http-server', 'sandbox', 'deploy', 'server',
+];
 
 /** The rooms allowed to import the pipeline: the edge that runs turns and the process wiring. */
 const PIPELINE_USERS = new Set(['pipeline', 'routes', 'app', 'deps', 'server']);
@@ -30,6 +40,10 @@ describe('architecture', () => {
   it('has no import cycle between the rooms of src/', () => {
     const rooms = src.map((e) => ({ from: roomOf(e.from), to: roomOf(e.to) })).filter((e) => e.from !== e.to);
     expect(findCycles(rooms)).toEqual([]);
+  });
+
+  it('imports only downwards in the declared order of rooms', () => {
+    expect(upwardImports(src, ROOMS)).toEqual([]);
   });
 
   it('lets no lower room import the pipeline', () => {
@@ -51,6 +65,36 @@ describe('architecture', () => {
     const benchIntoTests = bench.filter((e) => e.to.startsWith('tests/'));
     expect(benchIntoTests.filter((e) => !e.to.startsWith('tests/support/')).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
     expect(bench.filter((e) => e.to.startsWith('scripts/')).map((e) => e.from)).toEqual([]);
+  });
+});
+
+describe('upwardImports', () => {
+  it('catches a planted upward import, naming both files (so the order check can fail)', () => {
+    const planted = [
+      ...src,
+      { from: 'src/guards/disclosure.ts', to: 'src/memory/store.ts', dynamic: false, typeOnly: false },
+      { from: 'src/security/secrets.ts', to: 'src/db/schema.ts', dynamic: false, typeOnly: true },
+    ];
+    expect(upwardImports(planted, ROOMS)).toEqual([
+      'src/guards/disclosure.ts -> src/memory/store.ts: guards is below memory',
+      'src/security/secrets.ts -> src/db/schema.ts: security is below db',
+    ]);
+    expect(upwardImports([{ from: 'src/newroom/a.ts', to: 'src/config.ts', dynamic: false, typeOnly: false }], ROOMS)).toEqual([
+      'src/newroom/a.ts -> src/config.ts: room newroom has no place in the order',
+    ]);
+  });
+
+  it('catches an upward import planted in the source itself', async () => {
+    const { mkdtempSync, cpSync, appendFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const copy = mkdtempSync(join(tmpdir(), 'arch-'));
+    try {
+      cpSync(join(REPO_ROOT, 'src'), join(copy, 'src'), { recursive: true });
+      appendFileSync(join(copy, 'src', 'guards', 'disclosure.ts'), "\nimport '../memory/store.js';\n");
+      expect(upwardImports(importGraph(join(copy, 'src'), copy), ROOMS)).toEqual(['src/guards/disclosure.ts -> src/memory/store.ts: guards is below memory']);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });
 

@@ -71,3 +71,23 @@ export function roomOf(path: string): string {
   const parts = path.split('/');
   return parts.length > 2 ? parts[1]! : parts[1]!.replace(/\.ts$/, '');
 }
+
+/**
+ * Imports that reach up: an edge from a room to a room declared higher in `order` (lowest first), as
+ * `from -> to` lines naming both files. A room missing from `order` is reported too, so a new folder
+ * must be given its place.
+ */
+export function upwardImports(edges: readonly ImportEdge[], order: readonly string[]): string[] {
+  const rank = new Map(order.map((room, i) => [room, i]));
+  const out: string[] = [];
+  for (const e of edges) {
+    const from = roomOf(e.from);
+    const to = roomOf(e.to);
+    if (from === to) continue;
+    const a = rank.get(from);
+    const b = rank.get(to);
+    if (a === undefined || b === undefined) out.push(`${e.from} -> ${e.to}: room ${a === undefined ? from : to} has no place in the order`);
+    else if (b > a) out.push(`${e.from} -> ${e.to}: ${from} is below ${to}`);
+  }
+  return out;
+}
