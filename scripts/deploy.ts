@@ -1,8 +1,9 @@
 /**
  * CLI entry of `npm run deploy` (a developer tool, not the service: it reads its own environment).
- * The logic lives in src/deploy/run-deploy.ts so tests can run it against a fake platform.
+ * The logic lives in scripts/deploy/run-deploy.ts (a module without side effects) so tests can run it
+ * against a fake platform; the service never loads it, so it is not under src/.
  */
-import { runDeploy } from '../src/deploy/run-deploy.js';
+import { runDeploy } from './deploy/run-deploy.js';
 
 process.exitCode = await runDeploy({
   env: process.env,

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listen } from './support/listen.js';
 import type { AppDeps } from '../src/deps.js';
 import { TooManyRequestsError } from '../src/http/errors.js';
-import { readSseEvents } from '../src/sse/sse-reader.js';
+import { readSseEvents } from '../src/sandbox/chat/sse-reader.js';
 import { testConfig } from './support/deps.js';
 import { refusingAdmission } from './support/admission-fakes.js';
 import { sseEventsOf } from './support/sse.js';

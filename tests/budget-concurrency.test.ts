@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TRIMMED_RESULT_MARKER } from '../src/pipeline/stages/execute.js';
-import { readSseEvents } from '../src/sse/sse-reader.js';
+import { readSseEvents } from '../src/sandbox/chat/sse-reader.js';
 import { silentLogger } from '../src/logger.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';

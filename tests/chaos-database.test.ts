@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSseEvents } from '../src/sse/sse-reader.js';
+import { readSseEvents } from '../src/sandbox/chat/sse-reader.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { spawnService, type ServiceProcess } from './support/spawn-service.js';
 

@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDeploy } from '../src/deploy/run-deploy.js';
+import { runDeploy } from '../scripts/deploy/run-deploy.js';
 import { startFakePlatform, type FakePlatform } from './support/fake-platform.js';
 import { REPO_ROOT } from './support/spawn-service.js';
 

@@ -14,7 +14,7 @@ import { createTurnMemory } from '../src/memory/create-turn-memory.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { PROMPT_LEAK_REFUSAL } from '../src/guards/answer-stream.js';
-import { canonicalText } from '../src/security/canonical.js';
+import { canonicalText } from './support/canonical-text.js';
 import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
 import { createTestDeps, testConfig } from './support/deps.js';
 import { startFakeGateway, type FakeGateway, type FakeReply } from './support/fake-gateway.js';

@@ -4,7 +4,7 @@
  * request that carried the shared secret and a user message: neither appears in them.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { readSseEvents } from '../src/sse/sse-reader.js';
+import { readSseEvents } from '../src/sandbox/chat/sse-reader.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { spawnService, type ServiceProcess } from './support/spawn-service.js';
 

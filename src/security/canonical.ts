@@ -125,10 +125,3 @@ export function canonicalSymbols(text: string): number[] {
   createCanonicalReader().push(text, 0, (s) => out.push(s & SYMBOL_MASK));
   return out;
 }
-
-/** The canonical form of a whole string, as text (folded letters). */
-export function canonicalText(text: string): string {
-  return canonicalSymbols(text)
-    .map((s) => String.fromCharCode(87 + s))
-    .join('');
-}

@@ -1,10 +1,10 @@
 /**
  * SSE in tests, read with the one client-side reader the front end's behaviour is modelled on
- * (`readSseEvents`, src/sse/sse-reader.ts), so no test carries its own frame parser: a whole body
+ * (`readSseEvents`, src/sandbox/chat/sse-reader.ts), so no test carries its own frame parser: a whole body
  * into events, or a body already read as text (tests that also check the raw wire bytes). Tests that
  * stop mid-stream iterate `readSseEvents` themselves.
  */
-import { readSseEvents, type ReadSseOptions } from '../../src/sse/sse-reader.js';
+import { readSseEvents, type ReadSseOptions } from '../../src/sandbox/chat/sse-reader.js';
 
 /** An event as tests read it: `data` left loose so assertions can reach into payloads. */
 export interface SseEvent {

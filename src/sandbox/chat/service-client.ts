@@ -2,7 +2,7 @@
  * The HTTP calls the terminal client makes to a running service: a streamed chat turn, and the memory
  * routes (list, delete one, clear). Failures come back as the service's envelope `{error, detail}`.
  */
-import { readSseEvents, type WireEvent } from '../../sse/sse-reader.js';
+import { readSseEvents, type WireEvent } from './sse-reader.js';
 
 export interface ServiceClientOptions {
   /** Base URL of the service, without a trailing slash. */
