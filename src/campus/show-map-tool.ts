@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { MapRequestEvent } from './cmu-maps.js';
-import type { LocalTool, LocalToolResult } from '../tools/local-tool.js';
+import { toolParameters, type LocalTool, type LocalToolResult } from '../tools/local-tool.js';
 import { SHOW_MAP_TOOL } from '../tools/tool-groups.js';
 import type { Building, Catalog } from './catalog.js';
 import { buildCampusMap } from './map-link.js';
@@ -20,15 +20,22 @@ export interface ShowMapToolOptions {
 }
 
 // Generous bounds: a code, a name or a short phrase; anything longer is not a building reference.
-const argsSchema = z.object({
-  destination: z.string().trim().min(1).max(200),
-  origin: z
-    .string()
-    .trim()
-    .max(200)
-    .nullish()
-    .transform((s) => (s ? s : null)),
-});
+export const showMapArgs = z
+  .object({
+    destination: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .describe('Building to show: a code (GHC), a name (Wean Hall), a nickname (the UC) or a room (GHC 4301).'),
+    origin: z
+      .string()
+      .trim()
+      .max(200)
+      .nullish()
+      .transform((s) => (s ? s : null))
+      .describe('Optional starting building for directions, in the same forms as destination.'),
+  });
 
 const label = (b: Building) => `${b.name} (${b.code})`;
 
@@ -50,23 +57,9 @@ export function createShowMapTool({ catalog, mapBaseUrl }: ShowMapToolOptions): 
     description:
       'Put a campus building, or the route between two, on the map beside your answer.\n' +
       'Use it whenever the user asks where a building is or how to get somewhere on campus.',
-    parameters: {
-      type: 'object',
-      properties: {
-        destination: {
-          type: 'string',
-          description: 'Building to show: a code (GHC), a name (Wean Hall), a nickname (the UC) or a room (GHC 4301).',
-        },
-        origin: {
-          type: 'string',
-          description: 'Optional starting building for directions, in the same forms as destination.',
-        },
-      },
-      required: ['destination'],
-      additionalProperties: false,
-    },
+    parameters: toolParameters(showMapArgs),
     async run(args): Promise<LocalToolResult<MapRequestEvent>> {
-      const parsed = argsSchema.safeParse(args);
+      const parsed = showMapArgs.safeParse(args);
       if (!parsed.success) return { content: BAD_ARGS };
       const destination = catalog.resolve(parsed.data.destination);
       if (!destination) return { content: NO_DESTINATION };

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import type { MemoryEvent } from './memory-event.js';
-import type { LocalTool, LocalToolResult } from '../tools/local-tool.js';
+import { toolParameters, type LocalTool, type LocalToolResult } from '../tools/local-tool.js';
 import { embedOrNull } from './embeddings.js';
 import { normalizeFactText } from './fact-text.js';
 import type { MemoryToolDeps } from './remember-tool.js';
@@ -22,13 +22,14 @@ export const FORGET_AMBIGUITY_MARGIN = 0.05;
 /** How many candidates a confirmation question lists. */
 const MAX_LISTED = 10;
 
-const Args = z
+export const forgetArgs = z
   .object({
-    query: z.string().trim().min(1).max(500).optional(),
-    all: z.boolean().optional(),
-    confirm: z.boolean().optional(),
-  })
-  .refine((a) => a.all === true || a.query !== undefined, 'pass a query, or all: true');
+    query: z.string().trim().min(1).max(500).optional().describe('Words of the fact to forget.'),
+    all: z.boolean().optional().describe('Forget every saved fact.'),
+    confirm: z.boolean().optional().describe('The user confirmed removing several facts.'),
+  });
+// JSON Schema cannot say "one of the two" plainly; the description does, and this refinement checks it.
+const Args = forgetArgs.refine((a) => a.all === true || a.query !== undefined, 'pass a query, or all: true');
 
 const listed = (facts: readonly Fact[]) =>
   facts
@@ -122,15 +123,7 @@ export function createForgetTool(userId: string, deps: MemoryToolDeps): LocalToo
       'Forget saved facts about the user when they ask. {"query": "<what to forget>"} removes the matching ' +
       'fact; {"all": true} forgets everything. When several facts match, or for everything, the tool asks ' +
       'for confirmation first: ask the user, then call again with "confirm": true.',
-    parameters: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'Words of the fact to forget.' },
-        all: { type: 'boolean', description: 'Forget every saved fact.' },
-        confirm: { type: 'boolean', description: 'The user confirmed removing several facts.' },
-      },
-      additionalProperties: false,
-    },
+    parameters: toolParameters(forgetArgs),
     async run(args, ctx) {
       const parsed = Args.safeParse(args ?? {});
       if (!parsed.success) {

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import type { MemoryEvent } from './memory-event.js';
-import type { LocalTool } from '../tools/local-tool.js';
+import { toolParameters, type LocalTool } from '../tools/local-tool.js';
 import type { Embedder } from './embeddings.js';
 import { admitFact } from './fact-guard.js';
 import {
@@ -43,7 +43,7 @@ export const REMEMBER_SYSTEM_PROMPT = [
   OPERATIONS_GRAMMAR,
 ].join('\n');
 
-const Args = z.object({ fact: z.string().trim().min(1).max(MAX_FACT_LENGTH) });
+export const rememberArgs = z.object({ fact: z.string().trim().min(1).max(MAX_FACT_LENGTH).describe('The fact, one short sentence.') });
 
 export interface MemoryToolDeps {
   /** Reads hand back redacted facts (fact-guard.ts `redactingStore`). */
@@ -71,14 +71,9 @@ export function createRememberTool(userId: string, deps: MemoryToolDeps): LocalT
       'a dietary need). Write it in third person without a subject, in their own terms: "Is vegetarian", ' +
       '"Lives in Morewood Gardens" (for "my dorm is Morewood Gardens"), never "Their ..." or "The user ...". ' +
       'One fact per call. Never save secrets, passwords or other people\'s details.',
-    parameters: {
-      type: 'object',
-      properties: { fact: { type: 'string', description: 'The fact, one short sentence.', maxLength: MAX_FACT_LENGTH } },
-      required: ['fact'],
-      additionalProperties: false,
-    },
+    parameters: toolParameters(rememberArgs),
     async run(args, ctx) {
-      const parsed = Args.safeParse(args);
+      const parsed = rememberArgs.safeParse(args);
       if (!parsed.success) {
         return { content: `Not saved: pass {"fact": "<one short sentence, at most ${MAX_FACT_LENGTH} characters>"}.` };
       }
