@@ -27,6 +27,9 @@ describe('planTurn', () => {
     ['How do I get to Gates from Wean?', ['maps']],
     ['When does the shuttle run and how do meal plans work?', ['guide']],
     ['Which dining halls are open now?', ['eats']],
+    // Words outside ASCII are whole words too (JavaScript's \b would never end one after "é").
+    ['Tepper Café hours?', ['eats']],
+    ['Is there a café in the library?', ['eats', 'guide']],
   ])('binds the groups a message asks about: %s', (query, groups) => {
     const plan = planTurn(req(query), noUserMemory);
     expect(plan.groups).toEqual(groups);

@@ -5,22 +5,29 @@
  */
 import type { ToolGroup } from './tool-groups.js';
 
+/**
+ * A hint pattern matching `alternatives` as whole words. JavaScript's `\b` knows only ASCII word
+ * characters (with or without the `u` flag), so `café\b` could never match: the boundaries here are
+ * "no letter, digit or underscore of any script" on either side.
+ */
+const words = (alternatives: string): RegExp => new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alternatives})(?![\\p{L}\\p{N}_])`, 'iu');
+
 const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
   [
     'eats',
-    /\b(food|eat|eats|eating|dining|dine|lunch|dinner|breakfast|brunch|coffee|cafe|café|restaurants?|pizza|sushi|hungry|snacks?|menu|cuisine|vegetarian|vegan|halal|kosher|drinks?|tea|boba|bagels?|sandwich(es)?|salad|burgers?|open now)\b/i,
+    words(String.raw`food|eat|eats|eating|dining|dine|lunch|dinner|breakfast|brunch|coffee|cafe|café|restaurants?|pizza|sushi|hungry|snacks?|menu|cuisine|vegetarian|vegan|halal|kosher|drinks?|tea|boba|bagels?|sandwich(es)?|salad|burgers?|open now`),
   ],
   [
     'courses',
-    /\b(courses?|class(es)?|prereq(uisite)?s?|co-?req(uisite)?s?|professors?|instructors?|lectures?|units|syllabus|gen-?eds?|semester|taught|teaches|department|\d{2}-?\d{3})\b/i,
+    words(String.raw`courses?|class(es)?|prereq(uisite)?s?|co-?req(uisite)?s?|professors?|instructors?|lectures?|units|syllabus|gen-?eds?|semester|taught|teaches|department|\d{2}-?\d{3}`),
   ],
   [
     'maps',
-    /\b(where|directions?|buildings?|near|nearby|nearest|closest|how (do|can) i get|get to|route|walk(ing)?|map|located|location|distance|far|room)\b/i,
+    words(String.raw`where|directions?|buildings?|near|nearby|nearest|closest|how (do|can) i get|get to|route|walk(ing)?|map|located|location|distance|far|room`),
   ],
   [
     'guide',
-    /\b(housing|dorms?|residence|room selection|roommates?|first-?years?|meal ?plans?|dinextra|polic(y|ies)|registration|register|shuttles?|escort|bus(es)?|parking|tuition|financial aid|orientation|wi-?fi|eduroam|internet|andrew (id|account)|id card|laundry|mail|mailroom|packages?|move-?in|move out|librar(y|ies)|print(ing|er)?|study spaces?|health|counsel(or|ors|ing|ling)|caps|mental health|emergenc(y|ies)|guide)\b/i,
+    words(String.raw`housing|dorms?|residence|room selection|roommates?|first-?years?|meal ?plans?|dinextra|polic(y|ies)|registration|register|shuttles?|escort|bus(es)?|parking|tuition|financial aid|orientation|wi-?fi|eduroam|internet|andrew (id|account)|id card|laundry|mail|mailroom|packages?|move-?in|move out|librar(y|ies)|print(ing|er)?|study spaces?|health|counsel(or|ors|ing|ling)|caps|mental health|emergenc(y|ies)|guide`),
   ],
 ];
 
