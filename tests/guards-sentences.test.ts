@@ -32,6 +32,21 @@ describe('dropSentences', () => {
     }
   });
 
+  it.each([
+    ['图书馆今天开放。查询失败了，请稍后再试！食堂在一楼。', '图书馆今天开放。食堂在一楼。'],
+    ['「地图加载失败。」请向北走。', '请向北走。'],
+    ['図書館は開いています。検索に失敗しました？食堂は一階です．', '図書館は開いています。食堂は一階です．'],
+  ])('ends sentences at 。！？． with no space after them: %j → %j, at any chunk size', (text, expected) => {
+    const failed = (sentence: string) => sentence.includes('失败') || sentence.includes('失敗');
+    expect(dropSentences(text, failed).text).toBe(expected);
+    for (let size = 1; size <= 9; size++) {
+      const f = createSentenceFilter(failed);
+      let out = '';
+      for (let i = 0; i < text.length; i += size) out += f.push(text.slice(i, i + size));
+      expect(out + f.flush(), `chunks of ${size}`).toBe(expected);
+    }
+  });
+
   it('releases a sentence whose opening rules out a claim before its end arrives', () => {
     const f = createSentenceFilter(claim, mayBeFailureClaim);
     expect(f.push('Wean')).toBe('');

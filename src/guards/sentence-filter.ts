@@ -35,10 +35,13 @@ const ABBREVIATION_WINDOW = 10;
 const MAY_DROP_WINDOW = 160;
 
 // End of a sentence: an end mark, closing quotes/brackets/emphasis, then spaces or tabs, then more
-// text (any non-whitespace character), on the same line. Recognised character by character.
-const isEndMark = (c: number) => c === 0x2e || c === 0x21 || c === 0x3f || c === 0x2026; // . ! ? …
+// text (any non-whitespace character), on the same line. Recognised character by character. Chinese
+// and Japanese end marks (。！？．) need no space: the next sentence follows at once.
+const isCjkEndMark = (c: number) => c === 0x3002 || c === 0xff01 || c === 0xff1f || c === 0xff0e; // 。！？．
+const isEndMark = (c: number) => c === 0x2e || c === 0x21 || c === 0x3f || c === 0x2026 || isCjkEndMark(c); // . ! ? … and CJK
 const isCloser = (c: number) =>
-  c === 0x22 || c === 0x27 || c === 0x201d || c === 0x2019 || c === 0x29 || c === 0x5d || c === 0x2a || c === 0x5f; // " ' ” ’ ) ] * _
+  c === 0x22 || c === 0x27 || c === 0x201d || c === 0x2019 || c === 0x29 || c === 0x5d || c === 0x2a || c === 0x5f || // " ' ” ’ ) ] * _
+  c === 0x300d || c === 0x300f || c === 0xff09 || c === 0x3011; // 」 』 ） 】
 const isSpaceOrTab = (c: number) => c === 0x20 || c === 0x09;
 /** JavaScript's `\s` (and `trim()`): white space and line terminators. */
 function isWhitespace(c: number): boolean {
@@ -91,6 +94,8 @@ export function createSentenceFilter(
   let endPhase = 0;
   let endBody = 0;
   let endIsAbbreviation = false;
+  // The end mark was a CJK one: the next sentence may start without a space.
+  let endUnspaced = false;
 
   const startSentence = () => {
     held = '';
@@ -154,6 +159,15 @@ export function createSentenceFilter(
   const readProse = (): { out: string; lineEnded: boolean } => {
     let out = '';
     let from = 0; // start of the piece of `input` not yet added to `held`
+    /** The sentence ends before input[i]: its text up to the end mark and closers, then the spaces. */
+    const endBefore = (i: number) => {
+      const text = held + input.slice(from, i);
+      const body = endBody - releasedCount;
+      out += finishSentence(text.slice(0, body));
+      space = text.slice(body);
+      startSentence();
+      from = i;
+    };
     for (let i = 0; i < input.length; i++) {
       const c = input.charCodeAt(i);
       if (c === 0x0a) {
@@ -163,18 +177,12 @@ export function createSentenceFilter(
         return { out, lineEnded: true };
       }
       if (endPhase === 2 && !isSpaceOrTab(c)) {
-        if (!isWhitespace(c) && !endIsAbbreviation) {
-          // A sentence ends before `c`: its text up to the end mark and closers, then the spaces.
-          const text = held + input.slice(from, i);
-          const body = endBody - releasedCount;
-          out += finishSentence(text.slice(0, body));
-          space = text.slice(body);
-          startSentence();
-          from = i;
-        } else endPhase = 0;
+        if (!isWhitespace(c) && !endIsAbbreviation) endBefore(i);
+        else endPhase = 0;
       } else if (endPhase === 1) {
         if (isCloser(c)) endBody = length + 1;
         else if (isSpaceOrTab(c)) endPhase = 2;
+        else if (endUnspaced && !isWhitespace(c)) endBefore(i);
         else endPhase = 0;
       }
       length++;
@@ -182,6 +190,7 @@ export function createSentenceFilter(
       if (endPhase === 0 && isEndMark(c)) {
         endPhase = 1;
         endBody = length;
+        endUnspaced = isCjkEndMark(c);
         const start = Math.max(from, i + 1 - ABBREVIATION_WINDOW);
         const window = input.slice(start, i + 1);
         endIsAbbreviation = ABBREVIATION.test(window.length >= ABBREVIATION_WINDOW ? window : (tail + window).slice(-ABBREVIATION_WINDOW));
