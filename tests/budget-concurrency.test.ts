@@ -209,7 +209,7 @@ describe('budget through the app', () => {
     h.gw.handler = () => ({ text: 'Dining Hours Question', usage: { prompt_tokens: 50, completion_tokens: 4 } });
     const res = await h.post('/agent/title', { query: 'when does the dining hall open?', user_id: 'titled-user' });
     expect(res.status).toBe(200);
-    expect((await res.json()).title).toBeTruthy();
+    expect(await res.json()).toEqual({ title: 'Dining Hours Question' });
     expect(await h.budget.used('titled-user', DAY)).toBe(54);
     await (await h.post('/agent/title', { query: 'where is gates?' })).json();
     expect(await h.budget.used('anonymous', DAY)).toBe(54);

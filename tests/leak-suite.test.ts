@@ -265,11 +265,19 @@ describe('the system prompt', () => {
 
 describe('the other exits', () => {
   it('titles: a title carrying a secret in any form is no title', async () => {
+    // Title cleaning keeps the first line and five words: these two forms are cut before the policy
+    // reads them; when what is left is not a leak (a short fragment of a key, a piece of a host name,
+    // which counts only whole) the title stays.
+    const cutByCleaning = new Set(['letter-spaced', 'split by a newline']);
     for (const c of cases) {
       script.title = `Config ${c.written}`;
       const res = await fetch(`${server.base}/agent/title`, { method: 'POST', headers, body: JSON.stringify({ query: 'config' }) });
       const { title } = (await res.json()) as { title: string | null };
-      if (title !== null) expect(longestCommon(title, c.written), `${c.kind} ${c.name}: ${title}`).toBeLessThanOrEqual(MAX_COMMON);
+      if (!cutByCleaning.has(c.name)) expect(title, `${c.kind} ${c.name}`).toBeNull();
+      else if (title !== null) {
+        expect(title, `${c.kind} ${c.name}`).toMatch(/^Config /);
+        expect(longestCommon(title, c.written), `${c.kind} ${c.name}: ${title}`).toBeLessThanOrEqual(MAX_COMMON);
+      }
     }
   });
 
