@@ -42,9 +42,9 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 FROM ${NODE_IMAGE} AS runtime
 # NODE_OPTIONS bounds the V8 heap so the process stays inside the platform's 256 MB limit: V8 collects
 # harder near 128 MB of old space instead of growing, and 8 MB semi-spaces cap the young generation.
-# Measured by bench/footprint.bench.ts (which reads this line): ~100 MB resident idle, 130-140 MB at 100
-# concurrent streaming turns (160-166 MB without these options). Change it only together with the
-# platform's memory limit.
+# Measured by bench/footprint.bench.ts (which reads this line; BENCHMARKS.md "Footprint"): 92 MB resident
+# idle, 140 MB at 100 concurrent streaming turns (163 MB without these options). Change it only
+# together with the platform's memory limit.
 ENV NODE_ENV=production \
     AGENT_ENV=production \
     PORT=5055 \

@@ -180,6 +180,10 @@ for (const [kind, make] of texts) {
 const ratioLines = [...perLength].map(
   ([key, cpu]) => `- ${key}: 40k / 10k CPU ratio ${(cpu.get(40_000)! / cpu.get(10_000)!).toFixed(2)} (linear is 4).`,
 );
+// The targets, each judged on what was measured above.
+const maxPerDeltaUs = Math.max(...[...perLength.values()].flatMap((cpu) => [...cpu].map(([length, ms]) => (ms * 1000) / length)));
+const maxMapRatio = Math.max(...[...perLength].filter(([key]) => key.endsWith('map attached')).map(([, cpu]) => cpu.get(40_000)! / cpu.get(10_000)!));
+const verdict = (met: boolean) => (met ? 'met' : '**not met**');
 
 const added = (q: number, s: number[], b: number[]) => quantile(s, q) - quantile(b, q);
 const row = (label: string, s: number[], b = base) =>
@@ -199,6 +203,8 @@ process.stdout.write(
     row('verify (normal answer)', normal),
     row('verify, map attached (directions answers)', mapped, mappedBase),
     '',
+    `Target (≤ 20 ms added on a normal answer, at p95): ${verdict(added(0.95, normal, base) <= 20)}.`,
+    '',
     'With a map attached, a sentence whose opening words could start a false failure claim ("I…", "The routing tool…", ' +
       `"You can use…") is held until it ends; one of the ${MAP_ANSWERS.length} directions answers opens that way, which is what the p95 shows.`,
     '',
@@ -216,5 +222,9 @@ process.stdout.write(
     '',
     ...ratioLines,
     '',
+    `Targets: ≤ 5 µs per delta (largest measured ${maxPerDeltaUs.toFixed(2)} µs): ${verdict(maxPerDeltaUs <= 5)}; ` +
+      `40k / 10k with a map ≤ 4.5 (largest ${maxMapRatio.toFixed(2)}): ${verdict(maxMapRatio <= 4.5)}.`,
+    '',
   ].join('\n'),
 );
+if (added(0.95, normal, base) > 20 || maxPerDeltaUs > 5 || maxMapRatio > 4.5) process.exitCode = 1;
