@@ -78,6 +78,21 @@ const startCompiled = (gw: FakeGateway) =>
     nodeArgs: ['--max-old-space-size=128', '--max-semi-space-size=8'],
   });
 
+/** Three concurrent streamed turns against the service; their last events, and the process's peak RSS. */
+async function threeStreams(service: ServiceProcess) {
+  const ends = await Promise.all(
+    [0, 1, 2].map(async (i) => {
+      const res = await fetch(`${service.url}/agent/respond/stream`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `hello there ${i}` }),
+      });
+      return (await collectSseEvents(res.body!)).at(-1)!;
+    }),
+  );
+  return { ends, peakMb: procStatusKb(service.child.pid!, 'VmHWM') / 1024 };
+}
+
 describe('in the compiled service process', () => {
   beforeAll(() => {
     // `node scripts/build.mjs` compiles src/ only when dist/ is missing or older (as `npm start` does).
@@ -94,23 +109,12 @@ describe('in the compiled service process', () => {
     gw.handler = () => endless(12_000_000, 4_000);
     service = await startCompiled(gw);
     closers.push(() => service.stop());
-    const ends = await Promise.all(
-      [0, 1, 2].map(async (i) => {
-        const res = await fetch(`${service.url}/agent/respond/stream`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ query: `hello there ${i}` }),
-        });
-        const events = await collectSseEvents(res.body!);
-        const last = events.at(-1)!;
-        return { event: last.type, text: last.type === 'done' ? (last.data.response_text as string) : '' };
-      }),
-    );
-    const peakMb = procStatusKb(service.child.pid!, 'VmHWM') / 1024;
+    const { ends, peakMb } = await threeStreams(service);
     for (const end of ends) {
-      expect(end.event).toBe('done');
-      expect(end.text.endsWith(ANSWER_CUT_NOTE.trim())).toBe(true);
-      expect(end.text.length).toBeLessThanOrEqual(20_000 + ANSWER_CUT_NOTE.length);
+      expect(end.type).toBe('done');
+      const text = end.data.response_text as string;
+      expect(text.endsWith(ANSWER_CUT_NOTE.trim())).toBe(true);
+      expect(text.length).toBeLessThanOrEqual(20_000 + ANSWER_CUT_NOTE.length);
     }
     expect(peakMb).toBeLessThanOrEqual(200);
   });
@@ -121,18 +125,8 @@ describe('in the compiled service process', () => {
     gw.handler = () => ({ text: ['x'.repeat(12_000_000)], ignoreMaxTokens: true });
     service = await startCompiled(gw);
     closers.push(() => service.stop());
-    const ends = await Promise.all(
-      [0, 1, 2].map(async (i) => {
-        const res = await fetch(`${service.url}/agent/respond/stream`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ query: `hello there ${i}` }),
-        });
-        const events = await collectSseEvents(res.body!);
-        return events.at(-1)!.type;
-      }),
-    );
-    const peakMb = procStatusKb(service.child.pid!, 'VmHWM') / 1024;
+    const { ends: last, peakMb } = await threeStreams(service);
+    const ends = last.map((e) => e.type);
     // Nothing of the line was parsed before the limit: the turn ends with the gateway's error event.
     expect(ends).toEqual(['error', 'error', 'error']);
     expect(peakMb).toBeLessThanOrEqual(200);
