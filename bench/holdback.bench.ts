@@ -18,6 +18,7 @@ import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
 import { unmeteredBudget } from '../src/admission/admission.js';
 import { createAnswerStream } from '../src/guards/answer-stream.js';
 import { ms, quantile } from './stats.js';
+import { noSpan, noTelemetry } from '../src/telemetry/telemetry.js';
 
 const GAP_MS = 10;
 const RUNS_PER_ANSWER = 20;
@@ -74,6 +75,8 @@ const ctx = (query: string): TurnContext => ({
   systemPrompt,
   budget: unmeteredBudget,
   outcome: { promptTokens: 0, completionTokens: 0, cut: false },
+  span: noSpan,
+  metrics: noTelemetry.metrics,
 });
 
 /** Baseline: unchecked text becomes deltas. */

@@ -2,7 +2,7 @@
  * createApp(deps): the middleware order, the route mounts, one onError and one notFound. Every error a
  * client can see leaves through `envelopeResponse`.
  *
- * Order: request id → access log → CORS → (per protected route: bearer auth → body limit → validation).
+ * Order: request id → server span (telemetry on) → access log → CORS → (per protected route: bearer auth → body limit → validation).
  * Auth sits on each protected route (`guard`), so a path no route answers is a 404 with or without a
  * token; `/api/health` and the sandbox playground page are open.
  */
@@ -17,6 +17,7 @@ import type { AppEnv } from './http/app-env.js';
 import { AppError, BadRequestError, MethodNotAllowedError, NotFoundError, envelopeResponse } from './http/errors.js';
 import { createRouteGuard } from './http/guard.js';
 import { openAIErrorShape } from './http/openai-errors.js';
+import { traceRequests } from './http/trace.js';
 import { createAgentRoutes } from './routes/agent.js';
 import { createHealthRoutes } from './routes/health.js';
 import { createMemoryRoutes } from './routes/memory.js';
@@ -31,6 +32,8 @@ export function createApp(deps: AppDeps) {
   const envelope = (err: unknown) => envelopeResponse(err, deps.leaks);
 
   app.use(requestId());
+  // The server span (only with telemetry on): first, so the access log line carries its trace id.
+  if (deps.telemetry.enabled) app.use(traceRequests(deps.telemetry));
   app.use(accessLog(logger));
   app.use(
     cors({

@@ -96,6 +96,132 @@ const envSchema = z.object({
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
+export const OTEL_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
+/**
+ * OpenTelemetry export (the standard OTEL_* variables), present only when an OTLP endpoint is set and
+ * OTEL_SDK_DISABLED is not true. Without it nothing of OpenTelemetry is loaded.
+ */
+export interface TelemetryConfig {
+  /** OTEL_SERVICE_NAME, default `campus-agent`. */
+  serviceName: string;
+  /** OTEL_RESOURCE_ATTRIBUTES (`key=value,...`). */
+  resourceAttributes: Record<string, string>;
+  /** OTEL_EXPORTER_OTLP_PROTOCOL: `http/protobuf` (the default) or `http/json`. */
+  protocol: 'http/protobuf' | 'http/json';
+  /** OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or the base endpoint + `/v1/traces`; null: traces off. */
+  tracesEndpoint: string | null;
+  /** OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, or the base endpoint + `/v1/metrics`; null: metrics off. */
+  metricsEndpoint: string | null;
+  /** OTEL_EXPORTER_OTLP_HEADERS (`key=value,...`, values URL-encoded); treated as secrets. */
+  tracesHeaders: Record<string, string>;
+  metricsHeaders: Record<string, string>;
+  /** OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG (the ratio of the `traceidratio` samplers). */
+  sampler: (typeof OTEL_SAMPLERS)[number];
+  samplerRatio: number;
+  /** OTEL_BSP_SCHEDULE_DELAY: milliseconds between span batch exports. */
+  batchDelayMs: number;
+  /** OTEL_METRIC_EXPORT_INTERVAL: milliseconds between metric exports. */
+  metricIntervalMs: number;
+  /** OTEL_EXPORTER_OTLP_TIMEOUT: deadline of one export request. */
+  exportTimeoutMs: number;
+}
+
+/** `key=value,key2=value2` (OTEL_EXPORTER_OTLP_HEADERS, OTEL_RESOURCE_ATTRIBUTES); values URL-decoded. */
+function parseKeyValues(name: string, raw: string | undefined, problems: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (raw ?? '').split(',')) {
+    if (!part.trim()) continue;
+    const eq = part.indexOf('=');
+    const key = eq > 0 ? part.slice(0, eq).trim() : '';
+    if (!key) {
+      // The entry may be a secret: its position is named, never its text.
+      problems.push(`${name}: every entry must be key=value`);
+      continue;
+    }
+    try {
+      out[key] = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      problems.push(`${name}: the value of ${key} is not URL-encoded correctly`);
+    }
+  }
+  return out;
+}
+
+function otlpEndpoint(base: string | null, specific: string | null, path: string): string | null {
+  if (specific) return specific;
+  if (!base) return null;
+  return `${base.replace(/\/+$/, '')}${path}`;
+}
+
+/** The OTEL_* part of the configuration; null when no endpoint is set or the SDK is disabled. */
+function parseTelemetryConfig(env: Record<string, string | undefined>, problems: string[]): TelemetryConfig | null {
+  const text = (name: string) => {
+    const v = env[name]?.trim();
+    return v ? v : null;
+  };
+  if (text('OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return null;
+  const url = (name: string) => {
+    const v = text(name);
+    if (v !== null && !URL.canParse(v)) {
+      problems.push(`${name}: must be a URL`);
+      return null;
+    }
+    return v;
+  };
+  const base = url('OTEL_EXPORTER_OTLP_ENDPOINT');
+  const exporterOff = (name: string) => text(name)?.toLowerCase() === 'none';
+  const tracesEndpoint = exporterOff('OTEL_TRACES_EXPORTER') ? null : otlpEndpoint(base, url('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'), '/v1/traces');
+  const metricsEndpoint = exporterOff('OTEL_METRICS_EXPORTER') ? null : otlpEndpoint(base, url('OTEL_EXPORTER_OTLP_METRICS_ENDPOINT'), '/v1/metrics');
+  if (!tracesEndpoint && !metricsEndpoint) return null;
+
+  const protocol = text('OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    problems.push('OTEL_EXPORTER_OTLP_PROTOCOL: must be http/protobuf or http/json (grpc is not supported)');
+  }
+  const sampler = (text('OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on').toLowerCase();
+  if (!(OTEL_SAMPLERS as readonly string[]).includes(sampler)) {
+    problems.push(`OTEL_TRACES_SAMPLER: must be one of ${OTEL_SAMPLERS.join(', ')}`);
+  }
+  const number = (name: string, fallback: number, valid: (n: number) => boolean, rule: string) => {
+    const v = text(name);
+    if (v === null) return fallback;
+    const n = Number(v);
+    if (!Number.isFinite(n) || !valid(n)) {
+      problems.push(`${name}: ${rule}`);
+      return fallback;
+    }
+    return n;
+  };
+  const ratioSampler = sampler.endsWith('traceidratio');
+  const samplerRatio = ratioSampler
+    ? number('OTEL_TRACES_SAMPLER_ARG', 1, (n) => n >= 0 && n <= 1, 'must be a number from 0 to 1')
+    : 1;
+  const positive = (n: number) => Number.isInteger(n) && n > 0;
+  const headers = parseKeyValues('OTEL_EXPORTER_OTLP_HEADERS', env.OTEL_EXPORTER_OTLP_HEADERS, problems);
+  return {
+    serviceName: text('OTEL_SERVICE_NAME') ?? 'campus-agent',
+    resourceAttributes: parseKeyValues('OTEL_RESOURCE_ATTRIBUTES', env.OTEL_RESOURCE_ATTRIBUTES, problems),
+    protocol: protocol === 'http/json' ? 'http/json' : 'http/protobuf',
+    tracesEndpoint,
+    metricsEndpoint,
+    tracesHeaders: { ...headers, ...parseKeyValues('OTEL_EXPORTER_OTLP_TRACES_HEADERS', env.OTEL_EXPORTER_OTLP_TRACES_HEADERS, problems) },
+    metricsHeaders: { ...headers, ...parseKeyValues('OTEL_EXPORTER_OTLP_METRICS_HEADERS', env.OTEL_EXPORTER_OTLP_METRICS_HEADERS, problems) },
+    sampler: sampler as TelemetryConfig['sampler'],
+    samplerRatio,
+    batchDelayMs: number('OTEL_BSP_SCHEDULE_DELAY', 5_000, positive, 'must be a positive integer (milliseconds)'),
+    metricIntervalMs: number('OTEL_METRIC_EXPORT_INTERVAL', 60_000, positive, 'must be a positive integer (milliseconds)'),
+    exportTimeoutMs: number('OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, positive, 'must be a positive integer (milliseconds)'),
+  };
+}
+
 export interface Config {
   env: 'production' | 'development' | 'test';
   port: number;
@@ -157,6 +283,8 @@ export interface Config {
   /** Service base URL `npm run chat` talks to (AGENT_URL); default http://127.0.0.1:PORT. */
   agentUrl: string;
   logLevel: LogLevel;
+  /** OpenTelemetry export; null (the default) loads nothing of OpenTelemetry. */
+  telemetry: TelemetryConfig | null;
   /** Human-readable list of the local defaults in force (no secret values), logged once at start. */
   defaultsInForce: string[];
 }
@@ -202,6 +330,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   }
   if (e.TOKEN_BUDGET_STORE === 'postgres' && !e.DATABASE_URL)
     problems.push('TOKEN_BUDGET_STORE=postgres requires DATABASE_URL');
+  const telemetry = parseTelemetryConfig(env, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const defaultsInForce: string[] = [];
@@ -259,6 +388,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     sandboxToolsPort: e.SANDBOX_TOOLS_PORT,
     agentUrl: (e.AGENT_URL ?? `http://127.0.0.1:${e.PORT || 5055}`).replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
+    telemetry,
     defaultsInForce,
   };
 }

@@ -15,6 +15,7 @@ import type { ModelGateway } from './model/gateway.js';
 import type { CampusTools } from './tools/campus-tools.js';
 import type { Hono } from 'hono';
 import type { ShowMapTool } from './pipeline/toolbox.js';
+import type { Telemetry } from './telemetry/telemetry.js';
 
 export interface AppDeps {
   config: Config;
@@ -41,6 +42,8 @@ export interface AppDeps {
   admission: Admission;
   /** Moderation of single texts (the title route); default `noModeration`. */
   moderation: Moderation;
+  /** Traces and metrics (telemetry/): `noTelemetry` unless an OTLP endpoint is configured. */
+  telemetry: Telemetry;
   /** The sandbox playground page (`GET /`), mounted when the sandbox runs; null otherwise. */
   playground?: Hono | null;
 }

@@ -24,6 +24,8 @@ export interface LoggerOptions {
   /** The service's leak policy; without one, key shapes and tokens are still redacted. */
   leaks?: LeakPolicy;
   clock?: () => Date;
+  /** Fields of the current context added to every line (telemetry's `trace_id` and `span_id` when tracing is on). */
+  context?: () => LogFields | undefined;
 }
 
 /** Serialises an error for the log: name, message and the first stack frames; causes chained. */
@@ -44,7 +46,7 @@ export function createLogger(options: LoggerOptions = {}, bound: LogFields = {})
   const clock = options.clock ?? (() => new Date());
   const write = (lvl: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields) => {
     if (RANK[lvl] < level) return;
-    const record: LogFields = { ts: clock().toISOString(), level: lvl, msg, ...bound, ...fields };
+    const record: LogFields = { ts: clock().toISOString(), level: lvl, msg, ...options.context?.(), ...bound, ...fields };
     if (record.err !== undefined) record.err = describeError(record.err);
     sink(leaks.redact(JSON.stringify(record)));
   };

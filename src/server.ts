@@ -26,18 +26,22 @@ import { noTurnMemory } from './memory/turn-memory.js';
 import { createOpenAIGateway } from './model/openai-gateway.js';
 import { createMcpCampusTools } from './tools/mcp-campus-tools.js';
 import { noCampusTools } from './tools/campus-tools.js';
+import { observedStore } from './memory/observed-store.js';
+import { tracedGateway } from './model/traced-gateway.js';
+import { noTelemetry, type Telemetry } from './telemetry/telemetry.js';
 
 /** Resources to release at shutdown, closed in reverse order of creation. */
 type Closer = { name: string; close: () => Promise<unknown> };
 
-async function buildDeps(config: Config, logger: Logger, leaks: LeakPolicy, closers: Closer[]): Promise<AppDeps> {
+async function buildDeps(config: Config, logger: Logger, leaks: LeakPolicy, telemetry: Telemetry, closers: Closer[]): Promise<AppDeps> {
   // First, so a malformed catalog file stops startup (CatalogError names the file) before anything opens.
   const catalog = loadCatalog(config.campus.buildingsFile);
   const showMapTool = createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl });
-  const background = createBackgroundTasks(logger);
+  const background = createBackgroundTasks(logger, telemetry);
   const turns = createTurnsInFlight(config.maxTurnsInFlight);
   // Postgres when DATABASE_URL is set (migrated under an advisory lock, vector size checked), else in-memory.
-  const { store: memory, database } = await createMemoryStoreFromConfig(config, logger);
+  const { store: opened, database } = await createMemoryStoreFromConfig(config, logger);
+  const memory = telemetry.enabled ? observedStore(opened, telemetry.metrics) : opened;
   closers.push({ name: 'memory store', close: () => memory.close() });
   // Outside production, the sandbox stands in for what configuration leaves out, and serves the
   // playground page. Loaded on demand: production never loads a sandbox module.
@@ -55,11 +59,13 @@ async function buildDeps(config: Config, logger: Logger, leaks: LeakPolicy, clos
     maxResponseBytes: responseByteLimit(config.budget.maxOutputTokens),
     outbound: leaks.redact,
   };
-  const gateway = config.gateway.apiKey
+  const untraced = config.gateway.apiKey
     ? createOpenAIGateway({ baseUrl: config.gateway.baseUrl, apiKey: config.gateway.apiKey, ...gatewayLimits })
     : sandbox?.model
       ? createOpenAIGateway({ baseUrl: sandbox.model.baseUrl, apiKey: 'offline', fetch: sandbox.model.fetch, ...gatewayLimits })
       : null;
+  // With telemetry on, every model call gets its `chat` span and the gen_ai.client.* metrics.
+  const gateway = untraced && telemetry.enabled ? tracedGateway(untraced, telemetry.metrics) : untraced;
   const mcpUrl = config.mcpServerUrl ?? sandbox?.mcpUrl ?? null;
   const campusTools = mcpUrl
     ? createMcpCampusTools({ url: mcpUrl, logger, callTimeoutMs: config.toolCallTimeoutMs })
@@ -98,6 +104,7 @@ async function buildDeps(config: Config, logger: Logger, leaks: LeakPolicy, clos
       : noTurnMemory,
     admission,
     moderation,
+    telemetry,
     playground: sandbox?.playground ?? null,
   };
 }
@@ -137,7 +144,20 @@ async function main(): Promise<void> {
     throw err;
   }
   const leaks = leakPolicyFromConfig(config, referenceSystemPrompt(config.campus, new Date()));
-  const logger = createLogger({ level: config.logLevel, leaks });
+  // Telemetry is chosen before the first line is written, so every line can carry its trace ids.
+  let telemetry: Telemetry = noTelemetry;
+  const logger = createLogger({ level: config.logLevel, leaks, context: () => telemetry.logFields() });
+  if (config.telemetry) {
+    // Loaded only when an OTLP endpoint is configured: without one, nothing of OpenTelemetry is imported.
+    const { createOtelTelemetry } = await import('./telemetry/otel.js');
+    telemetry = await createOtelTelemetry(config.telemetry, { userHashKey: config.sharedSecret, logger });
+    logger.info('telemetry export on', {
+      protocol: config.telemetry.protocol,
+      traces: config.telemetry.tracesEndpoint !== null,
+      metrics: config.telemetry.metricsEndpoint !== null,
+      sampler: config.telemetry.sampler,
+    });
+  }
   if (config.env !== 'production' && config.defaultsInForce.length > 0) {
     logger.info('local defaults in force', { defaults: config.defaultsInForce });
   }
@@ -145,7 +165,7 @@ async function main(): Promise<void> {
   const closers: Closer[] = [];
   let deps: AppDeps;
   try {
-    deps = await buildDeps(config, logger, leaks, closers);
+    deps = await buildDeps(config, logger, leaks, telemetry, closers);
   } catch (err) {
     // A start error can quote a connection string or a key: the message is redacted like every log line,
     // and what was already opened is closed before exiting.
@@ -199,6 +219,8 @@ async function main(): Promise<void> {
     for (const c of closers.reverse()) {
       await c.close().catch((err: unknown) => logger.error('close failed', { resource: c.name, err }));
     }
+    // What telemetry still buffers is sent, within what is left of the bound (at least a second).
+    await telemetry.shutdown(Math.max(1_000, deadline - Date.now()));
     logger.info('stopped');
     process.exit(exitCode);
   };

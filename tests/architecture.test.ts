@@ -20,7 +20,7 @@ const bench = importGraph(join(REPO_ROOT, 'bench'), REPO_ROOT);
  * Type-only imports count: a type is owned by the idea that defines it, at its level.
  */
 const ROOMS = [
-  'config', 'security', 'logger', 'http', 'lifecycle', 'model', 'tools', 'request', 'campus', 'prompt', 'guards', 'db',
+  'config', 'security', 'logger', 'telemetry', 'http', 'lifecycle', 'model', 'tools', 'request', 'campus', 'prompt', 'guards', 'db',
   'memory', 'admission', 'pipeline', 'sse', 'deps', 'routes', 'app', 'node-http-server', 'sandbox', 'server',
 ];
 

@@ -35,7 +35,7 @@ describe('openai gateway: streamed pass', () => {
     expect(events.filter((e) => e.type === 'usage')).toEqual([
       { type: 'usage', usage: { promptTokens: 5, completionTokens: 2, totalTokens: 7, estimated: false } },
     ]);
-    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop' });
+    expect(events.at(-1)).toEqual({ type: 'finish', reason: 'stop', model: 'v/m' });
     const body = gw.chatRequests()[0];
     expect(body.stream).toBe(true);
     expect(body.stream_options).toEqual({ include_usage: true });
@@ -144,7 +144,7 @@ describe('openai gateway: complete', () => {
   it('returns text and usage, retrying one 503', async () => {
     gw.enqueue({ status: 503 }, { text: 'Dining near Wean', usage: { prompt_tokens: 3, completion_tokens: 4 } });
     const res = await gateway().complete({ model: 'v/m', messages: user, json: true });
-    expect(res).toEqual({ text: 'Dining near Wean', usage: { promptTokens: 3, completionTokens: 4, totalTokens: 7, estimated: false } });
+    expect(res).toEqual({ text: 'Dining near Wean', usage: { promptTokens: 3, completionTokens: 4, totalTokens: 7, estimated: false }, model: 'v/m' });
     expect(gw.chatRequests()[1].response_format).toEqual({ type: 'json_object' });
     expect(gw.chatRequests()[1].stream).toBeUndefined();
   });

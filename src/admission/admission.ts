@@ -6,6 +6,7 @@
 import type { TurnRequest } from '../request/chat-request.js';
 import type { ReserveCall } from '../model/metered-call.js';
 import type { Usage } from '../model/usage.js';
+import type { TraceSpan } from '../telemetry/telemetry.js';
 
 export type ModerationVerdict = { flagged: false } | { flagged: true; category: string; selfHarm: boolean };
 
@@ -66,7 +67,8 @@ export interface Admission {
    * after it; throws TooManyRequestsError 429 with Retry-After when it would pass the limit, or
    * ServiceUnavailableError 503 when the budget store fails), then moderation of the query.
    */
-  admit(request: TurnRequest, signal: AbortSignal): Promise<AdmissionDecision>;
+  /** `span`: the turn's admission span; the budget check and moderation are its children. */
+  admit(request: TurnRequest, signal: AbortSignal, span?: TraceSpan): Promise<AdmissionDecision>;
   /** Reserves one model call outside a turn (a title, a memory extraction) from the user's bucket. */
   reserveCall: ReserveCall;
   /**

@@ -24,6 +24,7 @@ import { budgetBucket, type Admission, type AdmissionDecision, type Moderation, 
 import { flaggedAnswerNotice, moderationRefusal, selfHarmSupport } from './replies.js';
 import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type TokenBudgetStore } from './token-budget.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from './turn-reservation.js';
+import { errorType, noSpan, type TraceSpan } from '../telemetry/telemetry.js';
 
 export interface AdmissionOptions {
   budget: TokenBudgetStore;
@@ -84,16 +85,20 @@ export function createAdmission(options: AdmissionOptions): Admission {
   };
 
   return {
-    async admit(request: TurnRequest, signal: AbortSignal): Promise<AdmissionDecision> {
+    async admit(request: TurnRequest, signal: AbortSignal, span: TraceSpan = noSpan): Promise<AdmissionDecision> {
       const bucket = budgetBucket(request);
       const day = utcDay(now());
       const first = toolPassHold(requestTokens(request) + promptSize, maxOutput);
       let total: number | null;
+      const budgetSpan = span.child('budget', { 'campus.budget.tokens_held': first });
       try {
         total = await reserveIn(bucket, day, first);
       } catch (err) {
+        budgetSpan.fail(errorType(err));
         log.error('token budget store failed; refusing the turn', { err });
         throw new ServiceUnavailableError('the token budget cannot be checked right now; please try again shortly', 'token budget unavailable');
+      } finally {
+        budgetSpan.end();
       }
       if (total === null) {
         throw new TooManyRequestsError(`the daily token budget of ${limit} tokens is spent; it resets at 00:00 UTC`, secondsUntilUtcMidnight(now()));
@@ -109,8 +114,20 @@ export function createAdmission(options: AdmissionOptions): Admission {
         },
         write: (tokens, what) => write(bucket, day, tokens, what),
       });
+      const moderationSpan = span.child('moderation');
       try {
-        const verdict = await moderation.check(request.query, signal);
+        const verdict = await moderation.check(request.query, signal).then(
+          (v) => {
+            moderationSpan.set({ 'campus.moderation.flagged': v.flagged });
+            moderationSpan.end();
+            return v;
+          },
+          (err: unknown) => {
+            moderationSpan.fail(errorType(err));
+            moderationSpan.end();
+            throw err;
+          },
+        );
         if (!verdict.flagged) return { refusal: null, budget: turnBudget };
         log.info('message stopped by moderation', { category: verdict.category });
         // A canned answer uses no model: the reservation goes back at once.

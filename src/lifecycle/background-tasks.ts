@@ -3,10 +3,14 @@
  * what is registered, within a bound, so SIGTERM does not lose a memory write that already started.
  */
 import type { Logger } from '../logger.js';
+import { errorType, noTelemetry, type Telemetry, type TraceSpan } from '../telemetry/telemetry.js';
 
 export interface BackgroundTasks {
-  /** Runs `task` now; its failure is logged with `name`, never thrown to the caller. */
-  run(name: string, task: () => Promise<unknown>): void;
+  /**
+   * Runs `task` now; its failure is logged with `name`, never thrown to the caller. The task gets a span
+   * of its own trace (`background <name>`), linked to `linkedTo` (the turn that scheduled it).
+   */
+  run(name: string, task: (span: TraceSpan) => Promise<unknown>, linkedTo?: TraceSpan | null): void;
   /** Number of tasks still running. */
   readonly pending: number;
   /** Resolves when every task registered so far has settled, or after `timeoutMs`; true if all settled. */
@@ -15,19 +19,26 @@ export interface BackgroundTasks {
   close(): void;
 }
 
-export function createBackgroundTasks(logger: Logger): BackgroundTasks {
+export function createBackgroundTasks(logger: Logger, telemetry: Telemetry = noTelemetry): BackgroundTasks {
   const running = new Set<Promise<unknown>>();
   let closed = false;
   return {
-    run(name, task) {
+    run(name, task, linkedTo = null) {
       if (closed) {
         logger.warn('background task refused during shutdown', { task: name });
         return;
       }
+      const span = telemetry.backgroundSpan(name, linkedTo);
       const p: Promise<unknown> = Promise.resolve()
-        .then(task)
-        .catch((err: unknown) => logger.error('background task failed', { task: name, err }))
-        .finally(() => running.delete(p));
+        .then(() => task(span))
+        .catch((err: unknown) => {
+          span.fail(errorType(err));
+          logger.error('background task failed', { task: name, err });
+        })
+        .finally(() => {
+          span.end();
+          running.delete(p);
+        });
       running.add(p);
     },
     get pending() {

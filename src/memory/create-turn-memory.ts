@@ -42,32 +42,37 @@ export function createTurnMemory(options: TurnMemoryOptions): TurnMemory {
   const logger = options.logger.child({ component: 'memory' });
   // The extraction model, as extraction and the remember tool's reconciliation call it.
   const reconcile = { gateway: options.gateway, model: options.extractionModel, ...(options.reserve && { reserve: options.reserve }) };
-  const deps = { store: redactingStore(options.store, options.leaks), embedder: options.embedder, logger, leaks: options.leaks };
-  const recall = createRecall(deps);
-  const extract = createExtractor({ ...deps, ...reconcile });
+  const store = redactingStore(options.store, options.leaks);
   const limiter = createRateLimiter({
     intervalMs: options.extractionIntervalMs,
     ...(options.now && { now: options.now }),
   });
 
   return {
-    forUser: (userId) => ({
-      plan: (query, history) => planMemory(query, history),
-      recall: (query, signal) => recall(userId, query, signal),
-      tools: () => [createRememberTool(userId, { ...deps, reconcile }), createForgetTool(userId, deps)],
-      afterTurn(turn) {
-        try {
-          if (!turn.answer.trim()) return;
-          if (!limiter.tryAcquire(userId)) {
-            logger.debug('memory extraction skipped: rate limited');
-            return;
+    forUser: (userId, turn) => {
+      // The turn's logger (bound to its request id) for every line this memory writes during the turn.
+      const deps = { store, embedder: options.embedder, logger: turn ? turn.logger.child({ component: 'memory' }) : logger, leaks: options.leaks };
+      const recall = createRecall(deps);
+      const extract = createExtractor({ ...deps, ...reconcile });
+      return {
+        plan: (query, history) => planMemory(query, history),
+        recall: (query, signal) => recall(userId, query, signal),
+        tools: () => [createRememberTool(userId, { ...deps, reconcile }), createForgetTool(userId, deps)],
+        afterTurn(done) {
+          try {
+            if (!done.answer.trim()) return;
+            if (!limiter.tryAcquire(userId)) {
+              deps.logger.debug('memory extraction skipped: rate limited');
+              return;
+            }
+            // Registered with the background registry: SIGTERM waits for it; a failure is logged there.
+            // Its trace is its own, linked to the turn's.
+            options.background.run('memory extraction', (span) => extract({ ...done, userId, span }), turn?.span ?? null);
+          } catch (err) {
+            deps.logger.error('memory extraction could not be scheduled', { err });
           }
-          // Registered with the background registry: SIGTERM waits for it; a failure is logged there.
-          options.background.run('memory extraction', () => extract({ ...turn, userId }));
-        } catch (err) {
-          logger.error('memory extraction could not be scheduled', { err });
-        }
-      },
-    }),
+        },
+      };
+    },
   };
 }

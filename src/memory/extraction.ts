@@ -10,6 +10,7 @@ import type { ModelGateway } from '../model/gateway.js';
 import type { ReserveCall } from '../model/metered-call.js';
 import type { HistoryTurn } from '../request/chat-request.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
+import type { TraceSpan } from '../telemetry/telemetry.js';
 import type { Embedder } from './embeddings.js';
 import { applyOperations, askForOperations, OPERATIONS_GRAMMAR, parseOperations, ShownFacts, type OperationCounts } from './fact-operations.js';
 import { relevantFacts } from './relevant-facts.js';
@@ -29,6 +30,8 @@ export interface ExtractionTurn {
   query: string;
   history: readonly HistoryTurn[];
   answer: string;
+  /** The extraction's own span (a trace linked to the turn's); its model call is a child. */
+  span?: TraceSpan;
 }
 
 export interface ExtractorOptions {
@@ -79,6 +82,7 @@ export function createExtractor(options: ExtractorOptions) {
     ].join('\n');
     const answer = await askForOperations(options, {
       userId: turn.userId,
+      ...(turn.span && { span: turn.span }),
       system: EXTRACTION_SYSTEM_PROMPT,
       user: `Known facts:\n${shown.lines()}\n\n<conversation>\n${conversation}\n</conversation>`,
       signal,

@@ -13,6 +13,7 @@ import { z } from 'zod';
 import type { Logger } from '../logger.js';
 import type { ModelGateway } from '../model/gateway.js';
 import { meteredComplete, type ReserveCall } from '../model/metered-call.js';
+import type { TraceSpan } from '../telemetry/telemetry.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
 import { embedOrNull, type Embedder } from './embeddings.js';
 import { admitFact } from './fact-guard.js';
@@ -248,7 +249,7 @@ export interface AskDeps {
  */
 export async function askForOperations(
   deps: AskDeps,
-  request: { userId: string; system: string; user: string; signal: AbortSignal },
+  request: { userId: string; system: string; user: string; signal: AbortSignal; span?: TraceSpan },
 ): Promise<string> {
   const { text } = await meteredComplete(deps.gateway, {
     model: deps.model,
@@ -260,6 +261,7 @@ export async function askForOperations(
     temperature: 0,
     maxTokens: 400,
     signal: request.signal,
+    ...(request.span && { span: request.span }),
   }, { userId: request.userId, reserve: deps.reserve });
   return text;
 }

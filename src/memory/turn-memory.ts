@@ -4,6 +4,7 @@
  * signed-in user gets `forUser(id)`, an anonymous turn (or a canned one) `noUserMemory`.
  */
 import type { HistoryTurn } from '../request/chat-request.js';
+import type { TurnScope } from '../telemetry/telemetry.js';
 import type { LocalTool } from '../tools/local-tool.js';
 import type { MemoryEvent } from './memory-event.js';
 
@@ -20,8 +21,8 @@ export interface UserMemory {
 }
 
 export interface TurnMemory {
-  /** The memory of a signed-in user. */
-  forUser(userId: string): UserMemory;
+  /** The memory of a signed-in user, for one turn (its log lines and spans go to `turn`). */
+  forUser(userId: string, turn?: TurnScope): UserMemory;
 }
 
 /** No memory: anonymous and canned turns. */

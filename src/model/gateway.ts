@@ -5,6 +5,7 @@
  * for chat.
  */
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { TraceSpan } from '../telemetry/telemetry.js';
 import type { Usage } from './usage.js';
 
 /** A JSON Schema object, as sent to the model in a tool definition. */
@@ -30,7 +31,8 @@ export type PassEvent =
   | { type: 'tool_calls'; calls: ToolCallRequest[] }
   /** Exactly one per pass, also when the pass was cut short (then estimated). */
   | { type: 'usage'; usage: Usage }
-  | { type: 'finish'; reason: string | null };
+  /** The pass's end: why it stopped, and the model that answered (`chunk.model`) when the gateway said. */
+  | { type: 'finish'; reason: string | null; model: string | null };
 
 export interface PassRequest {
   model: string;
@@ -38,6 +40,8 @@ export interface PassRequest {
   tools?: ToolDefinition[];
   signal: AbortSignal;
   maxTokens?: number;
+  /** The span the call's `chat` span is a child of (telemetry/telemetry.ts); none when tracing is off. */
+  span?: TraceSpan;
 }
 
 export interface CompleteRequest {
@@ -48,9 +52,17 @@ export interface CompleteRequest {
   temperature?: number;
   /** Ask for a JSON object answer (`response_format: json_object`). */
   json?: boolean;
+  span?: TraceSpan;
+}
+
+export interface CompleteAnswer {
+  text: string;
+  usage: Usage;
+  /** The model that answered (`model` of the response) when the gateway said. */
+  model?: string | null;
 }
 
 export interface ModelGateway {
   streamPass(request: PassRequest): AsyncIterable<PassEvent>;
-  complete(request: CompleteRequest): Promise<{ text: string; usage: Usage }>;
+  complete(request: CompleteRequest): Promise<CompleteAnswer>;
 }

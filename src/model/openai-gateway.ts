@@ -11,7 +11,7 @@ import type { Usage } from './usage.js';
 import { estimateUsage, reportedUsage } from './estimate-usage.js';
 import { ModelTimeoutError, ModelUnavailableError } from './gateway-errors.js';
 import { limitResponseBytes, responseByteLimit } from './response-limit.js';
-import type { CompleteRequest, ModelGateway, ModelMessage, PassEvent, PassRequest, ToolCallRequest, ToolDefinition } from './gateway.js';
+import type { CompleteAnswer, CompleteRequest, ModelGateway, ModelMessage, PassEvent, PassRequest, ToolCallRequest, ToolDefinition } from './gateway.js';
 
 export interface OpenAIGatewayOptions {
   baseUrl: string;
@@ -143,10 +143,12 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
       let streamed = false;
       const calls = new Map<number, ToolCallRequest>();
       let finish: string | null = null;
+      let answeredBy: string | null = null;
       try {
         const stream = await client.chat.completions.create(body, { signal: call.signal });
         for await (const chunk of stream) {
           if (chunk.usage) usage = reportedUsage(chunk.usage);
+          if (answeredBy === null && chunk.model) answeredBy = chunk.model;
           const choice = chunk.choices[0];
           if (!choice) continue;
           const piece = choice.delta?.content;
@@ -170,7 +172,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
         const assembled = [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c).filter((c) => c.name);
         if (assembled.length) yield { type: 'tool_calls', calls: assembled };
         yield { type: 'usage', usage: usage ?? estimateUsage(body.messages, text) };
-        yield { type: 'finish', reason: finish };
+        yield { type: 'finish', reason: finish, model: answeredBy };
         return;
       } catch (err) {
         const retry = attempt === 0 && !streamed && isRetryable(err) && !request.signal.aborted;
@@ -187,7 +189,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
     }
   }
 
-  async function complete(request: CompleteRequest): Promise<{ text: string; usage: Usage }> {
+  async function complete(request: CompleteRequest): Promise<CompleteAnswer> {
     const body = {
       model: request.model,
       messages: outbound.messages(request.messages),
@@ -200,7 +202,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
       try {
         const res = await client.chat.completions.create(body, { signal: call.signal });
         const text = res.choices[0]?.message?.content ?? '';
-        return { text, usage: res.usage ? reportedUsage(res.usage) : estimateUsage(body.messages, text) };
+        return { text, usage: res.usage ? reportedUsage(res.usage) : estimateUsage(body.messages, text), model: res.model || null };
       } catch (err) {
         if (!(attempt === 0 && isRetryable(err) && !request.signal?.aborted)) fail(err, call, request.signal);
         await backoff(err, request.signal);

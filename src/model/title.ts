@@ -6,6 +6,7 @@
 import type { Logger } from '../logger.js';
 import type { ModelGateway } from './gateway.js';
 import { meteredComplete, type ReserveCall } from './metered-call.js';
+import type { TraceSpan } from '../telemetry/telemetry.js';
 
 export const MAX_TITLE_CHARS = 48;
 const MAX_TITLE_WORDS = 5;
@@ -48,7 +49,7 @@ function wordCount(text: string): number {
  */
 export async function generateTitle(
   gateway: ModelGateway,
-  options: { model: string; query: string; signal?: AbortSignal; logger: Logger; userId: string | null; reserve?: ReserveCall },
+  options: { model: string; query: string; signal?: AbortSignal; logger: Logger; userId: string | null; reserve?: ReserveCall; span?: TraceSpan },
 ): Promise<string | null> {
   try {
     const { text } = await meteredComplete(gateway, {
@@ -60,6 +61,7 @@ export async function generateTitle(
       maxTokens: 24,
       temperature: 0.2,
       ...(options.signal && { signal: options.signal }),
+      ...(options.span && { span: options.span }),
     }, { userId: options.userId, reserve: options.reserve });
     return cleanTitle(text);
   } catch (err) {

@@ -10,6 +10,7 @@ import type { ModelMessage } from '../model/gateway.js';
 import { buildSystemPrompt } from '../prompt/system-prompt.js';
 import type { TurnRequest } from '../request/chat-request.js';
 import type { CampusTools } from '../tools/campus-tools.js';
+import { noSpan, type TraceSpan } from '../telemetry/telemetry.js';
 import type { Plan } from './stages/plan.js';
 import { bindTools, type ShowMapTool, type Toolbox } from './toolbox.js';
 
@@ -28,16 +29,26 @@ export interface PrepareDeps {
   now: () => Date;
 }
 
+/** `work` under `span`, which ends when it settles. */
+async function spanned<T>(span: TraceSpan, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } finally {
+    span.end();
+  }
+}
+
 export async function prepareTurn(
   deps: PrepareDeps,
-  turn: { request: TurnRequest; plan: Plan; memory: UserMemory; signal: AbortSignal },
+  turn: { request: TurnRequest; plan: Plan; memory: UserMemory; signal: AbortSignal; span?: TraceSpan },
 ): Promise<PreparedTurn> {
   const { request, plan, memory, signal } = turn;
+  const span = turn.span ?? noSpan;
   const wantsCampus = plan.groups.length > 0 || plan.ungroupedTools;
   const memoryTools = plan.memoryTools ? memory.tools() : [];
   const [campusTools, recall] = await Promise.all([
-    wantsCampus ? deps.campusTools.list(signal) : Promise.resolve([]),
-    plan.recallMemory ? memory.recall(request.query, signal) : Promise.resolve(null),
+    wantsCampus ? spanned(span.child('tools.discover'), deps.campusTools.list(signal)) : Promise.resolve([]),
+    plan.recallMemory ? spanned(span.child('recall'), memory.recall(request.query, signal)) : Promise.resolve(null),
   ]);
   const toolbox = bindTools({ plan, campusTools, campus: deps.campusTools, showMapTool: deps.showMapTool, memoryTools, logger: deps.logger });
   const systemPrompt = buildSystemPrompt({

@@ -15,6 +15,7 @@ import { ModelNotConfiguredError } from '../model/gateway-errors.js';
 import type { ModelGateway } from '../model/gateway.js';
 import type { TurnRequest } from '../request/chat-request.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
+import { errorType, noSpan, type Telemetry, type TraceSpan } from '../telemetry/telemetry.js';
 import { isClientEvent, type ClientEvent, type TurnEvent } from './events.js';
 import { prepareTurn, type PrepareDeps, type PreparedTurn } from './prepare.js';
 import type { TurnContext, TurnOutcome } from './stage.js';
@@ -29,6 +30,7 @@ export interface TurnRunnerDeps extends PrepareDeps {
   turnMemory: TurnMemory;
   admission: Pick<Admission, 'reviewAnswer' | 'notePromptSize'>;
   leaks: LeakPolicy;
+  telemetry: Telemetry;
 }
 
 export interface RunOptions {
@@ -41,6 +43,8 @@ export interface RunOptions {
   budget?: TurnBudget;
   /** Filled as the turn runs (tokens used, answer cut); a fresh one when the caller does not read it. */
   outcome?: TurnOutcome;
+  /** The turn's span: planning, preparation, the stages, model passes and tool calls are its children. */
+  span?: TraceSpan;
 }
 
 /** A canned turn binds nothing. */
@@ -48,6 +52,21 @@ const CANNED_PLAN: Plan = { groups: [], ungroupedTools: false, showMap: false, c
 
 async function* failing(err: unknown): AsyncGenerator<TurnEvent> {
   throw err;
+}
+
+/** A stage's events under a span that ends with them (only when the span records: no extra hop otherwise). */
+function within(span: TraceSpan, events: AsyncGenerator<TurnEvent>): AsyncGenerator<TurnEvent> {
+  if (!span.recording) return events;
+  return (async function* () {
+    try {
+      yield* events;
+    } catch (err) {
+      span.fail(errorType(err));
+      throw err;
+    } finally {
+      span.end();
+    }
+  })();
 }
 
 async function* cannedText(text: string): AsyncGenerator<TurnEvent> {
@@ -67,14 +86,21 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
     const injection = !options.refusal && detectFlagrantInjection(request.query);
     const canned: { text: string; reason: NonNullable<AnswerNotes['refused']> } | null =
       options.refusal ?? (injection ? { text: INJECTION_REFUSAL, reason: 'injection' } : null);
+    const span = options.span ?? noSpan;
+    // Every line the turn writes carries its request id (and, with tracing on, its trace and span ids).
+    const log = logger.child({ request_id: options.requestId });
     // The one place a turn's user is decided: anonymous and canned turns have no memory.
-    const memory: UserMemory = canned || request.userId === null ? noUserMemory : deps.turnMemory.forUser(request.userId);
+    const memory: UserMemory =
+      canned || request.userId === null ? noUserMemory : deps.turnMemory.forUser(request.userId, { logger: log, span });
+    const planSpan = span.child('plan');
     const plan = canned ? CANNED_PLAN : planTurn(request, memory);
+    planSpan.set({ 'campus.plan.groups': plan.groups, 'campus.plan.recall_memory': plan.recallMemory, 'campus.plan.canned': canned !== null });
+    planSpan.end();
 
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new TurnTimeoutError()), config.turnTimeoutMs);
     const signal = AbortSignal.any([options.signal, deadline.signal]);
-    const deliver = createDeliverStage({ admission: deps.admission, logger, leaks: deps.leaks, ...(canned && { refused: canned.reason }) });
+    const deliver = createDeliverStage({ admission: deps.admission, logger: log, leaks: deps.leaks, ...(canned && { refused: canned.reason }) });
 
     try {
       // Prepared before the stages are composed, so verify sees the final system prompt; a failure here
@@ -84,7 +110,7 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
       if (!canned) {
         try {
           if (!execute) throw new ModelNotConfiguredError();
-          prepared = await prepareTurn(deps, { request, plan, memory, signal });
+          prepared = await prepareTurn({ ...deps, logger: log }, { request, plan, memory, signal, span });
           // Admission holds a first pass before the prompt exists: it learns how large prompts are.
           deps.admission.notePromptSize(
             reservationTokens(prepared.messages[0]) + reservationTokens(prepared.toolbox.definitions),
@@ -101,10 +127,13 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
         systemPrompt: prepared?.systemPrompt ?? '',
         budget: options.budget ?? unmeteredBudget,
         outcome: options.outcome ?? { promptTokens: 0, completionTokens: 0, cut: false },
+        span,
+        metrics: deps.telemetry.metrics,
       };
       const source = failure ? failing(failure.err) : canned ? cannedText(canned.text) : execute!(prepared!, ctx);
+      const verified = within(span.child('verify'), verify(source, ctx));
 
-      for await (const e of deliver(verify(source, ctx), ctx)) {
+      for await (const e of within(span.child('deliver'), deliver(verified, ctx))) {
         if (!isClientEvent(e)) continue;
         if (e.type === 'done') {
           // Before yielding: a consumer that stops right after `done` must not skip memory extraction.

@@ -5,6 +5,7 @@
  */
 import type { TurnBudget } from '../admission/admission.js';
 import type { TurnRequest } from '../request/chat-request.js';
+import type { ServiceMetrics, TraceSpan } from '../telemetry/telemetry.js';
 import type { TurnEvent } from './events.js';
 import type { Plan } from './stages/plan.js';
 
@@ -25,6 +26,9 @@ export interface TurnContext {
   readonly budget: TurnBudget;
   /** Filled by execute as the turn runs; the route that started the turn reads it after the last event. */
   readonly outcome: TurnOutcome;
+  /** The turn's span (model passes and tool calls are its children) and the service's metrics. */
+  readonly span: TraceSpan;
+  readonly metrics: ServiceMetrics;
 }
 
 /** What a turn did beyond its events: the tokens its passes used, and whether the answer was cut. */

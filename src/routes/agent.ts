@@ -6,6 +6,7 @@
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/app-env.js';
+import { requestTrace } from '../http/trace.js';
 import { validJson } from '../http/validate.js';
 import { drainTurn } from '../pipeline/drain-turn.js';
 import { clientEventData, type ClientEvent } from '../pipeline/events.js';
@@ -27,12 +28,12 @@ export function createAgentRoutes(deps: AgentRouteDeps) {
 
   return new Hono<AppEnv>()
     .post('/agent/respond', deps.guard, validJson(chatRequestSchema), async (c) => {
-      const { events } = await startTurn(request(c.req.valid('json')), c.req.raw.signal, c.get('requestId'));
+      const { events } = await startTurn(request(c.req.valid('json')), c.req.raw.signal, c.get('requestId'), requestTrace(c));
       return c.json(await drainTurn(events));
     })
     .post('/agent/respond/stream', deps.guard, validJson(chatRequestSchema), async (c) => {
       const requestId = c.get('requestId');
-      const { events, controller } = await startTurn(request(c.req.valid('json')), c.req.raw.signal, requestId);
+      const { events, controller } = await startTurn(request(c.req.valid('json')), c.req.raw.signal, requestId, requestTrace(c));
       return sseStream(c, asSseEvents(events), {
         keepAliveMs: deps.config.sseKeepAliveMs,
         onAbort: () => controller.abort(),

@@ -11,6 +11,7 @@
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/app-env.js';
+import { requestTrace } from '../http/trace.js';
 import { validJson } from '../http/validate.js';
 import { turnError } from '../pipeline/drain-turn.js';
 import type { ClientEvent } from '../pipeline/events.js';
@@ -78,7 +79,7 @@ export function createOpenAIRoutes(deps: OpenAIRouteDeps) {
       const body = c.req.valid('json');
       const request = toTurnRequest(toChatRequestBody(body, c.req.header('x-user-id')), deps.config.gateway.defaultModel);
       const requestId = c.get('requestId');
-      const turn = await startTurn(request, c.req.raw.signal, requestId);
+      const turn = await startTurn(request, c.req.raw.signal, requestId, requestTrace(c));
       const who: CompletionIdentity = { id: `chatcmpl-${requestId}`, created: Math.floor(deps.now().getTime() / 1000), model: body.model };
 
       if (body.stream) {

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { Admission, Moderation } from '../admission/admission.js';
 import type { AppEnv } from '../http/app-env.js';
 import type { Config } from '../config.js';
+import { requestTrace } from '../http/trace.js';
 import { validJson } from '../http/validate.js';
 import type { Logger } from '../logger.js';
 import type { ModelGateway } from '../model/gateway.js';
@@ -54,6 +55,7 @@ export function createTitleRoutes(deps: TitleRouteDeps) {
       logger: deps.logger.child({ request_id: c.get('requestId') }),
       userId: user_id ?? null,
       reserve: deps.admission.reserveCall,
+      span: requestTrace(c).span,
     });
     // A title that would carry a secret (in any form the leak policy reads) is no title: the front end
     // keeps its placeholder.

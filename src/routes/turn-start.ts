@@ -11,6 +11,8 @@ import type { ClientEvent } from '../pipeline/events.js';
 import { createTurnRunner, type TurnRunnerDeps } from '../pipeline/run-turn.js';
 import type { TurnOutcome } from '../pipeline/stage.js';
 import type { TurnRequest } from '../request/chat-request.js';
+import { TooManyRequestsError } from '../http/errors.js';
+import { errorType, noRequestTrace, providerOf, type RefusalReason, type RequestTrace, type TurnOutcomeLabel } from '../telemetry/telemetry.js';
 
 export interface TurnStartDeps extends TurnRunnerDeps {
   admission: Admission;
@@ -26,10 +28,24 @@ export interface StartedTurn {
   outcome: TurnOutcome;
 }
 
-/** The turn's events; `finish` runs once however the consumer stops (end, return, throw). */
-async function* untilFinished<T>(events: AsyncGenerator<T>, finish: () => void): AsyncGenerator<T> {
+/** What the turn's events said about how it ended, and when its first text came; read once they end. */
+interface Observed {
+  outcome: TurnOutcomeLabel;
+  firstDeltaAt: number | null;
+}
+
+/**
+ * The turn's events; `finish` runs once however the consumer stops (end, return, throw). Notes the
+ * first text delta and the last event for the turn's metrics (one comparison per event).
+ */
+async function* untilFinished(events: AsyncGenerator<ClientEvent>, observed: Observed, finish: () => void): AsyncGenerator<ClientEvent> {
   try {
-    yield* events;
+    for await (const e of events) {
+      if (observed.firstDeltaAt === null && e.type === 'delta') observed.firstDeltaAt = performance.now();
+      else if (e.type === 'done') observed.outcome = observed.outcome === 'refused' ? 'refused' : 'completed';
+      else if (e.type === 'error') observed.outcome = 'failed';
+      yield e;
+    }
   } finally {
     finish();
   }
@@ -39,26 +55,88 @@ async function* untilFinished<T>(events: AsyncGenerator<T>, finish: () => void):
 export function createTurnStarter(deps: TurnStartDeps) {
   const runner = createTurnRunner(deps);
 
-  return async function startTurn(request: TurnRequest, clientSignal: AbortSignal, requestId: string): Promise<StartedTurn> {
+  const metrics = deps.telemetry.metrics;
+
+  return async function startTurn(
+    request: TurnRequest,
+    clientSignal: AbortSignal,
+    requestId: string,
+    trace: RequestTrace = noRequestTrace,
+  ): Promise<StartedTurn> {
     if (!deps.gateway) throw new ModelNotConfiguredError();
     // The turn's own controller: aborted by the client's disconnect (request signal or stream abort).
     const controller = new AbortController();
     const abort = () => controller.abort();
     if (clientSignal.aborted) abort();
     clientSignal.addEventListener('abort', abort, { once: true });
+    const startedAt = performance.now();
+    // The turn's span (GenAI `invoke_agent`); the request's server span stays open until the turn ends.
+    const span = trace.span.child('invoke_agent campus-assistant', {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.name': 'campus-assistant',
+      'gen_ai.provider.name': providerOf(request.model),
+      'gen_ai.request.model': request.model,
+      'campus.user.hash': request.userId !== null && trace.span.recording ? deps.telemetry.userHash(request.userId) : undefined,
+      'campus.history.turns': request.history.length,
+    });
+    const releaseTrace = trace.hold();
+    const refused = (reason: RefusalReason, err: unknown) => {
+      metrics.refusal(reason);
+      span.fail(errorType(err));
+      span.end();
+      releaseTrace();
+    };
     // Counted from here to the turn's last event; a user at the cap is answered 429 before the budget.
-    const finish = deps.turns.start(budgetBucket(request), controller);
+    let finishInFlight: () => void;
     try {
-      const decision = await deps.admission.admit(request, controller.signal);
-      const outcome: TurnOutcome = { promptTokens: 0, completionTokens: 0, cut: false };
-      const events = runner.run(request, { signal: controller.signal, requestId, refusal: decision.refusal, budget: decision.budget, outcome });
-      return { events: untilFinished(events, finish), controller, outcome };
+      finishInFlight = deps.turns.start(budgetBucket(request), controller);
     } catch (err) {
-      finish();
       clientSignal.removeEventListener('abort', abort);
+      refused('turns_in_flight', err);
+      throw err;
+    }
+    const admission = span.child('admission');
+    try {
+      const decision = await deps.admission.admit(request, controller.signal, admission);
+      admission.set({ 'campus.admission.refusal': decision.refusal?.reason });
+      admission.end();
+      if (decision.refusal) metrics.refusal('moderation');
+      const outcome: TurnOutcome = { promptTokens: 0, completionTokens: 0, cut: false };
+      const observed: Observed = { outcome: decision.refusal ? 'refused' : 'aborted', firstDeltaAt: null };
+      metrics.turnStarted();
+      const events = runner.run(request, { signal: controller.signal, requestId, refusal: decision.refusal, budget: decision.budget, outcome, span });
+      const finish = () => {
+        finishInFlight();
+        const now = performance.now();
+        metrics.turnEnded({
+          outcome: observed.outcome,
+          durationS: (now - startedAt) / 1000,
+          firstDeltaS: observed.firstDeltaAt === null ? null : (observed.firstDeltaAt - startedAt) / 1000,
+        });
+        span.set({
+          'campus.turn.outcome': observed.outcome,
+          'gen_ai.usage.input_tokens': outcome.promptTokens,
+          'gen_ai.usage.output_tokens': outcome.completionTokens,
+          'campus.answer.cut': outcome.cut,
+        });
+        if (observed.outcome === 'failed') span.fail('turn_error');
+        span.end();
+        releaseTrace();
+      };
+      return { events: untilFinished(events, observed, finish), controller, outcome };
+    } catch (err) {
+      admission.fail(errorType(err));
+      admission.end();
+      finishInFlight();
+      clientSignal.removeEventListener('abort', abort);
+      // A 429 from admission is the budget (the in-flight cap answered above); a 503 is not a refusal.
+      if (err instanceof TooManyRequestsError) refused('budget', err);
+      else {
+        span.fail(errorType(err));
+        span.end();
+        releaseTrace();
+      }
       throw err;
     }
   };
 }
-
-export type TurnStarter = ReturnType<typeof createTurnStarter>;

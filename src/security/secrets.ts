@@ -27,6 +27,14 @@ export function collectSecrets(config: Config): ConfiguredSecrets {
   add(random, config.gateway.apiKey);
   add(random, config.embeddings.apiKey);
   add(random, config.sharedSecret);
+  // OTLP exporter headers carry the collector's API key (`Authorization=...`, `x-api-key=...`).
+  for (const headers of [config.telemetry?.tracesHeaders, config.telemetry?.metricsHeaders]) {
+    for (const value of Object.values(headers ?? {})) {
+      add(random, value);
+      // `Bearer <key>` / `Basic <key>`: the key alone is the secret too.
+      add(random, value.split(' ').pop());
+    }
+  }
   for (const url of [config.databaseUrl, config.mcpServerUrl]) {
     if (!url) continue;
     let u: URL;

@@ -11,6 +11,7 @@ import { createTurnsInFlight } from '../../src/lifecycle/turns-in-flight.js';
 import { silentLogger } from '../../src/logger.js';
 import { createInMemoryStore } from '../../src/memory/in-memory-store.js';
 import { noTurnMemory } from '../../src/memory/turn-memory.js';
+import { noTelemetry } from '../../src/telemetry/telemetry.js';
 import { noModeration, openAdmission } from '../../src/admission/admission.js';
 import { noCampusTools } from '../../src/tools/campus-tools.js';
 import { referenceSystemPrompt } from '../../src/prompt/system-prompt.js';
@@ -42,6 +43,7 @@ export async function createTestDeps(overrides: Partial<AppDeps> = {}): Promise<
     gateway: null,
     campusTools: noCampusTools,
     turnMemory: noTurnMemory,
+    telemetry: noTelemetry,
     admission: openAdmission,
     moderation: noModeration,
     ...overrides,

@@ -11,6 +11,7 @@ import type { TurnEvent } from '../../src/pipeline/events.js';
 import type { ToolOutcome } from '../../src/pipeline/toolbox.js';
 import { baseLeakPolicy } from '../../src/security/leak-policy.js';
 import { unmeteredBudget } from '../../src/admission/admission.js';
+import { noSpan, noTelemetry } from '../../src/telemetry/telemetry.js';
 
 export const PLAN: Plan = {
   groups: ['maps', 'courses', 'eats', 'guide'],
@@ -36,6 +37,8 @@ export function makeCtx(overrides: { query?: string; systemPrompt?: string; plan
     systemPrompt: overrides.systemPrompt ?? 'You are the campus assistant.',
     budget: unmeteredBudget,
     outcome: { promptTokens: 0, completionTokens: 0, cut: false },
+    span: noSpan,
+    metrics: noTelemetry.metrics,
   };
 }
 

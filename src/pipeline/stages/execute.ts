@@ -17,6 +17,7 @@ import { estimateUsage, reservationTokens } from '../../model/estimate-usage.js'
 import type { ModelGateway, ModelMessage, ToolCallRequest } from '../../model/gateway.js';
 import type { TurnEvent } from '../events.js';
 import type { PreparedTurn } from '../prepare.js';
+import type { ToolRun } from '../toolbox.js';
 import type { TurnContext } from '../stage.js';
 import type { Usage } from '../../model/usage.js';
 
@@ -85,7 +86,7 @@ export function createExecute(options: ExecuteOptions): Execute {
       let finish: string | null = null;
       let capped = false;
       try {
-        const stream = gateway.streamPass({ model: ctx.request.model, messages, ...(tools && { tools }), signal: ctx.signal, maxTokens });
+        const stream = gateway.streamPass({ model: ctx.request.model, messages, ...(tools && { tools }), signal: ctx.signal, maxTokens, span: ctx.span });
         for await (const e of stream) {
           if (e.type === 'text') {
             let piece = e.text;
@@ -137,7 +138,7 @@ export function createExecute(options: ExecuteOptions): Execute {
         yield { type: 'status', text: STATUS_CHECKING_TOOLS };
       }
       // Independent calls of one pass run concurrently; a run never throws.
-      const runs = await Promise.all(calls.map((c) => toolbox.run(c, ctx.signal)));
+      const runs = await Promise.all(calls.map((c, i) => runTool(toolbox, c, ids[i]!, ctx)));
       if (ctx.signal.aborted) return;
       for (const [i, run] of runs.entries()) {
         if (run.outcome) yield { type: 'tool', outcome: run.outcome };
@@ -146,6 +147,24 @@ export function createExecute(options: ExecuteOptions): Execute {
       }
     }
   };
+}
+
+/** One tool call under an `execute_tool` span, measured by tool (never its arguments or result). */
+async function runTool(toolbox: PreparedTurn['toolbox'], call: ToolCallRequest, id: string, ctx: TurnContext): Promise<ToolRun> {
+  const span = ctx.span.child(`execute_tool ${call.name}`, {
+    'gen_ai.operation.name': 'execute_tool',
+    'gen_ai.tool.name': call.name,
+    'gen_ai.tool.call.id': id,
+    'gen_ai.tool.type': 'function',
+  });
+  const startedAt = performance.now();
+  const run = await toolbox.run(call, ctx.signal);
+  // No outcome: the model named no tool of this turn or sent arguments that are not JSON.
+  const failure = !run.outcome ? 'invalid_call' : run.outcome.ok ? null : 'tool_error';
+  if (failure) span.fail(failure);
+  span.end();
+  ctx.metrics.toolCall({ tool: call.name, durationS: (performance.now() - startedAt) / 1000, errorType: failure });
+  return run;
 }
 
 /**
