@@ -96,3 +96,82 @@ describe('parseConfig', () => {
     expect(() => parseConfig({ SSE_KEEPALIVE_MS: '20000' })).toThrow(/SSE_KEEPALIVE_MS/);
   });
 });
+
+describe('parseConfig: OpenTelemetry (OTEL_*)', () => {
+  it('is off without an endpoint, and with OTEL_SDK_DISABLED=true', () => {
+    expect(parseConfig({}).telemetry).toBeNull();
+    expect(parseConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).telemetry).toBeNull();
+  });
+
+  it('derives the signal endpoints from the base one, honours the signal-specific ones and the standard variables', () => {
+    const t = parseConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'http://metrics:9000/ingest',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=abc%20def,team=campus',
+      OTEL_SERVICE_NAME: 'campus-prod',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+      OTEL_BSP_SCHEDULE_DELAY: '2000',
+      OTEL_METRIC_EXPORT_INTERVAL: '30000',
+    }).telemetry!;
+    expect(t).toMatchObject({
+      serviceName: 'campus-prod',
+      resourceAttributes: { 'deployment.environment': 'prod' },
+      protocol: 'http/json',
+      tracesEndpoint: 'http://collector:4318/v1/traces',
+      metricsEndpoint: 'http://metrics:9000/ingest',
+      tracesHeaders: { 'x-api-key': 'abc def', team: 'campus' },
+      sampler: 'parentbased_traceidratio',
+      samplerRatio: 0.25,
+      batchDelayMs: 2000,
+      metricIntervalMs: 30000,
+    });
+    expect(parseConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:4318/v1/traces' }).telemetry).toMatchObject({
+      protocol: 'http/protobuf',
+      tracesEndpoint: 'http://t:4318/v1/traces',
+      metricsEndpoint: null,
+      sampler: 'parentbased_always_on',
+    });
+    expect(parseConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_EXPORTER: 'none' }).telemetry).toMatchObject({
+      tracesEndpoint: null,
+      metricsEndpoint: 'http://c:4318/v1/metrics',
+    });
+  });
+
+  it('refuses grpc, an unknown sampler, a bad ratio and a malformed header without quoting it', () => {
+    let error: unknown;
+    try {
+      parseConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        OTEL_TRACES_SAMPLER: 'sometimes',
+        OTEL_EXPORTER_OTLP_HEADERS: 'Bearer-secret-token-value',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    expect(problems).toMatch(/OTEL_EXPORTER_OTLP_PROTOCOL/);
+    expect(problems).toMatch(/OTEL_TRACES_SAMPLER/);
+    expect(problems).toMatch(/OTEL_EXPORTER_OTLP_HEADERS: every entry must be key=value/);
+    expect(problems).not.toContain('secret-token');
+    expect(() => parseConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '2' })).toThrow(
+      /OTEL_TRACES_SAMPLER_ARG/,
+    );
+  });
+});
+
+describe('OTLP exporter headers are secrets', () => {
+  it('the leak policy knows a header value and the key after its scheme', async () => {
+    const { collectSecrets } = await import('../src/security/secrets.js');
+    const config = parseConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+      OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20otlp-9f8e7d6c5b4a,x-team=campus-observability',
+    });
+    const { random } = collectSecrets(config);
+    expect(random).toEqual(expect.arrayContaining(['Bearer otlp-9f8e7d6c5b4a', 'otlp-9f8e7d6c5b4a', 'campus-observability']));
+  });
+});

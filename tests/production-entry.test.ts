@@ -105,6 +105,12 @@ describe('production entry point (dist, production dependencies only)', () => {
       expect(own.filter((url) => url.includes('/dist/src/sandbox/'))).toEqual([]);
       expect(existsSync(join(install.dir, 'dist', 'src', 'sandbox'))).toBe(false);
     });
+
+    it('loads nothing of OpenTelemetry without an OTLP endpoint (export off costs nothing at start)', () => {
+      const loaded = readFileSync(importRecord, 'utf8').trim().split('\n');
+      expect(loaded.some((url) => url.endsWith('/dist/src/telemetry/telemetry.js'))).toBe(true);
+      expect(loaded.filter((url) => url.includes('/dist/src/telemetry/otel.js') || url.includes('/@opentelemetry/'))).toEqual([]);
+    });
     afterAll(async () => {
       await service?.stop('SIGKILL');
     });

@@ -92,7 +92,7 @@ export function bindTools(input: BindToolsInput): Toolbox {
       const outcome: ToolOutcome = { name: tool.name, kind: 'campus', group: tool.group, ok: result.ok, empty: result.ok && isEmptyToolResult(result.text) };
       if (!result.ok) {
         // The raw error may name hosts or echo the user's words: neither the model nor the log gets it.
-        if (!signal.aborted) logger.warn('campus tool failed', { tool: tool.name });
+        if (!signal.aborted) logger.warn('campus tool failed', { tool: tool.name, ...result.failure });
         return { content: toolFailureGuidance(tool.name), outcome, events: [] };
       }
       return { content: wrapUntrustedResult(tool.name, result.text), outcome, events: [] };

@@ -17,8 +17,13 @@ export interface CampusTool {
 export interface CampusToolResult {
   /** False for `isError` results, timeouts and transport failures. */
   ok: boolean;
-  /** The result text (on failure: the raw error, for the log only, never shown to the model). */
+  /** The result text (on failure: the raw error, never shown to the model nor logged). */
   text: string;
+  /**
+   * A transport failure's class and code (never its message: it can quote the server's body, which may
+   * echo arguments); absent for an `isError` result. The toolbox logs it on the turn's log line.
+   */
+  failure?: { error: string; code?: string | number };
 }
 
 export interface CampusTools {

@@ -145,13 +145,13 @@ export function createMcpCampusTools(options: McpCampusToolsOptions): CampusTool
         return { ok: result.isError !== true, text: textOf(result.content) };
       } catch (err) {
         // Class and code only: a transport error can quote the server's body, which may echo arguments.
-        if (!signal.aborted)
-          log.warn('tool call failed', {
-            tool: name,
-            error: err instanceof Error ? err.name : typeof err,
-            code: (err as { code?: unknown })?.code,
-          });
-        return { ok: false, text: err instanceof Error ? err.message : String(err) };
+        // Logged by the caller, on the turn's line (with its request id).
+        const code = (err as { code?: unknown })?.code;
+        return {
+          ok: false,
+          text: err instanceof Error ? err.message : String(err),
+          failure: { error: err instanceof Error ? err.name : typeof err, ...((typeof code === 'string' || typeof code === 'number') && { code }) },
+        };
       }
     },
 
