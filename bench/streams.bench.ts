@@ -8,12 +8,15 @@
  *    pinned to the same core; the bench process (client and fake gateway) is pinned to the other. The
  *    same 20-chunk answer is asked of each, interleaved in rounds; CPU is the server process's user +
  *    system time from /proc over each batch, divided by the turns in it. Also turn time and time to
- *    the first delta seen by the client, and the JSON route.
+ *    the first delta seen by the client, and the JSON route; and the streamed route again on a second
+ *    service with telemetry export on (to a collector in the bench process), for the CPU it adds.
  * 2. Held streams: 100, 250, 500 and 1,000 streaming turns opened at once, each answer 300 tokens
  *    100 ms apart (30 s open); a fresh service per level. Peak RSS (VmHWM, reset after a warm-up turn),
  *    time to the first delta p99, turns that did not end with `done`.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT, type ServiceProcess } from '../tests/support/spawn-service.js';
 import { imageNodeOptions, mb, procCpuMs, procStatusKb, resetPeak } from './proc.js';
@@ -100,12 +103,36 @@ interface Variant {
   timings: Timing[];
 }
 
+/** An OTLP/HTTP collector that accepts every export (for the telemetry-on variant); in the bench process, on the bench core. */
+async function startCollector(): Promise<{ url: string; exports: () => number; close(): void }> {
+  let exports = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      exports++;
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' });
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, exports: () => exports, close: () => server.close() };
+}
+
 async function cpuSection(): Promise<string[]> {
   fixtures.gateway.handler = () => ({ text: CHUNKS, usage: { prompt_tokens: 400, completion_tokens: 20 } });
   const service = await fixtures.start(flags, extraEnv);
+  const collector = await startCollector();
+  // The same service with export on: every trace sampled, protobuf (the default protocol), metrics every 10 s.
+  const traced = await fixtures.start(flags, {
+    ...extraEnv,
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    OTEL_METRIC_EXPORT_INTERVAL: '10000',
+    OTEL_BSP_SCHEDULE_DELAY: '1000',
+  });
   const floor = await startFloor();
   try {
     pin(service.child.pid!, SERVER_CORE);
+    pin(traced.child.pid!, SERVER_CORE);
     pin(floor.pid, SERVER_CORE);
     pin(process.pid, BENCH_CORE);
     const query = { query: 'thanks, and in one sentence please' };
@@ -113,6 +140,15 @@ async function cpuSection(): Promise<string[]> {
       { label: 'floor: openai stream re-framed as SSE, no pipeline', url: `${floor.url}/floor`, pid: floor.pid, body: query, cpuMs: 0, turns: 0, timings: [] },
       { label: 'service, streamed (`/agent/respond/stream`)', url: `${service.url}/agent/respond/stream`, pid: service.child.pid!, body: query, cpuMs: 0, turns: 0, timings: [] },
       { label: 'service, JSON (`/agent/respond`)', url: `${service.url}/agent/respond`, pid: service.child.pid!, body: query, cpuMs: 0, turns: 0, timings: [] },
+      {
+        label: 'service, streamed, telemetry export on (OTLP/HTTP protobuf, every trace sampled)',
+        url: `${traced.url}/agent/respond/stream`,
+        pid: traced.child.pid!,
+        body: query,
+        cpuMs: 0,
+        turns: 0,
+        timings: [],
+      },
     ];
     for (const v of variants) for (let i = 0; i < WARM_UP; i++) await timedTurn(v.url, v.body);
     for (let round = 0; round < ROUNDS; round++) {
@@ -123,7 +159,7 @@ async function cpuSection(): Promise<string[]> {
         v.turns += BATCH;
       }
     }
-    const [base, streamed, json] = variants as [Variant, Variant, Variant];
+    const [base, streamed, json, exported] = variants as [Variant, Variant, Variant, Variant];
     const cpu = (v: Variant) => v.cpuMs / v.turns;
     const p = (v: Variant, q: number, pick: (t: Timing) => number) => quantile(v.timings.map(pick), q);
     const failed = variants.reduce((n, v) => n + v.timings.filter((t) => !t.ok).length, 0);
@@ -146,6 +182,11 @@ async function cpuSection(): Promise<string[]> {
       row(base),
       row(streamed),
       row(json),
+      row(exported),
+      '',
+      `Telemetry: export off is the streamed row (OpenTelemetry is not loaded). Export on adds ` +
+        `${ms(cpu(exported) - cpu(streamed))} of CPU per streamed turn (${(((cpu(exported) - cpu(streamed)) / cpu(streamed)) * 100).toFixed(0)}% over export off): ` +
+        `about 13 spans and the metric updates per turn, batched to the collector (${collector.exports()} export requests in the run).`,
       '',
       `${failed} of ${variants.length * (ROUNDS * BATCH)} measured turns failed. Targets (issue 12): CPU per streamed turn ≤ 1.6× the ` +
         `floor: ${cpu(streamed) / cpu(base) <= 1.6 ? 'met' : '**not met**'}; JSON route p50 no slower than the streamed route: ` +
@@ -154,7 +195,9 @@ async function cpuSection(): Promise<string[]> {
     ];
   } finally {
     floor.stop();
+    collector.close();
     await service.stop('SIGKILL').catch(() => undefined);
+    await traced.stop('SIGKILL').catch(() => undefined);
   }
 }
 
