@@ -5,109 +5,15 @@
  */
 import type { Server } from 'node:http';
 import { createApp } from './app.js';
-import { loadCatalog } from './campus/catalog.js';
-import { createShowMapTool } from './campus/show-map-tool.js';
 import { ConfigError, parseConfig, type Config } from './config.js';
-import type { AppDeps } from './deps.js';
-import { createBackgroundTasks } from './lifecycle/background-tasks.js';
-import { createTurnsInFlight } from './lifecycle/turns-in-flight.js';
 import { createNodeHttpServer } from './node-http-server.js';
 import { ShuttingDownError } from './pipeline/turn-errors.js';
-import { createLogger, type Logger } from './logger.js';
-import { createEmbedderFromConfig, createMemoryStoreFromConfig } from './memory/memory-from-config.js';
-import { createTurnMemory } from './memory/create-turn-memory.js';
-import { responseByteLimit } from './model/response-limit.js';
+import { createLogger } from './logger.js';
 import { referenceSystemPrompt } from './prompt/system-prompt.js';
-import { leakPolicyFromConfig, type LeakPolicy } from './security/leak-policy.js';
-import { createBudgetStoreFromConfig } from './admission/budget-store-from-config.js';
-import { createAdmission } from './admission/create-admission.js';
-import { moderationFromConfig } from './admission/moderation.js';
-import { noTurnMemory } from './memory/turn-memory.js';
-import { createOpenAIGateway } from './model/openai-gateway.js';
-import { createMcpCampusTools } from './tools/mcp-campus-tools.js';
-import { noCampusTools } from './tools/campus-tools.js';
-import { observedStore } from './memory/observed-store.js';
-import { tracedGateway } from './model/traced-gateway.js';
+import { leakPolicyFromConfig } from './security/leak-policy.js';
+import { buildDeps, type Closer } from './server/build-deps.js';
+import type { AppDeps } from './deps.js';
 import { noTelemetry, type Telemetry } from './telemetry/telemetry.js';
-
-/** Resources to release at shutdown, closed in reverse order of creation. */
-type Closer = { name: string; close: () => Promise<unknown> };
-
-async function buildDeps(config: Config, logger: Logger, leaks: LeakPolicy, telemetry: Telemetry, closers: Closer[]): Promise<AppDeps> {
-  // First, so a malformed catalog file stops startup (CatalogError names the file) before anything opens.
-  const catalog = loadCatalog(config.campus.buildingsFile);
-  const showMapTool = createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl });
-  const background = createBackgroundTasks(logger, telemetry);
-  const turns = createTurnsInFlight(config.maxTurnsInFlight);
-  // Postgres when DATABASE_URL is set (migrated under an advisory lock, vector size checked), else in-memory.
-  const { store: opened, database } = await createMemoryStoreFromConfig(config, logger);
-  const memory = telemetry.enabled ? observedStore(opened, telemetry.metrics) : opened;
-  closers.push({ name: 'memory store', close: () => memory.close() });
-  // Outside production, the sandbox stands in for what configuration leaves out, and serves the
-  // playground page. Loaded on demand: production never loads a sandbox module.
-  const sandbox =
-    config.env === 'production'
-      ? null
-      : await (await import('./sandbox/start-sandbox.js')).startSandbox({ model: !config.gateway.apiKey, tools: !config.mcpServerUrl });
-  // The sandbox tool server closes after the MCP client (closers run in reverse).
-  if (sandbox) closers.push({ name: 'sandbox', close: () => sandbox.close() });
-  // Chat model: the gateway, or the offline sandbox model behind the same openai client code path
-  // through its fetch seam (production refuses to start without a key; null is the guard).
-  // Both: the same limits, and nothing configured as secret in what is sent (the leak policy on the way out).
-  const gatewayLimits = {
-    callTimeoutMs: config.modelCallTimeoutMs,
-    maxResponseBytes: responseByteLimit(config.budget.maxOutputTokens),
-    outbound: leaks.redact,
-  };
-  const untraced = config.gateway.apiKey
-    ? createOpenAIGateway({ baseUrl: config.gateway.baseUrl, apiKey: config.gateway.apiKey, ...gatewayLimits })
-    : sandbox?.model
-      ? createOpenAIGateway({ baseUrl: sandbox.model.baseUrl, apiKey: 'offline', fetch: sandbox.model.fetch, ...gatewayLimits })
-      : null;
-  // With telemetry on, every model call gets its `chat` span and the gen_ai.client.* metrics.
-  const gateway = untraced && telemetry.enabled ? tracedGateway(untraced, telemetry.metrics) : untraced;
-  const mcpUrl = config.mcpServerUrl ?? sandbox?.mcpUrl ?? null;
-  const campusTools = mcpUrl
-    ? createMcpCampusTools({ url: mcpUrl, logger, callTimeoutMs: config.toolCallTimeoutMs })
-    : noCampusTools;
-  closers.push({ name: 'campus tools client', close: () => campusTools.close() });
-  // Admission: the token budget (SQLite by default; Postgres when replicas must share it) and moderation
-  // (off without EMBEDDINGS_API_KEY). The store opens before serving so a bad TOKEN_USAGE_DB fails startup.
-  const budget = await createBudgetStoreFromConfig(config, database ? { database } : {});
-  closers.push({ name: 'token budget store', close: () => budget.close() });
-  const moderation = moderationFromConfig(config, logger);
-  const admission = createAdmission({ budget, moderation, config, logger, now: () => new Date() });
-  return {
-    config,
-    logger,
-    leaks,
-    memory,
-    background,
-    turns,
-    now: () => new Date(),
-    catalog,
-    showMapTool,
-    gateway,
-    campusTools,
-    // Long-term memory for signed-in turns (the pipeline skips it for anonymous ones); needs a model for extraction.
-    turnMemory: gateway
-      ? createTurnMemory({
-          store: memory,
-          embedder: createEmbedderFromConfig(config),
-          gateway,
-          background,
-          logger,
-          extractionModel: config.gateway.extractionModel,
-          leaks,
-          reserve: admission.reserveCall,
-        })
-      : noTurnMemory,
-    admission,
-    moderation,
-    telemetry,
-    playground: sandbox?.playground ?? null,
-  };
-}
 
 function listen(server: Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {

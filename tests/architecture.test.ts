@@ -55,9 +55,9 @@ describe('architecture', () => {
     expect(src.filter((e) => roomOf(e.from) === 'db' && roomOf(e.to) === 'memory')).toEqual([]);
   });
 
-  it('loads the sandbox only through the dynamic import in server.ts', () => {
+  it('loads the sandbox only through the dynamic import in server/build-deps.ts', () => {
     const intoSandbox = src.filter((e) => roomOf(e.to) === 'sandbox' && roomOf(e.from) !== 'sandbox');
-    expect(intoSandbox).toEqual([{ from: 'src/server.ts', to: 'src/sandbox/start-sandbox.ts', dynamic: true, typeOnly: false }]);
+    expect(intoSandbox).toEqual([{ from: 'src/server/build-deps.ts', to: 'src/sandbox/start-sandbox.ts', dynamic: true, typeOnly: false }]);
   });
 
   it('keeps tests off script entry points and benches on tests/support/ for their fakes', () => {

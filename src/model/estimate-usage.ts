@@ -48,10 +48,12 @@ export function estimateUsage(sent: unknown, received: string): Usage {
 
 /** A reported usage in the service's shape. */
 export function reportedUsage(u: { prompt_tokens: number; completion_tokens: number; total_tokens?: number }): Usage {
+  const cost = (u as { cost?: unknown }).cost;
   return {
     promptTokens: u.prompt_tokens,
     completionTokens: u.completion_tokens,
     totalTokens: u.total_tokens ?? u.prompt_tokens + u.completion_tokens,
     estimated: false,
+    ...(typeof cost === 'number' && Number.isFinite(cost) && { cost }),
   };
 }

@@ -52,6 +52,7 @@ function settle(
     responseModel: o.model,
     inputTokens: o.usage?.promptTokens ?? null,
     outputTokens: o.usage?.completionTokens ?? null,
+    cost: o.usage?.cost ?? null,
     durationS,
     errorType: o.errorType,
   });

@@ -4,4 +4,6 @@ export interface Usage {
   completionTokens: number;
   totalTokens: number;
   estimated: boolean;
+  /** What the call cost in the gateway's currency, when the gateway reports it (OpenRouter's `usage.cost`). */
+  cost?: number;
 }

@@ -51,6 +51,8 @@ export interface ModelOperation {
   responseModel: string | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  /** The call's cost when the gateway reported one. */
+  cost: number | null;
   durationS: number;
   errorType: string | null;
 }
