@@ -15,6 +15,8 @@ export interface FakeToolCall {
 export interface FakeUsage {
   prompt_tokens: number;
   completion_tokens: number;
+  /** What the call cost, as OpenRouter reports it (sent only when set). */
+  cost?: number;
 }
 
 export interface FakeReply {

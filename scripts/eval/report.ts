@@ -1,0 +1,77 @@
+/**
+ * The evaluation's report: one table with a row per model, best score first (score, cases passed,
+ * tokens, cost when the gateway reported it, turn time p50/p95), then the failing checks by case; and
+ * the JSON file (`--json`) with every case's checks per model.
+ */
+import type { EvalRun, ModelResult } from './run-eval.js';
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+/** Models best first; ties keep the order they were given in. */
+export function ranked(run: EvalRun): ModelResult[] {
+  return [...run.models].sort((a, b) => b.score - a.score);
+}
+
+export function renderReport(run: EvalRun, threshold: number | null): string {
+  const lines: string[] = [];
+  lines.push(`Campus eval: ${run.caseCount} cases against ${run.gateway}, tools from ${run.tools}.`, '');
+  lines.push('| Rank | Model | Score | Cases passed | Tokens (in / out) | Cost | Turn p50 | Turn p95 |');
+  lines.push('|---:|---|---:|---:|---:|---:|---:|---:|');
+  for (const [i, m] of ranked(run).entries()) {
+    const ran = m.cases.length - m.skipped;
+    lines.push(
+      `| ${i + 1} | ${m.model} | ${m.score.toFixed(3)} | ${m.casesPassed}/${m.cases.length}${m.skipped ? ` (${m.skipped} not run)` : ''} | ` +
+        `${m.inputTokens + m.outputTokens} (${m.inputTokens} / ${m.outputTokens}) | ${m.cost === null ? '-' : m.cost.toFixed(4)} | ` +
+        `${ran ? seconds(m.turnP50Ms) : '-'} | ${ran ? seconds(m.turnP95Ms) : '-'} |`,
+    );
+  }
+  for (const m of ranked(run)) {
+    const failing = m.cases.filter((c) => !c.passed);
+    if (failing.length === 0) continue;
+    lines.push('', `Failing checks, ${m.model}:`);
+    for (const c of failing) {
+      if (c.skipped) {
+        lines.push(`- ${c.id}: not run (--max-tokens reached)`);
+        continue;
+      }
+      const failed = c.checks.filter((r) => !r.pass).map((r) => `${r.name}${c.checks.some((x) => x.step > 0) ? ` (turn ${r.step + 1})` : ''}${r.detail ? `: ${r.detail}` : ''}`);
+      lines.push(`- ${c.id} (${c.score.toFixed(2)}): ${failed.join('; ')}`);
+    }
+  }
+  if (threshold !== null) {
+    const below = run.models.filter((m) => m.score < threshold);
+    lines.push('', below.length === 0 ? `Every model scored at least ${threshold}.` : `Below the threshold ${threshold}: ${below.map((m) => `${m.model} (${m.score.toFixed(3)})`).join(', ')}.`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** The `--json` file: per model, per case, per check. */
+export function reportJson(run: EvalRun, threshold: number | null): unknown {
+  return {
+    caseCount: run.caseCount,
+    gateway: run.gateway,
+    tools: run.tools,
+    threshold,
+    models: ranked(run).map((m) => ({
+      model: m.model,
+      score: m.score,
+      casesPassed: m.casesPassed,
+      casesNotRun: m.skipped,
+      inputTokens: m.inputTokens,
+      outputTokens: m.outputTokens,
+      cost: m.cost,
+      turnP50Ms: Math.round(m.turnP50Ms),
+      turnP95Ms: Math.round(m.turnP95Ms),
+      cases: m.cases.map((c) => ({
+        id: c.id,
+        group: c.group,
+        score: c.score,
+        passed: c.passed,
+        skipped: c.skipped,
+        tokens: c.tokens,
+        turnMs: c.turnMs.map((t) => Math.round(t)),
+        checks: c.checks,
+      })),
+    })),
+  };
+}

@@ -1,0 +1,261 @@
+/**
+ * Runs the evaluation cases through the real service: the dependencies `server.ts` builds
+ * (src/server/build-deps.ts: the configured gateway and MCP_SERVER_URL, or with no configuration the
+ * offline model and the sandbox tool server), the real app, the stream route. Two things are observed
+ * from inside, per turn, through an AsyncLocalStorage entered around each request: the campus tool
+ * calls (a wrapper over the tool client) and the tokens and cost of every model call (the telemetry
+ * seam's model-operation metric, which also sees the background extraction a turn starts).
+ *
+ * Each case runs as its own user (`<prefix>-<run>-<n>`), so cases never share memory; their facts
+ * are cleared at the end. `maxTokens` stops starting cases once what was spent, plus what the cases
+ * still running and the next one may spend (each turn counted at what admission holds for a turn, or
+ * the largest turn so far), would pass it. Only a turn that spends more than that (many tool passes)
+ * can take the run past the limit, by its excess. A case not run scores 0, so a run cut short cannot
+ * pass a threshold it did not earn.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PROMPT_SIZE_FLOOR_TOKENS, toolPassHold } from '../../src/admission/turn-reservation.js';
+import { createApp } from '../../src/app.js';
+import { parseConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { referenceSystemPrompt } from '../../src/prompt/system-prompt.js';
+import { readSseEvents } from '../../src/sandbox/chat/sse-reader.js';
+import { leakPolicyFromConfig } from '../../src/security/leak-policy.js';
+import { buildDeps, type Closer } from '../../src/server/build-deps.js';
+import { noTelemetry, type Telemetry } from '../../src/telemetry/telemetry.js';
+import type { CampusTools } from '../../src/tools/campus-tools.js';
+import { CASES, type EvalCase } from './cases.js';
+import { checkTurn, type CheckResult, type ToolCall, type TurnObservation } from './checks.js';
+
+export interface EvalOptions {
+  /** Models to run the whole set with; empty: the configured DEFAULT_MODEL. */
+  models: string[];
+  /** Only cases whose id or group contains one of these. */
+  cases: string[];
+  concurrency: number;
+  /** Stop starting cases before the run would spend more tokens than this. */
+  maxTokens: number | null;
+  /** User id prefix of the eval's turns (their budget bucket and memory). */
+  userPrefix: string;
+  onProgress?: (model: string, done: number, total: number) => void;
+}
+
+export interface CaseResult {
+  id: string;
+  group: string;
+  /** Share of the case's checks that passed (0 for a case not run). */
+  score: number;
+  passed: boolean;
+  /** Not run: the token limit was reached first. */
+  skipped: boolean;
+  tokens: number;
+  turnMs: number[];
+  checks: Array<CheckResult & { step: number }>;
+}
+
+export interface ModelResult {
+  model: string;
+  score: number;
+  casesPassed: number;
+  cases: CaseResult[];
+  skipped: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Summed from the gateway's reported costs; null when it reported none. */
+  cost: number | null;
+  turnP50Ms: number;
+  turnP95Ms: number;
+}
+
+export interface EvalRun {
+  /** What the run talked to, for the report's header. */
+  gateway: string;
+  tools: string;
+  caseCount: number;
+  models: ModelResult[];
+}
+
+interface Usage {
+  input: number;
+  output: number;
+  cost: number | null;
+}
+
+interface TurnScope {
+  usage: Usage;
+  calls: ToolCall[];
+}
+
+const quantile = (values: number[], q: number): number => {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+};
+
+/** The environment the eval runs with: its own budget file unless one is configured. */
+function evalConfig(env: Record<string, string | undefined>): Config {
+  return parseConfig({
+    ...env,
+    ...(!env.TOKEN_USAGE_DB && { TOKEN_USAGE_DB: join(mkdtempSync(join(tmpdir(), 'campus-eval-')), 'budget.sqlite') }),
+  });
+}
+
+export async function runEval(env: Record<string, string | undefined>, options: EvalOptions): Promise<EvalRun> {
+  const config = evalConfig(env);
+  const systemPrompt = referenceSystemPrompt(config.campus, new Date());
+  const leaks = leakPolicyFromConfig(config, systemPrompt);
+  // Log lines go to stderr (stdout is the report), warnings and errors only unless LOG_LEVEL says otherwise.
+  const logger = createLogger({ level: env.LOG_LEVEL ? config.logLevel : 'warn', leaks, sink: (line) => process.stderr.write(line + '\n') });
+  const scope = new AsyncLocalStorage<TurnScope>();
+  // The telemetry seam, used only for its model-operation metric: every model call's tokens and cost.
+  const telemetry: Telemetry = {
+    ...noTelemetry,
+    enabled: true,
+    metrics: {
+      ...noTelemetry.metrics,
+      modelOperation(o) {
+        const usage = scope.getStore()?.usage;
+        if (!usage) return;
+        usage.input += o.inputTokens ?? 0;
+        usage.output += o.outputTokens ?? 0;
+        if (o.cost !== null) usage.cost = (usage.cost ?? 0) + o.cost;
+      },
+    },
+  };
+  const closers: Closer[] = [];
+  const deps = await buildDeps(config, logger, leaks, telemetry, closers);
+  const tools = deps.campusTools;
+  const observedTools: CampusTools = {
+    list: (signal) => tools.list(signal),
+    async call(name, args, signal) {
+      const result = await tools.call(name, args, signal);
+      scope.getStore()?.calls.push({ name, ok: result.ok });
+      return result;
+    },
+    close: () => tools.close(),
+  };
+  const app = createApp({ ...deps, campusTools: observedTools });
+  const run = randomBytes(3).toString('hex');
+  const users: string[] = [];
+  const selected = CASES.filter((c) => options.cases.length === 0 || options.cases.some((f) => c.id.includes(f) || c.group === f));
+  const models = options.models.length > 0 ? options.models : [config.gateway.defaultModel];
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (config.sharedSecret) headers.authorization = `Bearer ${config.sharedSecret}`;
+
+  async function turn(body: unknown, turnScope: TurnScope): Promise<TurnObservation> {
+    return scope.run(turnScope, async () => {
+      const res = await app.fetch(new Request('http://eval.local/agent/respond/stream', { method: 'POST', headers, body: JSON.stringify(body) }));
+      const observation: TurnObservation = { status: res.status, text: '', servicesUsed: [], map: null, memoryOps: [], error: null, toolCalls: turnScope.calls };
+      if (res.status !== 200 || !res.body) {
+        const envelope = (await res.json().catch(() => null)) as { error?: string } | null;
+        return { ...observation, error: envelope?.error ?? `HTTP ${res.status}` };
+      }
+      for await (const e of readSseEvents(res.body)) {
+        const data = e.data as Record<string, unknown>;
+        if (e.type === 'memory') observation.memoryOps.push(String(data.op));
+        else if (e.type === 'error') observation.error = String(data.error);
+        else if (e.type === 'done') {
+          observation.text = String(data.response_text ?? '');
+          observation.servicesUsed = (data.services_used as string[]) ?? [];
+          const map = data.cmu_maps as { target: string | null; mode: string | null } | undefined;
+          observation.map = map?.target ? { target: map.target, mode: map.mode } : null;
+        }
+      }
+      return observation;
+    });
+  }
+
+  // Tokens the run spent, and what the cases still running may spend: each of their turns counted at
+  // what admission holds for a turn (a tool pass and the answer after it), or at the largest turn so
+  // far if that was larger.
+  let spent = 0;
+  let largestTurn = toolPassHold(PROMPT_SIZE_FLOOR_TOKENS, config.budget.maxOutputTokens);
+  let held = 0;
+
+  async function runCase(c: EvalCase, index: number, model: string, usage: Usage): Promise<CaseResult> {
+    const userId = `${options.userPrefix}-${run}-${model.replace(/[^A-Za-z0-9]/g, '')}-${index}`;
+    users.push(userId);
+    const caseUsage: Usage = { input: 0, output: 0, cost: null };
+    const checks: CaseResult['checks'] = [];
+    const turnMs: number[] = [];
+    let history: { role: 'user' | 'assistant'; content: string }[] = [];
+    for (const [step, s] of c.steps.entries()) {
+      if (s.fresh) history = [];
+      const started = performance.now();
+      const observation = await turn({ query: s.query, history, user_id: userId, model }, { usage: caseUsage, calls: [] });
+      turnMs.push(performance.now() - started);
+      for (const r of checkTurn(observation, s.expect, { leaks, systemPrompt, maxAnswerChars: config.maxAnswerChars })) checks.push({ ...r, step });
+      history = [...history, { role: 'user', content: s.query }, { role: 'assistant', content: observation.text }];
+    }
+    // Extraction after the last step may still be running: its tokens are counted when they arrive.
+    await deps.background.drain(30_000);
+    const tokens = caseUsage.input + caseUsage.output;
+    usage.input += caseUsage.input;
+    usage.output += caseUsage.output;
+    if (caseUsage.cost !== null) usage.cost = (usage.cost ?? 0) + caseUsage.cost;
+    const passedChecks = checks.filter((r) => r.pass).length;
+    return { id: c.id, group: c.group, score: passedChecks / checks.length, passed: passedChecks === checks.length, skipped: false, tokens, turnMs, checks };
+  }
+
+  const results: ModelResult[] = [];
+  try {
+    for (const model of models) {
+      const usage: Usage = { input: 0, output: 0, cost: null };
+      const caseResults: CaseResult[] = new Array(selected.length);
+      let next = 0;
+      let done = 0;
+      const worker = async () => {
+        for (;;) {
+          const index = next++;
+          if (index >= selected.length) return;
+          const c = selected[index]!;
+          const estimate = largestTurn * c.steps.length;
+          if (options.maxTokens !== null && spent + held + estimate > options.maxTokens) {
+            caseResults[index] = { id: c.id, group: c.group, score: 0, passed: false, skipped: true, tokens: 0, turnMs: [], checks: [] };
+          } else {
+            held += estimate;
+            try {
+              caseResults[index] = await runCase(c, index, model, usage);
+            } finally {
+              held -= estimate;
+            }
+            spent += caseResults[index].tokens;
+            largestTurn = Math.max(largestTurn, Math.ceil(caseResults[index].tokens / c.steps.length));
+          }
+          options.onProgress?.(model, ++done, selected.length);
+        }
+      };
+      await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+      const turnMs = caseResults.flatMap((r) => r.turnMs);
+      results.push({
+        model,
+        score: caseResults.reduce((s, r) => s + r.score, 0) / Math.max(1, caseResults.length),
+        casesPassed: caseResults.filter((r) => r.passed).length,
+        cases: caseResults,
+        skipped: caseResults.filter((r) => r.skipped).length,
+        inputTokens: usage.input,
+        outputTokens: usage.output,
+        cost: usage.cost,
+        turnP50Ms: quantile(turnMs, 0.5),
+        turnP95Ms: quantile(turnMs, 0.95),
+      });
+    }
+  } finally {
+    // The eval's users leave no facts behind.
+    for (const user of users) await deps.memory.clear(user).catch(() => undefined);
+    deps.background.close();
+    await deps.background.drain(10_000);
+    for (const c of closers.reverse()) await c.close().catch(() => undefined);
+  }
+  return {
+    // Named by their variables: a configured host can be a secret of the leak policy.
+    gateway: config.gateway.apiKey ? 'the configured gateway (LLM_GATEWAY_BASE_URL)' : 'the offline sandbox model',
+    tools: config.mcpServerUrl ? 'MCP_SERVER_URL' : 'the sandbox tool server',
+    caseCount: selected.length,
+    models: results,
+  };
+}
