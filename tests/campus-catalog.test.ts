@@ -1,20 +1,23 @@
 /**
- * Building catalog: alias resolution and prose mentions, table-driven over the university's catalog
- * (../shared/data/buildings.json) and over the built-in one, plus the malformed-file errors.
+ * Building catalog: alias resolution and prose mentions, table-driven over the built-in catalog and
+ * over the same buildings loaded from a catalog file (the `CAMPUS_BUILDINGS_FILE` path, in the
+ * university's `{"CODE": "Name"}` shape, written by the test: the project's tests carry their own
+ * fixtures), plus the malformed-file errors.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CatalogError, loadCatalog, type Catalog } from '../src/campus/catalog.js';
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-const universityFile = join(repoRoot, '..', 'shared', 'data', 'buildings.json');
+const builtIn = loadCatalog(null);
+/** The built-in buildings as a catalog file of codes and names (aliases come from the code's CMU table). */
+const catalogFile = join(mkdtempSync(join(tmpdir(), 'catalog-file-')), 'buildings.json');
+writeFileSync(catalogFile, JSON.stringify(Object.fromEntries(builtIn.list().map((b) => [b.code, b.name])), null, 2));
 
 const catalogs: Array<[string, Catalog]> = [
-  ['university file', loadCatalog(universityFile)],
-  ['built-in', loadCatalog(null)],
+  ['catalog file', loadCatalog(catalogFile)],
+  ['built-in', builtIn],
 ];
 
 // [input, expected code or null]
