@@ -167,33 +167,20 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
     return handle;
   };
 
+  /** A histogram of seconds with the GenAI conventions' duration buckets. */
+  const seconds = (name: string, description: string) =>
+    meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: DURATION_BUCKETS } });
   const tokenUsage = meter.createHistogram('gen_ai.client.token.usage', {
     unit: '{token}',
     description: 'Tokens used per model call, by gen_ai.token.type (input or output)',
     advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
   });
-  const operationDuration = meter.createHistogram('gen_ai.client.operation.duration', {
-    unit: 's',
-    description: 'Duration of a model call',
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-  });
+  const operationDuration = seconds('gen_ai.client.operation.duration', 'Duration of a model call');
   const turns = meter.createCounter('campus.turns', { unit: '{turn}', description: 'Chat turns ended, by campus.turn.outcome' });
-  const turnDuration = meter.createHistogram('campus.turn.duration', {
-    unit: 's',
-    description: 'Duration of a chat turn, admission to its last event',
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-  });
-  const firstDelta = meter.createHistogram('campus.turn.time_to_first_delta', {
-    unit: 's',
-    description: 'Time from a turn admitted to its first answer text',
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-  });
+  const turnDuration = seconds('campus.turn.duration', 'Duration of a chat turn, admission to its last event');
+  const firstDelta = seconds('campus.turn.time_to_first_delta', 'Time from a turn admitted to its first answer text');
   const open = meter.createUpDownCounter('campus.turns.open', { unit: '{turn}', description: 'Chat turns running now (open streams)' });
-  const toolDuration = meter.createHistogram('campus.tool.duration', {
-    unit: 's',
-    description: 'Duration of a tool call, by gen_ai.tool.name',
-    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-  });
+  const toolDuration = seconds('campus.tool.duration', 'Duration of a tool call, by gen_ai.tool.name');
   const toolErrors = meter.createCounter('campus.tool.errors', { unit: '{call}', description: 'Tool calls that failed, by gen_ai.tool.name and error.type' });
   const refusals = meter.createCounter('campus.admission.refusals', {
     unit: '{turn}',
