@@ -79,6 +79,8 @@ const envSchema = z.object({
   TURN_TIMEOUT_MS: positiveInt(120_000),
   MAX_TURNS_IN_FLIGHT: positiveInt(3),
   TOOL_CALL_TIMEOUT_MS: positiveInt(10_000),
+  // A job active this long is a dead worker's and is taken over; it must outlast an extraction (30 s).
+  JOB_EXPIRE_SECONDS: positiveInt(40).pipe(z.number().min(2, 'must be at least 2').max(600, 'must be at most 600')),
   // CONTRACT.md "Stream": a keep-alive comment at least every 15 s, so longer silences are refused.
   SSE_KEEPALIVE_MS: positiveInt(MAX_SSE_KEEPALIVE_MS).pipe(z.number().max(MAX_SSE_KEEPALIVE_MS, 'must be at most 15000 (a keep-alive at least every 15 s)')),
   AGENT_URL: optionalUrl,
@@ -276,6 +278,11 @@ export interface Config {
   modelCallTimeoutMs: number;
   /** Deadline of one campus tool call (also bounds tool discovery). */
   toolCallTimeoutMs: number;
+  /**
+   * JOB_EXPIRE_SECONDS: a background job (memory extraction) still active after this long is taken
+   * over by another replica (Postgres queue); its handler is ended 2 s before.
+   */
+  jobExpireSeconds: number;
   /** Silence on a chat stream before a `: keep-alive` comment (CONTRACT.md: at least every 15 s). */
   sseKeepAliveMs: number;
   /** Port of the standalone sandbox campus tool server (`npm run sandbox:tools`), default 5050. */
@@ -384,6 +391,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     maxTurnsInFlight: e.MAX_TURNS_IN_FLIGHT,
     modelCallTimeoutMs: e.MODEL_CALL_TIMEOUT_MS,
     toolCallTimeoutMs: e.TOOL_CALL_TIMEOUT_MS,
+    jobExpireSeconds: e.JOB_EXPIRE_SECONDS,
     sseKeepAliveMs: e.SSE_KEEPALIVE_MS,
     sandboxToolsPort: e.SANDBOX_TOOLS_PORT,
     agentUrl: (e.AGENT_URL ?? `http://127.0.0.1:${e.PORT || 5055}`).replace(/\/+$/, ''),

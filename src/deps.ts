@@ -6,6 +6,7 @@ import type { Admission, Moderation } from './admission/admission.js';
 import type { Catalog } from './campus/catalog.js';
 import type { Config } from './config.js';
 import type { BackgroundTasks } from './lifecycle/background-tasks.js';
+import type { JobQueue } from './lifecycle/job-queue.js';
 import type { TurnsInFlight } from './lifecycle/turns-in-flight.js';
 import type { Logger } from './logger.js';
 import type { MemoryStore } from './memory/store.js';
@@ -24,6 +25,8 @@ export interface AppDeps {
   leaks: LeakPolicy;
   memory: MemoryStore;
   background: BackgroundTasks;
+  /** Work after the response: on Postgres (any replica, taken over when one dies) with DATABASE_URL, else in process. */
+  jobs: JobQueue;
   /** Chat turns running now: the per-user cap (MAX_TURNS_IN_FLIGHT) and shutdown's reach. */
   turns: TurnsInFlight;
   /** The clock; tests inject one to cross a UTC midnight. */

@@ -119,6 +119,9 @@ async function main(): Promise<void> {
       logger.warn('shutdown deadline reached with requests in flight; closing connections');
       server.closeAllConnections();
     }
+    // The job queue stops taking jobs and finishes or releases what it holds (Postgres: released jobs
+    // are retried by another replica); then what runs in process is waited for.
+    await deps.jobs.stop(Math.max(0, deadline - Date.now()));
     deps.background.close();
     const drained = await deps.background.drain(Math.max(0, deadline - Date.now()));
     if (!drained) logger.warn('shutdown deadline reached with background tasks pending', { pending: deps.background.pending });

@@ -218,7 +218,7 @@ describe('telemetry export (OTLP/HTTP JSON)', () => {
 
     // Extraction after the stream turn: a trace of its own, linked to the turn, with its model call.
     const extraction = await until('the extraction span', () =>
-      spansOf(collector.received).find((s) => s.name === 'memory extraction' && s.links.some((l) => l.spanId === streamAgent.spanId)),
+      spansOf(collector.received).find((s) => s.name === 'memory-extraction' && s.links.some((l) => l.spanId === streamAgent.spanId)),
     );
     expect(extraction.traceId).not.toBe(streamAgent.traceId);
     expect(extraction.parentSpanId ?? '').toBe('');

@@ -98,3 +98,19 @@ export const tokenUsage = pgTable(
   },
   (t) => [primaryKey({ columns: [t.bucket, t.day] })],
 );
+
+/**
+ * Background jobs claimed by key (the turn a memory extraction belongs to): the queue may hand a job
+ * to a second replica (its first worker killed, or a retry), and the key makes the work happen once in
+ * effect. A claim older than the job's expiry is a dead worker's and may be taken over; `done_at`
+ * set means finished.
+ */
+export const jobRuns = pgTable(
+  'job_runs',
+  {
+    key: text('key').primaryKey(),
+    claimedAt: timestamp('claimed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    doneAt: timestamp('done_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('job_runs_done_at_idx').on(t.doneAt)],
+);

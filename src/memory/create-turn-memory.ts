@@ -3,7 +3,10 @@
  * planner, recall, the remember/forget tools and background extraction over one store. Anonymous turns
  * never get here: the pipeline binds `noUserMemory` for them.
  */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
 import type { BackgroundTasks } from '../lifecycle/background-tasks.js';
+import { createInProcessQueue, DEFAULT_JOB_EXPIRE_SECONDS, type JobQueue } from '../lifecycle/job-queue.js';
 import type { Logger } from '../logger.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
 import type { ModelGateway } from '../model/gateway.js';
@@ -24,7 +27,10 @@ export interface TurnMemoryOptions {
   /** Null without EMBEDDINGS_API_KEY: recall by recency, dedupe by normalised text only. */
   embedder: Embedder | null;
   gateway: ModelGateway;
+  /** Where extraction runs after the answer when no `jobs` queue is given: in process. */
   background: BackgroundTasks;
+  /** The job queue extraction goes through (the Postgres one with DATABASE_URL); default in process over `background`. */
+  jobs?: JobQueue;
   logger: Logger;
   /** config.gateway.extractionModel (MEMORY_EXTRACTION_MODEL). */
   extractionModel: string;
@@ -38,6 +44,15 @@ export interface TurnMemoryOptions {
   reserve?: ReserveCall;
 }
 
+/** What an extraction job carries: the turn, as extraction reads it. */
+const extractionPayload = z.object({
+  userId: z.string(),
+  query: z.string(),
+  history: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() })),
+  answer: z.string(),
+});
+type ExtractionPayload = z.infer<typeof extractionPayload>;
+
 export function createTurnMemory(options: TurnMemoryOptions): TurnMemory {
   const logger = options.logger.child({ component: 'memory' });
   // The extraction model, as extraction and the remember tool's reconciliation call it.
@@ -47,13 +62,19 @@ export function createTurnMemory(options: TurnMemoryOptions): TurnMemory {
     intervalMs: options.extractionIntervalMs,
     ...(options.now && { now: options.now }),
   });
+  // The extraction job, on whichever replica takes it: its payload is what the turn enqueued.
+  const extractJob = createExtractor({ store, embedder: options.embedder, logger, leaks: options.leaks, ...reconcile });
+  const jobs = options.jobs ?? createInProcessQueue({ background: options.background, logger, expireSeconds: DEFAULT_JOB_EXPIRE_SECONDS });
+  jobs.handle('memory-extraction', async (payload, job) => {
+    const turn = extractionPayload.parse(payload);
+    await extractJob({ ...turn, span: job.span, signal: job.signal });
+  });
 
   return {
     forUser: (userId, turn) => {
       // The turn's logger (bound to its request id) for every line this memory writes during the turn.
       const deps = { store, embedder: options.embedder, logger: turn ? turn.logger.child({ component: 'memory' }) : logger, leaks: options.leaks };
       const recall = createRecall(deps);
-      const extract = createExtractor({ ...deps, ...reconcile });
       return {
         plan: (query, history) => planMemory(query, history),
         recall: (query, signal) => recall(userId, query, signal),
@@ -65,9 +86,10 @@ export function createTurnMemory(options: TurnMemoryOptions): TurnMemory {
               deps.logger.debug('memory extraction skipped: rate limited');
               return;
             }
-            // Registered with the background registry: SIGTERM waits for it; a failure is logged there.
-            // Its trace is its own, linked to the turn's.
-            options.background.run('memory extraction', (span) => extract({ ...done, userId, span }), turn?.span ?? null);
+            // A job of its own (a trace of its own, linked to the turn's): in process it is registered with
+            // the background registry (SIGTERM waits for it); on Postgres any replica runs it, once.
+            const payload: ExtractionPayload = { userId, query: done.query, history: [...done.history], answer: done.answer };
+            jobs.enqueue('memory-extraction', payload, { key: `memory-extraction:${randomUUID()}`, linkedTo: turn?.span ?? null });
           } catch (err) {
             deps.logger.error('memory extraction could not be scheduled', { err });
           }

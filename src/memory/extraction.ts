@@ -32,6 +32,8 @@ export interface ExtractionTurn {
   answer: string;
   /** The extraction's own span (a trace linked to the turn's); its model call is a child. */
   span?: TraceSpan;
+  /** The job's signal (ends before the queue would hand the job to another replica). */
+  signal?: AbortSignal;
 }
 
 export interface ExtractorOptions {
@@ -73,7 +75,7 @@ export function createExtractor(options: ExtractorOptions) {
   const timeoutMs = options.timeoutMs ?? 30_000;
 
   return async function extract(turn: ExtractionTurn): Promise<OperationCounts | null> {
-    const signal = AbortSignal.timeout(timeoutMs);
+    const signal = turn.signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), turn.signal]) : AbortSignal.timeout(timeoutMs);
     const shown = new ShownFacts(await relevantFacts(options, turn.userId, turn.query, { k: KNOWN_FACTS_SHOWN, signal }));
     const conversation = [
       ...turn.history.slice(-CONTEXT_TURNS).map((t) => `${t.role === 'user' ? 'User' : 'Assistant'}: ${cut(t.content)}`),

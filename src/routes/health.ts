@@ -1,19 +1,21 @@
 /**
  * `GET /api/health` (CONTRACT.md "Health"): 200 `ok`, or 503 `degraded` when the memory store cannot
- * be queried. Open without auth: the platform's health check calls it.
+ * be queried. Also the background job queue's depth and oldest waiting job (null when unreadable). Open without auth: the platform's health check calls it.
  */
 import { Hono } from 'hono';
 import type { AppDeps } from '../deps.js';
 
-export function createHealthRoutes(deps: Pick<AppDeps, 'memory' | 'config'>) {
+export function createHealthRoutes(deps: Pick<AppDeps, 'memory' | 'config' | 'jobs'>) {
   return new Hono().get('/api/health', async (c) => {
-    const memory = await deps.memory.health();
+    const [memory, queue] = await Promise.all([deps.memory.health(), deps.jobs.health()]);
     const status = memory.ready ? 'ok' : 'degraded';
     return c.json(
       {
         status,
         memory,
         model: { mode: deps.config.gateway.apiKey ? 'gateway' : 'offline' },
+        // Reported, never a reason for 503: a busy queue is not an unhealthy replica.
+        queue,
       },
       memory.ready ? 200 : 503,
     );

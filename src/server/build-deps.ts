@@ -9,6 +9,8 @@ import type { Config } from '../config.js';
 import type { AppDeps } from '../deps.js';
 import { createBackgroundTasks } from '../lifecycle/background-tasks.js';
 import { createTurnsInFlight } from '../lifecycle/turns-in-flight.js';
+import { createInProcessQueue } from '../lifecycle/job-queue.js';
+import { createPostgresJobQueue } from '../db/postgres-job-queue.js';
 import type { Logger } from '../logger.js';
 import { createEmbedderFromConfig, createMemoryStoreFromConfig } from '../memory/memory-from-config.js';
 import { createTurnMemory } from '../memory/create-turn-memory.js';
@@ -37,6 +39,12 @@ export async function buildDeps(config: Config, logger: Logger, leaks: LeakPolic
   // Postgres when DATABASE_URL is set (migrated under an advisory lock, vector size checked), else in-memory.
   const { store: opened, database } = await createMemoryStoreFromConfig(config, logger);
   const memory = telemetry.enabled ? observedStore(opened, telemetry.metrics) : opened;
+  // Background jobs: on the Postgres queue when there is a database (replicas share it; a killed
+  // replica's job is taken over), else in this process. Stopped by server.ts's drain, not a closer.
+  const jobs =
+    database && config.databaseUrl
+      ? createPostgresJobQueue({ url: config.databaseUrl, database, logger, telemetry, expireSeconds: config.jobExpireSeconds })
+      : createInProcessQueue({ background, logger, expireSeconds: config.jobExpireSeconds });
   closers.push({ name: 'memory store', close: () => memory.close() });
   // Outside production, the sandbox stands in for what configuration leaves out, and serves the
   // playground page. Loaded on demand: production never loads a sandbox module.
@@ -72,31 +80,36 @@ export async function buildDeps(config: Config, logger: Logger, leaks: LeakPolic
   closers.push({ name: 'token budget store', close: () => budget.close() });
   const moderation = moderationFromConfig(config, logger);
   const admission = createAdmission({ budget, moderation, config, logger, now: () => new Date() });
+  // Long-term memory for signed-in turns (the pipeline skips it for anonymous ones); needs a model for extraction.
+  const turnMemory = gateway
+    ? createTurnMemory({
+        store: memory,
+        embedder: createEmbedderFromConfig(config),
+        gateway,
+        background,
+        jobs,
+        logger,
+        extractionModel: config.gateway.extractionModel,
+        leaks,
+        reserve: admission.reserveCall,
+      })
+    : noTurnMemory;
+  // Handlers are registered (the memory's extraction): the queue may start taking jobs.
+  await jobs.start();
   return {
     config,
     logger,
     leaks,
     memory,
     background,
+    jobs,
     turns,
     now: () => new Date(),
     catalog,
     showMapTool,
     gateway,
     campusTools,
-    // Long-term memory for signed-in turns (the pipeline skips it for anonymous ones); needs a model for extraction.
-    turnMemory: gateway
-      ? createTurnMemory({
-          store: memory,
-          embedder: createEmbedderFromConfig(config),
-          gateway,
-          background,
-          logger,
-          extractionModel: config.gateway.extractionModel,
-          leaks,
-          reserve: admission.reserveCall,
-        })
-      : noTurnMemory,
+    turnMemory,
     admission,
     moderation,
     telemetry,

@@ -12,6 +12,7 @@ import { silentLogger } from '../../src/logger.js';
 import { createInMemoryStore } from '../../src/memory/in-memory-store.js';
 import { noTurnMemory } from '../../src/memory/turn-memory.js';
 import { noTelemetry } from '../../src/telemetry/telemetry.js';
+import { createInProcessQueue } from '../../src/lifecycle/job-queue.js';
 import { noModeration, openAdmission } from '../../src/admission/admission.js';
 import { noCampusTools } from '../../src/tools/campus-tools.js';
 import { referenceSystemPrompt } from '../../src/prompt/system-prompt.js';
@@ -30,12 +31,14 @@ export async function createTestDeps(overrides: Partial<AppDeps> = {}): Promise<
     createInMemoryStore({ embeddingModel: config.embeddings.apiKey ? config.embeddings.model : null });
   await memory.init();
   const catalog = overrides.catalog ?? loadCatalog(config.campus.buildingsFile);
+  const background = overrides.background ?? createBackgroundTasks(logger);
   return {
     config,
     logger,
     leaks: leakPolicyFromConfig(config, referenceSystemPrompt(config.campus, new Date())),
     memory,
-    background: overrides.background ?? createBackgroundTasks(logger),
+    background,
+    jobs: createInProcessQueue({ background, logger, expireSeconds: config.jobExpireSeconds }),
     turns: createTurnsInFlight(config.maxTurnsInFlight),
     now: overrides.now ?? (() => new Date()),
     catalog,

@@ -1,0 +1,156 @@
+/**
+ * The job queue on Postgres, with pg-boss (docs/design/job-queue.md says why pg-boss): jobs are stored
+ * in the turn, fetched by any replica with `FOR UPDATE SKIP LOCKED`, retried with exponential backoff,
+ * and taken over when their worker dies: an active job past its expiry (JOB_EXPIRE_SECONDS) is moved
+ * back to retry by pg-boss's maintenance, which runs every `maintenanceSeconds` on one replica. So a
+ * killed worker's job runs again within expiry + maintenance + polling.
+ *
+ * Exactly once in effect: before a handler runs, the job's key is claimed in `job_runs` (an insert,
+ * or the takeover of a claim older than the expiry: a dead worker's). A job whose key is done, or
+ * claimed by a live worker, completes without running. A worker killed half way through leaves its
+ * claim unfinished. The takeover runs the handler again, and the fact operations refuse what the
+ * first run already stored.
+ *
+ * pg-boss creates and migrates its own schema (`pgboss`) in `start()`, inside a transaction that first
+ * takes `pg_advisory_xact_lock`, so replicas starting together never race. It talks to Postgres through
+ * its own small `pg` pool (`max` 2).
+ *
+ * Job data holds the turn's text (what extraction reads), so it is not kept: completed jobs are
+ * archived after a minute and archived jobs deleted after a minute more.
+ */
+import PgBoss from 'pg-boss';
+import type { Logger } from '../logger.js';
+import { jobSignal, type JobHandler, type JobKind, type JobQueue, type QueueHealth } from '../lifecycle/job-queue.js';
+import { errorType, noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
+import type { Database } from './client.js';
+
+export interface PostgresJobQueueOptions {
+  url: string;
+  database: Database;
+  logger: Logger;
+  telemetry?: Telemetry;
+  /** Seconds a job may stay active before another replica takes it over (JOB_EXPIRE_SECONDS). */
+  expireSeconds: number;
+  /** How often pg-boss's maintenance looks for expired jobs; default a quarter of the expiry, 1 to 10 s. */
+  maintenanceSeconds?: number;
+  /** How often an idle worker asks for a job; default 2 s. */
+  pollingSeconds?: number;
+  /** Attempts after the first; default 5 (backoff from 2 s, doubling). */
+  retryLimit?: number;
+}
+
+const QUEUES: JobKind[] = ['memory-extraction'];
+
+interface JobData {
+  key: string;
+  payload: unknown;
+  /** The turn's trace and span ids are not carried: a job's trace is its own (linked in process only). */
+}
+
+export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQueue & { readonly running: number } {
+  const { database, logger } = options;
+  const telemetry = options.telemetry ?? noTelemetry;
+  const maintenanceSeconds = options.maintenanceSeconds ?? Math.min(10, Math.max(1, Math.floor(options.expireSeconds / 4)));
+  const boss = new PgBoss({
+    connectionString: options.url,
+    max: 2,
+    maintenanceIntervalSeconds: maintenanceSeconds,
+    // The depth and age health reports are read on demand; pg-boss's own state monitor is not needed.
+    monitorStateIntervalSeconds: 3_600,
+    archiveCompletedAfterSeconds: 60,
+    archiveFailedAfterSeconds: 60 * 60 * 24,
+    deleteAfterSeconds: 60,
+  });
+  // pg-boss reports its own failures (a lost connection while polling) as events; they never throw.
+  boss.on('error', (err: unknown) => logger.warn('job queue error', { error: errorType(err) }));
+  const handlers = new Map<JobKind, JobHandler>();
+  let running = 0;
+  let started = false;
+
+  /** Claims `key`; false when it is done or a live worker holds it. */
+  async function claim(key: string): Promise<boolean> {
+    const rows = await database.sql<{ key: string }[]>`
+      insert into job_runs (key, claimed_at) values (${key}, now())
+      on conflict (key) do update set claimed_at = now()
+        where job_runs.done_at is null
+          and job_runs.claimed_at < now() - make_interval(secs => ${options.expireSeconds})
+      returning key`;
+    return rows.length === 1;
+  }
+
+  async function run(kind: JobKind, job: PgBoss.Job<JobData>): Promise<void> {
+    const handler = handlers.get(kind);
+    if (!handler) throw new Error(`no handler for ${kind}`);
+    const { key, payload } = job.data;
+    if (!(await claim(key))) {
+      logger.info('job already done or running elsewhere; skipped', { kind, job_id: job.id });
+      return;
+    }
+    running++;
+    const span = telemetry.backgroundSpan(kind, null, { 'campus.job.id': job.id });
+    try {
+      await handler(payload, { key, span, signal: jobSignal(options.expireSeconds) });
+      await database.sql`update job_runs set done_at = now() where key = ${key}`;
+    } catch (err) {
+      span.fail(errorType(err));
+      // Given up: the claim goes back, so the retry (on any replica) may take it at once.
+      await database.sql`delete from job_runs where key = ${key} and done_at is null`.catch(() => undefined);
+      throw err;
+    } finally {
+      span.end();
+      running--;
+    }
+  }
+
+  return {
+    backend: 'postgres',
+    get running() {
+      return running;
+    },
+    handle(kind, handler) {
+      handlers.set(kind, handler);
+    },
+    enqueue(kind, payload, { key }) {
+      const data: JobData = { key, payload };
+      boss.send(kind, data).catch((err: unknown) => {
+        // The database is away: run it here rather than lose it.
+        logger.warn('job could not be queued; running it in this process', { kind, error: errorType(err) });
+        const handler = handlers.get(kind);
+        const span = telemetry.backgroundSpan(kind, null);
+        handler?.(payload, { key, span, signal: jobSignal(options.expireSeconds) })
+          .catch((failure: unknown) => logger.error('job failed', { kind, err: failure }))
+          .finally(() => span.end());
+      });
+    },
+    async start() {
+      await boss.start();
+      for (const kind of QUEUES) {
+        await boss.createQueue(kind, { name: kind, retryLimit: options.retryLimit ?? 5, retryDelay: 2, retryBackoff: true, expireInSeconds: options.expireSeconds });
+        await boss.work<JobData>(kind, { pollingIntervalSeconds: options.pollingSeconds ?? 2, batchSize: 1 }, async ([job]) => {
+          if (job) await run(kind, job);
+        });
+      }
+      // Claims of finished jobs are kept a day (a late duplicate still finds them), then pruned.
+      await database.sql`delete from job_runs where done_at < now() - interval '1 day'`.catch(() => undefined);
+      started = true;
+    },
+    async health(): Promise<QueueHealth | null> {
+      if (!started) return null;
+      try {
+        const [row] = await database.sql<{ depth: number; oldest: number | null }[]>`
+          select count(*)::int as depth, extract(epoch from now() - min(created_on))::float8 as oldest
+          from pgboss.job where name = any(${QUEUES}) and state in ('created', 'retry')`;
+        return { backend: 'postgres', depth: row?.depth ?? 0, oldest_seconds: Math.round(row?.oldest ?? 0) };
+      } catch {
+        return null;
+      }
+    },
+    async stop(timeoutMs) {
+      // Stops fetching, waits for the jobs it holds up to the bound, then fails the rest back to the
+      // queue (they are retried, on another replica once this one is gone), and closes its pool.
+      await boss.stop({ graceful: true, timeout: Math.max(1_000, timeoutMs), wait: true }).catch((err: unknown) =>
+        logger.warn('job queue did not stop cleanly', { error: errorType(err) }),
+      );
+    },
+  };
+}
