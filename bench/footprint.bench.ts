@@ -129,7 +129,8 @@ async function main(): Promise<void> {
         'Method: `node dist/src/server.js` from a clean `npm ci --omit=dev` install, `AGENT_ENV=production`, ' +
           'Postgres+pgvector (PGlite over the wire), a real MCP server, the fake gateway streaming ' +
           `${CHUNKS} chunks ${CHUNK_DELAY_MS} ms apart. Load: ${ROUNDS} rounds of ${CONCURRENT} concurrent ` +
-          '`/agent/respond/stream` turns. RSS from /proc (VmRSS; peak = VmHWM, reset before the load). ' +
+          '`/agent/respond/stream` turns by 25 signed-in users, so memory extraction jobs go through the Postgres ' +
+          'job queue (pg-boss polling, its `pg` pool of 2) during the load. RSS from /proc (VmRSS; peak = VmHWM, reset before the load). ' +
           `Image column: the Dockerfile's \`${nodeArgs.join(' ')}\`; second column: Node's default heap sizing.`,
         '',
         '| Phase | Resident MB, image options | Resident MB, Node defaults |',
