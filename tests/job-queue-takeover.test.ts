@@ -19,20 +19,11 @@ import { createPostgresStore } from '../src/memory/postgres-store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { baseLeakPolicy } from '../src/security/leak-policy.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { until } from './support/until.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { spawnService, type ServiceProcess } from './support/spawn-service.js';
 
 const isExtraction = (body: any) => body?.response_format?.type === 'json_object';
-
-async function until<T>(what: string, read: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 let pg: TestPostgres;
 let database: Database;

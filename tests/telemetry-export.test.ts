@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { until } from './support/until.js';
 import { spawnService, type ServiceProcess } from './support/spawn-service.js';
 import { collectSseEvents } from './support/sse.js';
 import { startTestMcpServer, type TestMcpServer } from './support/test-mcp-server.js';
@@ -73,16 +74,6 @@ function metricNames(received: Exported[]): Set<string> {
   for (const r of received.filter((e) => e.path === '/v1/metrics'))
     for (const rm of r.body.resourceMetrics ?? []) for (const sm of rm.scopeMetrics ?? []) for (const m of sm.metrics ?? []) names.add(m.name);
   return names;
-}
-
-async function until<T>(what: string, read: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = read();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const SHARED_SECRET = 'tele-shared-secret-Zq81mXv40pLk2Jd7Wc9aR3tY';
