@@ -8,6 +8,7 @@
  * 2. Two replicas racing for the same job (the job queued twice under one key, both workers polling):
  *    one model call, one fact.
  */
+import PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { createPostgresJobQueue } from '../src/db/postgres-job-queue.js';
@@ -108,6 +109,18 @@ describe('a replica killed mid-extraction', () => {
     // Still once, after the queue has had time to hand anything out again.
     await new Promise((r) => setTimeout(r, 4_000));
     for (const [round, subject] of subjects.entries()) expect((await factsOf(`queue-round-${round}`)).map((f) => f.text)).toEqual([`Studies ${subject}`]);
+    // Health reports the queue, all replicas' jobs together: empty after the rounds; then a job waiting
+    // (queued by another client, due in an hour) is counted, and health stays 200.
+    const health = await (await fetch(`${victim.url}/api/health`)).json();
+    expect(health.queue).toEqual({ backend: 'postgres', depth: 0, oldest_seconds: 0 });
+    const other = new PgBoss({ connectionString: pg.url, max: 1, supervise: false, migrate: false });
+    await other.start();
+    await other.send('memory-extraction', { key: 'later', payload: {} }, { startAfter: 3_600 });
+    await other.stop({ graceful: false });
+    const busy = await fetch(`${victim.url}/api/health`);
+    expect(busy.status).toBe(200);
+    expect((await busy.json()).queue).toMatchObject({ backend: 'postgres', depth: 1 });
+    await database.sql`delete from pgboss.job where data->>'key' = 'later'`;
     expect((await victim.stop('SIGTERM')).code).toBe(0);
   }, 240_000);
 });
