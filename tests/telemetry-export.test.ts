@@ -2,7 +2,8 @@
  * Telemetry end to end: the real entry point exporting OTLP/HTTP JSON to a collector served by this
  * test, a real MCP tool server, the fake gateway. A tool turn on the stream route and one on the JSON
  * route each leave one trace with the HTTP, agent, admission, planning, model-pass, tool, verify and
- * deliver spans and their GenAI attributes; memory extraction is a trace of its own linked to the turn;
+ * deliver spans and their GenAI attributes; memory extraction (a job on the Postgres queue, PGlite here)
+ * is a trace of its own linked to the turn;
  * the gen_ai.client.* and service metrics arrive; an incoming `traceparent` is continued and the turn's
  * log lines carry its trace id and request id. Nothing exported holds the message, the answer, the fact, the tool
  * arguments, a configured secret or the clear user id.
@@ -12,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { until } from './support/until.js';
+import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { spawnService, type ServiceProcess } from './support/spawn-service.js';
 import { collectSseEvents } from './support/sse.js';
 import { startTestMcpServer, type TestMcpServer } from './support/test-mcp-server.js';
@@ -93,11 +95,15 @@ describe('telemetry export (OTLP/HTTP JSON)', () => {
   let gw: FakeGateway;
   let mcp: TestMcpServer;
   let service: ServiceProcess;
+  let pg: TestPostgres;
   const closers: (() => Promise<unknown>)[] = [];
 
   beforeAll(async () => {
     collector = await startCollector();
     closers.push(() => collector.close());
+    // Postgres, so extraction goes through the job queue: its trace links to the turn by `traceparent`.
+    pg = await startTestPostgres();
+    closers.push(() => pg.stop());
     mcp = await startTestMcpServer({ tools: [{ name: 'maps_search_buildings', run: async () => TOOL_RESULT }] });
     closers.push(() => mcp.close());
     gw = await startFakeGateway();
@@ -113,6 +119,7 @@ describe('telemetry export (OTLP/HTTP JSON)', () => {
       env: {
         AGENT_ENV: 'test',
         AGENT_SHARED_SECRET: SHARED_SECRET,
+        DATABASE_URL: pg.url,
         LLM_GATEWAY_API_KEY: GATEWAY_KEY,
         LLM_GATEWAY_BASE_URL: gw.baseUrl,
         MCP_SERVER_URL: mcp.url,
@@ -207,7 +214,8 @@ describe('telemetry export (OTLP/HTTP JSON)', () => {
     expectTurnTrace(jsonTrace, '/agent/respond');
     expect(jsonTrace[0]!.traceId).not.toBe(streamTrace[0]!.traceId);
 
-    // Extraction after the stream turn: a trace of its own, linked to the turn, with its model call.
+    // Extraction after the stream turn: a job on the Postgres queue, a trace of its own linked to the
+    // turn (carried as a traceparent in the job), with its model call.
     const extraction = await until('the extraction span', () =>
       spansOf(collector.received).find((s) => s.name === 'memory-extraction' && s.links.some((l) => l.spanId === streamAgent.spanId)),
     );

@@ -47,7 +47,8 @@ const HEALTH_TIMEOUT_MS = 1_500;
 interface JobData {
   key: string;
   payload: unknown;
-  /** The turn's trace and span ids are not carried: a job's trace is its own (linked in process only). */
+  /** The turn's span as a `traceparent`, so the job's own trace links to it on whichever replica runs it. */
+  link: string | null;
 }
 
 export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQueue & { readonly running: number } {
@@ -84,13 +85,13 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
   async function run(kind: JobKind, job: PgBoss.Job<JobData>): Promise<void> {
     const handler = handlers.get(kind);
     if (!handler) throw new Error(`no handler for ${kind}`);
-    const { key, payload } = job.data;
+    const { key, payload, link = null } = job.data;
     if (!(await claim(key))) {
       logger.info('job already done or running elsewhere; skipped', { kind, job_id: job.id });
       return;
     }
     running++;
-    const span = telemetry.backgroundSpan(kind, null, { 'campus.job.id': job.id });
+    const span = telemetry.backgroundSpan(kind, link, { 'campus.job.id': job.id });
     try {
       await handler(payload, { key, span, signal: jobSignal(options.expireSeconds) });
       await database.sql`update job_runs set done_at = now() where key = ${key}`;
@@ -113,13 +114,13 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     handle(kind, handler) {
       handlers.set(kind, handler);
     },
-    enqueue(kind, payload, { key }) {
-      const data: JobData = { key, payload };
+    enqueue(kind, payload, { key, linkedTo = null }) {
+      const data: JobData = { key, payload, link: linkedTo?.traceparent() ?? null };
       boss.send(kind, data).catch((err: unknown) => {
         // The database is away: run it here rather than lose it.
         logger.warn('job could not be queued; running it in this process', { kind, error: errorType(err) });
         const handler = handlers.get(kind);
-        const span = telemetry.backgroundSpan(kind, null);
+        const span = telemetry.backgroundSpan(kind, linkedTo);
         handler?.(payload, { key, span, signal: jobSignal(options.expireSeconds) })
           .catch((failure: unknown) => logger.error('job failed', { kind, err: failure }))
           .finally(() => span.end());

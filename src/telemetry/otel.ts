@@ -162,6 +162,11 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
         span.setStatus({ code: SpanStatusCode.ERROR, message: type });
       },
       end: () => span.end(),
+      traceparent: () => {
+        if (!span.isRecording()) return null;
+        const { traceId, spanId, traceFlags } = span.spanContext();
+        return `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
+      },
     };
     underlying.set(handle, span);
     return handle;
@@ -224,8 +229,13 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
       return wrap(span);
     },
     backgroundSpan(name, linkedTo, attrs) {
-      const from = linkedTo ? underlying.get(linkedTo) : undefined;
-      const links = from ? [{ context: from.spanContext() }] : [];
+      const from =
+        typeof linkedTo === 'string'
+          ? trace.getSpanContext(propagator.extract(ROOT_CONTEXT, new Headers({ traceparent: linkedTo }), headerGetter))
+          : linkedTo
+            ? underlying.get(linkedTo)?.spanContext()
+            : undefined;
+      const links = from ? [{ context: from }] : [];
       return wrap(tracer.startSpan(name, { kind: OtelSpanKind.INTERNAL, attributes: attributes(attrs), links, root: true }, ROOT_CONTEXT));
     },
     activate(span, fn) {

@@ -24,6 +24,8 @@ export interface TraceSpan {
   /** Marks the span failed: status ERROR and `error.type` (a class name or code, never a message). */
   fail(errorType: string): void;
   end(): void;
+  /** The span as a W3C `traceparent` value, to link to it from another process; null when not recording. */
+  traceparent(): string | null;
 }
 
 /**
@@ -76,8 +78,11 @@ export interface Telemetry {
   readonly enabled: boolean;
   /** The HTTP server span of a request, continuing the W3C `traceparent` of its headers when present. */
   serverSpan(request: { method: string; path: string; headers: Headers }): TraceSpan;
-  /** A span in a trace of its own (work that outlives the request), linked to the span it came from. */
-  backgroundSpan(name: string, linkedTo: TraceSpan | null, attributes?: SpanAttributes): TraceSpan;
+  /**
+   * A span in a trace of its own (work that outlives the request), linked to the span it came from:
+   * that span itself in this process, or its `traceparent` when the work crossed to another replica.
+   */
+  backgroundSpan(name: string, linkedTo: TraceSpan | string | null, attributes?: SpanAttributes): TraceSpan;
   /** Runs `fn` with `span` active, so log lines written inside carry its trace and span ids. */
   activate<T>(span: TraceSpan, fn: () => T): T;
   /** `trace_id` and `span_id` of the active span, for a log line; undefined when none or export is off. */
@@ -96,6 +101,7 @@ export const noSpan: TraceSpan = {
   rename: () => undefined,
   fail: () => undefined,
   end: () => undefined,
+  traceparent: () => null,
 };
 
 export const noRequestTrace: RequestTrace = { span: noSpan, hold: () => () => undefined };
