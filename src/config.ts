@@ -33,6 +33,13 @@ const positiveInt = (fallback: number) =>
     .transform((s) => (s && s.trim() ? Number(s) : fallback))
     .pipe(z.number().int().positive());
 
+const nonNegativeInt = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((s) => (s && s.trim() ? Number(s) : fallback))
+    .pipe(z.number().int().min(0));
+
 const envSchema = z.object({
   AGENT_ENV: z
     .string()
@@ -80,6 +87,10 @@ const envSchema = z.object({
   MAX_TURNS_IN_FLIGHT: positiveInt(3),
   TOOL_CALL_TIMEOUT_MS: positiveInt(10_000),
   // A job active this long is a dead worker's and is taken over; it must outlast an extraction (30 s).
+  // Graceful overload (lifecycle/overload.ts); 0 turns a check off.
+  OVERLOAD_MAX_OPEN_TURNS: nonNegativeInt(500),
+  OVERLOAD_MAX_LOOP_DELAY_MS: nonNegativeInt(250),
+  OVERLOAD_MAX_HEAP_PERCENT: nonNegativeInt(90).pipe(z.number().max(100, 'must be at most 100')),
   JOB_EXPIRE_SECONDS: positiveInt(40).pipe(z.number().min(2, 'must be at least 2').max(600, 'must be at most 600')),
   // CONTRACT.md "Stream": a keep-alive comment at least every 15 s, so longer silences are refused.
   SSE_KEEPALIVE_MS: positiveInt(MAX_SSE_KEEPALIVE_MS).pipe(z.number().max(MAX_SSE_KEEPALIVE_MS, 'must be at most 15000 (a keep-alive at least every 15 s)')),
@@ -283,6 +294,11 @@ export interface Config {
    * over by another replica (Postgres queue); its handler is ended 2 s before.
    */
   jobExpireSeconds: number;
+  /**
+   * When new chat turns are refused with 503 + Retry-After (open streams are never cut): turns running,
+   * event-loop delay p99 over the last second, heap used as a percentage of its limit; 0 turns one off.
+   */
+  overload: { maxOpenTurns: number; maxLoopDelayMs: number; maxHeapPercent: number };
   /** Silence on a chat stream before a `: keep-alive` comment (CONTRACT.md: at least every 15 s). */
   sseKeepAliveMs: number;
   /** Port of the standalone sandbox campus tool server (`npm run sandbox:tools`), default 5050. */
@@ -392,6 +408,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     modelCallTimeoutMs: e.MODEL_CALL_TIMEOUT_MS,
     toolCallTimeoutMs: e.TOOL_CALL_TIMEOUT_MS,
     jobExpireSeconds: e.JOB_EXPIRE_SECONDS,
+    overload: {
+      maxOpenTurns: e.OVERLOAD_MAX_OPEN_TURNS,
+      maxLoopDelayMs: e.OVERLOAD_MAX_LOOP_DELAY_MS,
+      maxHeapPercent: e.OVERLOAD_MAX_HEAP_PERCENT,
+    },
     sseKeepAliveMs: e.SSE_KEEPALIVE_MS,
     sandboxToolsPort: e.SANDBOX_TOOLS_PORT,
     agentUrl: (e.AGENT_URL ?? `http://127.0.0.1:${e.PORT || 5055}`).replace(/\/+$/, ''),

@@ -7,6 +7,7 @@ import type { Catalog } from './campus/catalog.js';
 import type { Config } from './config.js';
 import type { BackgroundTasks } from './lifecycle/background-tasks.js';
 import type { JobQueue } from './lifecycle/job-queue.js';
+import type { OverloadGuard } from './lifecycle/overload.js';
 import type { TurnsInFlight } from './lifecycle/turns-in-flight.js';
 import type { Logger } from './logger.js';
 import type { MemoryStore } from './memory/store.js';
@@ -29,6 +30,8 @@ export interface AppDeps {
   jobs: JobQueue;
   /** Chat turns running now: the per-user cap (MAX_TURNS_IN_FLIGHT) and shutdown's reach. */
   turns: TurnsInFlight;
+  /** Refuses new chat turns with 503 + Retry-After while the process is saturated. */
+  overload: OverloadGuard;
   /** The clock; tests inject one to cross a UTC midnight. */
   now: () => Date;
   /** The building catalog, loaded once at startup (CAMPUS_BUILDINGS_FILE or the built-in one). */

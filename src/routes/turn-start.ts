@@ -1,10 +1,11 @@
 /**
  * Starting a chat turn, the one way every chat encoding does it (the agent routes' JSON and SSE, the
  * OpenAI-compatible route): everything up to the first event, in CONTRACT.md's order after the guard
- * and validation: gateway configured (503) → turns in flight (429) → admission: budget (429/503) and
- * moderation. It throws AppErrors that `onError` answers before any stream starts.
+ * and validation: gateway configured (503) → overload (503 + Retry-After) → turns in flight (429) →
+ * admission: budget (429/503) and moderation. It throws AppErrors that `onError` answers before any stream starts.
  */
 import { budgetBucket, type Admission } from '../admission/admission.js';
+import type { OverloadGuard } from '../lifecycle/overload.js';
 import type { TurnsInFlight } from '../lifecycle/turns-in-flight.js';
 import { ModelNotConfiguredError } from '../model/gateway-errors.js';
 import type { ClientEvent } from '../pipeline/events.js';
@@ -17,6 +18,7 @@ import { errorType, noRequestTrace, providerOf, type RefusalReason, type Request
 export interface TurnStartDeps extends TurnRunnerDeps {
   admission: Admission;
   turns: TurnsInFlight;
+  overload: OverloadGuard;
 }
 
 export interface StartedTurn {
@@ -64,6 +66,8 @@ export function createTurnStarter(deps: TurnStartDeps) {
     trace: RequestTrace = noRequestTrace,
   ): Promise<StartedTurn> {
     if (!deps.gateway) throw new ModelNotConfiguredError();
+    // A saturated process refuses new turns first (503 + Retry-After), before anything is held.
+    deps.overload.admit();
     // The turn's own controller: aborted by the client's disconnect (request signal or stream abort).
     const controller = new AbortController();
     const abort = () => controller.abort();

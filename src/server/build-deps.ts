@@ -10,6 +10,7 @@ import type { AppDeps } from '../deps.js';
 import { createBackgroundTasks } from '../lifecycle/background-tasks.js';
 import { createTurnsInFlight } from '../lifecycle/turns-in-flight.js';
 import { createInProcessQueue } from '../lifecycle/job-queue.js';
+import { createOverloadGuard } from '../lifecycle/overload.js';
 import { createPostgresJobQueue } from '../db/postgres-job-queue.js';
 import type { Logger } from '../logger.js';
 import { createEmbedderFromConfig, createMemoryStoreFromConfig } from '../memory/memory-from-config.js';
@@ -36,6 +37,13 @@ export async function buildDeps(config: Config, logger: Logger, leaks: LeakPolic
   const showMapTool = createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl });
   const background = createBackgroundTasks(logger, telemetry);
   const turns = createTurnsInFlight(config.maxTurnsInFlight);
+  const overload = createOverloadGuard({
+    limits: config.overload,
+    turns,
+    logger,
+    onRefusal: () => telemetry.metrics.refusal('overload'),
+  });
+  closers.push({ name: 'overload guard', close: async () => overload.close() });
   // Postgres when DATABASE_URL is set (migrated under an advisory lock, vector size checked), else in-memory.
   const { store: opened, database } = await createMemoryStoreFromConfig(config, logger);
   const memory = telemetry.enabled ? observedStore(opened, telemetry.metrics) : opened;
@@ -104,6 +112,7 @@ export async function buildDeps(config: Config, logger: Logger, leaks: LeakPolic
     background,
     jobs,
     turns,
+    overload,
     now: () => new Date(),
     catalog,
     showMapTool,

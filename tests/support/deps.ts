@@ -13,6 +13,7 @@ import { createInMemoryStore } from '../../src/memory/in-memory-store.js';
 import { noTurnMemory } from '../../src/memory/turn-memory.js';
 import { noTelemetry } from '../../src/telemetry/telemetry.js';
 import { createInProcessQueue } from '../../src/lifecycle/job-queue.js';
+import { noOverloadGuard } from '../../src/lifecycle/overload.js';
 import { noModeration, openAdmission } from '../../src/admission/admission.js';
 import { noCampusTools } from '../../src/tools/campus-tools.js';
 import { referenceSystemPrompt } from '../../src/prompt/system-prompt.js';
@@ -40,6 +41,7 @@ export async function createTestDeps(overrides: Partial<AppDeps> = {}): Promise<
     background,
     jobs: createInProcessQueue({ background, logger, expireSeconds: config.jobExpireSeconds }),
     turns: createTurnsInFlight(config.maxTurnsInFlight),
+    overload: noOverloadGuard,
     now: overrides.now ?? (() => new Date()),
     catalog,
     showMapTool: createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl }),

@@ -1,0 +1,122 @@
+/**
+ * Graceful overload: when the process is saturated, new chat turns are refused at once with 503 and
+ * `Retry-After` (before any stream starts), so the turns already admitted keep their pace instead of
+ * every stream slowing down together. Open streams are never cut by it.
+ *
+ * Saturated means any of:
+ * - more turns running than OVERLOAD_MAX_OPEN_TURNS;
+ * - the event loop's delay (p99 over the last second, `monitorEventLoopDelay`) above
+ *   OVERLOAD_MAX_LOOP_DELAY_MS: the core is busy enough that every open stream is already late;
+ * - the V8 heap above OVERLOAD_MAX_HEAP_PERCENT of its limit: more streams risk the heap limit (the
+ *   image's `--max-old-space-size`) and a crash that would cut every stream.
+ */
+import { getHeapStatistics } from 'node:v8';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { AppError } from '../http/errors.js';
+import type { Logger } from '../logger.js';
+import type { TurnsInFlight } from './turns-in-flight.js';
+
+/** Seconds a refused client is asked to wait: a saturated core usually drains within this. */
+export const OVERLOAD_RETRY_AFTER_S = 5;
+
+export type OverloadReason = 'open_turns' | 'event_loop' | 'heap';
+
+export class OverloadedError extends AppError {
+  constructor(readonly reason: OverloadReason) {
+    super(503, 'service overloaded', 'the assistant is busy right now; please try again in a few seconds', {
+      'Retry-After': String(OVERLOAD_RETRY_AFTER_S),
+    });
+  }
+}
+
+export interface OverloadLimits {
+  /** OVERLOAD_MAX_OPEN_TURNS; 0 turns this check off. */
+  maxOpenTurns: number;
+  /** OVERLOAD_MAX_LOOP_DELAY_MS (p99 over the last second); 0 turns this check off. */
+  maxLoopDelayMs: number;
+  /** OVERLOAD_MAX_HEAP_PERCENT of the heap limit; 0 turns this check off. */
+  maxHeapPercent: number;
+}
+
+export interface OverloadGuard {
+  /** Throws OverloadedError when the process is saturated. */
+  admit(): void;
+  close(): void;
+}
+
+export interface ProcessReadings {
+  /** p99 event-loop delay over the last window, ms. */
+  loopDelayMs(): number;
+  /** Heap used as a percentage of the heap limit. */
+  heapPercent(): number;
+}
+
+/** The process's own readings: an event-loop delay histogram read and reset every second. */
+export function processReadings(): ProcessReadings & { close(): void } {
+  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  histogram.enable();
+  let last = 0;
+  const timer = setInterval(() => {
+    last = histogram.percentile(99) / 1e6;
+    histogram.reset();
+  }, 1_000);
+  timer.unref();
+  const limit = getHeapStatistics().heap_size_limit;
+  return {
+    loopDelayMs: () => last,
+    heapPercent: () => (process.memoryUsage().heapUsed / limit) * 100,
+    close() {
+      clearInterval(timer);
+      histogram.disable();
+    },
+  };
+}
+
+export function createOverloadGuard(options: {
+  limits: OverloadLimits;
+  turns: Pick<TurnsInFlight, 'size'>;
+  logger: Logger;
+  readings?: ProcessReadings & { close?(): void };
+  onRefusal?: (reason: OverloadReason) => void;
+}): OverloadGuard {
+  const { limits, turns } = options;
+  const readings = options.readings ?? processReadings();
+  // One log line per second at most while refusing: the access log already has every 503.
+  let lastLogged = 0;
+  let refusedSinceLog = 0;
+
+  const saturated = (): OverloadReason | null => {
+    if (limits.maxOpenTurns > 0 && turns.size >= limits.maxOpenTurns) return 'open_turns';
+    if (limits.maxLoopDelayMs > 0 && readings.loopDelayMs() > limits.maxLoopDelayMs) return 'event_loop';
+    if (limits.maxHeapPercent > 0 && readings.heapPercent() > limits.maxHeapPercent) return 'heap';
+    return null;
+  };
+
+  return {
+    admit() {
+      const reason = saturated();
+      if (!reason) return;
+      options.onRefusal?.(reason);
+      refusedSinceLog++;
+      const now = Date.now();
+      if (now - lastLogged >= 1_000) {
+        options.logger.warn('turns refused: overloaded', {
+          reason,
+          refused: refusedSinceLog,
+          open_turns: turns.size,
+          loop_delay_ms: Math.round(readings.loopDelayMs()),
+          heap_percent: Math.round(readings.heapPercent()),
+        });
+        lastLogged = now;
+        refusedSinceLog = 0;
+      }
+      throw new OverloadedError(reason);
+    },
+    close() {
+      readings.close?.();
+    },
+  };
+}
+
+/** Never refuses (tests that do not look at overload). */
+export const noOverloadGuard: OverloadGuard = { admit: () => undefined, close: () => undefined };
