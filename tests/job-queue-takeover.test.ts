@@ -13,12 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { createPostgresJobQueue } from '../src/db/postgres-job-queue.js';
 import { runMigrations } from '../src/db/migrate.js';
-import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import { silentLogger } from '../src/logger.js';
-import { createTurnMemory } from '../src/memory/create-turn-memory.js';
 import { createPostgresStore } from '../src/memory/postgres-store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
-import { baseLeakPolicy } from '../src/security/leak-policy.js';
+import { testTurnMemory } from './support/deps.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { until } from './support/until.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
@@ -141,17 +139,7 @@ describe('two replicas racing for the same job', () => {
       const db = createDatabase(pg.url, { max: 2 });
       closers.push(() => db.close());
       const jobs = createPostgresJobQueue({ url: pg.url, database: db, logger: silentLogger, expireSeconds: 30, pollingSeconds: 0.5 });
-      createTurnMemory({
-        store: createPostgresStore({ database: db, embeddingModel: null }),
-        embedder: null,
-        gateway,
-        background: createBackgroundTasks(silentLogger),
-        jobs,
-        logger: silentLogger,
-        extractionModel: 'test/extractor',
-        leaks: baseLeakPolicy,
-        extractionIntervalMs: 0,
-      });
+      testTurnMemory({ store: createPostgresStore({ database: db, embeddingModel: null }), gateway, jobs });
       await jobs.start();
       closers.push(() => jobs.stop(1_000));
       replicas.push(jobs);

@@ -10,13 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import { createLogger } from '../src/logger.js';
-import { createTurnMemory } from '../src/memory/create-turn-memory.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { PROMPT_LEAK_REFUSAL } from '../src/guards/answer-stream.js';
 import { canonicalText } from './support/canonical-text.js';
 import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
-import { createTestDeps, testConfig } from './support/deps.js';
+import { createTestDeps, testConfig, testTurnMemory } from './support/deps.js';
 import { startFakeGateway, type FakeGateway, type FakeReply } from './support/fake-gateway.js';
 import { listen, type Listening } from './support/listen.js';
 import { collectSseEvents } from './support/sse.js';
@@ -162,16 +161,7 @@ beforeAll(async () => {
   store = createInMemoryStore({ embeddingModel: null });
   background = createBackgroundTasks(logger);
   const deps = await createTestDeps({ config, logger, gateway, memory: store, background });
-  deps.turnMemory = createTurnMemory({
-    store,
-    embedder: null,
-    gateway,
-    background,
-    logger,
-    extractionModel: 'test/extractor',
-    extractionIntervalMs: 0,
-    leaks: deps.leaks,
-  });
+  deps.turnMemory = testTurnMemory({ store, gateway, background, logger, leaks: deps.leaks });
   server = await listen(createApp(deps).fetch);
   // One turn to learn the system prompt the pipeline really builds.
   answerWith({ text: 'Hello.' });

@@ -11,15 +11,13 @@ import { createApp } from '../src/app.js';
 import { createDatabase } from '../src/db/client.js';
 import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import { silentLogger } from '../src/logger.js';
-import { createTurnMemory } from '../src/memory/create-turn-memory.js';
 import { createPostgresStore } from '../src/memory/postgres-store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
-import { createTestDeps } from './support/deps.js';
+import { createTestDeps, testTurnMemory } from './support/deps.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { spawnService } from './support/spawn-service.js';
 import { collectSseEvents } from './support/sse.js';
-import { baseLeakPolicy } from '../src/security/leak-policy.js';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -41,16 +39,7 @@ async function startStack() {
   closers.push(() => gw.close());
   const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-test-gateway', retryBackoffMs: 1 });
   const background = createBackgroundTasks(silentLogger);
-  const turnMemory = createTurnMemory({
-    store,
-    embedder: null,
-    gateway,
-    background,
-    logger: silentLogger,
-    extractionModel: 'test/extractor',
-    leaks: baseLeakPolicy,
-    extractionIntervalMs: 0,
-  });
+  const turnMemory = testTurnMemory({ store, gateway, background });
   const deps = await createTestDeps({ memory: store, gateway, background, turnMemory });
   const app = createApp(deps);
   const server = await listen(app.fetch);

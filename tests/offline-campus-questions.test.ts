@@ -9,17 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import { silentLogger } from '../src/logger.js';
-import { createTurnMemory } from '../src/memory/create-turn-memory.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import type { MemoryStore } from '../src/memory/store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { startSandboxToolServer, type SandboxToolServer } from '../src/sandbox/campus/tool-server.js';
 import { OFFLINE_INTRO } from '../src/sandbox/offline-model/answers.js';
 import { OFFLINE_BASE_URL, createOfflineModelFetch } from '../src/sandbox/offline-model/offline-fetch.js';
-import { baseLeakPolicy } from '../src/security/leak-policy.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import type { CampusTools } from '../src/tools/campus-tools.js';
-import { createTestDeps } from './support/deps.js';
+import { createTestDeps, testTurnMemory } from './support/deps.js';
 
 const WEDNESDAY_LUNCH = new Date('2026-11-18T17:30:00Z'); // 12:30 in Pittsburgh
 
@@ -131,7 +129,7 @@ beforeAll(async () => {
   const gateway = createOpenAIGateway({ baseUrl: OFFLINE_BASE_URL, apiKey: 'offline', fetch: createOfflineModelFetch() });
   store = createInMemoryStore({ embeddingModel: null });
   const background = createBackgroundTasks(silentLogger);
-  const turnMemory = createTurnMemory({ store, embedder: null, gateway, background, logger: silentLogger, extractionModel: 'offline/x', leaks: baseLeakPolicy, extractionIntervalMs: 0 });
+  const turnMemory = testTurnMemory({ store, gateway, background, extractionModel: 'offline/x' });
   app = createApp(await createTestDeps({ gateway, campusTools: tools, memory: store, turnMemory, background, now: () => WEDNESDAY_LUNCH }));
 });
 

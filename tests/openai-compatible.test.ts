@@ -15,12 +15,11 @@ import type { TokenBudgetStore } from '../src/admission/token-budget.js';
 import { createApp } from '../src/app.js';
 import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import { silentLogger } from '../src/logger.js';
-import { createTurnMemory } from '../src/memory/create-turn-memory.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { ANSWER_CUT_NOTE } from '../src/pipeline/stages/execute.js';
 import { utcDay } from '../src/admission/token-budget.js';
-import { createTestDeps, testConfig } from './support/deps.js';
+import { createTestDeps, testConfig, testTurnMemory } from './support/deps.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { listen, type Listening } from './support/listen.js';
 import { collectSseEvents } from './support/sse.js';
@@ -42,17 +41,7 @@ beforeAll(async () => {
   const store = createInMemoryStore({ embeddingModel: null });
   const background = createBackgroundTasks(silentLogger);
   const deps = await createTestDeps({ config, gateway, memory: store, background, admission });
-  deps.turnMemory = createTurnMemory({
-    store,
-    embedder: null,
-    gateway,
-    background,
-    logger: silentLogger,
-    extractionModel: 'test/extractor',
-    extractionIntervalMs: 0,
-    leaks: deps.leaks,
-    reserve: admission.reserveCall,
-  });
+  deps.turnMemory = testTurnMemory({ store, gateway, background, leaks: deps.leaks, reserve: admission.reserveCall });
   server = await listen(createApp(deps).fetch);
   client = new OpenAI({ baseURL: `${server.base}/v1`, apiKey: SECRET, maxRetries: 0 });
 });

@@ -127,7 +127,8 @@ export async function runEval(env: Record<string, string | undefined>, options: 
     },
   };
   const closers: Closer[] = [];
-  const deps = await buildDeps(config, logger, leaks, telemetry, closers);
+  // Jobs in process: a case's extraction is counted (its tokens) and waited for here, never run by a replica.
+  const deps = await buildDeps(config, logger, leaks, telemetry, closers, { jobs: 'in-process' });
   const tools = deps.campusTools;
   const observedTools: CampusTools = {
     list: (signal) => tools.list(signal),

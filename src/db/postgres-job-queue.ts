@@ -51,7 +51,7 @@ interface JobData {
   link: string | null;
 }
 
-export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQueue & { readonly running: number } {
+export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQueue {
   const { database, logger } = options;
   const telemetry = options.telemetry ?? noTelemetry;
   const maintenanceSeconds = options.maintenanceSeconds ?? Math.min(10, Math.max(1, Math.floor(options.expireSeconds / 4)));
@@ -68,7 +68,6 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
   // pg-boss reports its own failures (a lost connection while polling) as events; they never throw.
   boss.on('error', (err: unknown) => logger.warn('job queue error', { error: errorType(err) }));
   const handlers = new Map<JobKind, JobHandler>();
-  let running = 0;
   let started = false;
 
   /** Claims `key`; false when it is done or a live worker holds it. */
@@ -90,7 +89,6 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       logger.info('job already done or running elsewhere; skipped', { kind, job_id: job.id });
       return;
     }
-    running++;
     const span = telemetry.backgroundSpan(kind, link, { 'campus.job.id': job.id });
     try {
       await handler(payload, { key, span, signal: jobSignal(options.expireSeconds) });
@@ -102,15 +100,11 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       throw err;
     } finally {
       span.end();
-      running--;
     }
   }
 
   return {
     backend: 'postgres',
-    get running() {
-      return running;
-    },
     handle(kind, handler) {
       handlers.set(kind, handler);
     },

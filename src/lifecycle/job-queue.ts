@@ -34,7 +34,10 @@ export type JobHandler = (payload: unknown, job: JobContext) => Promise<void>;
 
 export interface QueueHealth {
   backend: 'postgres' | 'in-process';
-  /** Jobs waiting to run (created or waiting for a retry), all replicas together. */
+  /**
+   * Jobs not yet done. Postgres: waiting to run (created, or waiting for a retry), all replicas
+   * together. In process, where nothing waits: the jobs running now.
+   */
   depth: number;
   /** Seconds since the oldest waiting job was created; 0 when none waits. */
   oldest_seconds: number;

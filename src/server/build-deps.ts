@@ -31,7 +31,23 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 /** Resources to release at shutdown, closed in reverse order of creation. */
 export type Closer = { name: string; close: () => Promise<unknown> };
 
-export async function buildDeps(config: Config, logger: Logger, leaks: LeakPolicy, telemetry: Telemetry, closers: Closer[]): Promise<AppDeps> {
+export interface BuildOptions {
+  /**
+   * Where background jobs run: `configured` (the Postgres queue with DATABASE_URL, else in process),
+   * or always `in-process`: `npm run eval` counts a case's extraction tokens and waits for them in its
+   * own process, and must not hand its jobs to a running replica.
+   */
+  jobs?: 'configured' | 'in-process';
+}
+
+export async function buildDeps(
+  config: Config,
+  logger: Logger,
+  leaks: LeakPolicy,
+  telemetry: Telemetry,
+  closers: Closer[],
+  options: BuildOptions = {},
+): Promise<AppDeps> {
   // First, so a malformed catalog file stops startup (CatalogError names the file) before anything opens.
   const catalog = loadCatalog(config.campus.buildingsFile);
   const showMapTool = createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl });
@@ -50,7 +66,7 @@ export async function buildDeps(config: Config, logger: Logger, leaks: LeakPolic
   // Background jobs: on the Postgres queue when there is a database (replicas share it; a killed
   // replica's job is taken over), else in this process. Stopped by server.ts's drain, not a closer.
   const jobs =
-    database && config.databaseUrl
+    database && config.databaseUrl && options.jobs !== 'in-process'
       ? createPostgresJobQueue({ url: config.databaseUrl, database, logger, telemetry, expireSeconds: config.jobExpireSeconds })
       : createInProcessQueue({ background, logger, expireSeconds: config.jobExpireSeconds });
   closers.push({ name: 'memory store', close: () => memory.close() });

@@ -10,14 +10,15 @@ import { createBackgroundTasks } from '../../src/lifecycle/background-tasks.js';
 import { createTurnsInFlight } from '../../src/lifecycle/turns-in-flight.js';
 import { silentLogger } from '../../src/logger.js';
 import { createInMemoryStore } from '../../src/memory/in-memory-store.js';
-import { noTurnMemory } from '../../src/memory/turn-memory.js';
+import { noTurnMemory, type TurnMemory } from '../../src/memory/turn-memory.js';
+import { createTurnMemory, type TurnMemoryOptions } from '../../src/memory/create-turn-memory.js';
 import { noTelemetry } from '../../src/telemetry/telemetry.js';
 import { createInProcessQueue } from '../../src/lifecycle/job-queue.js';
 import { noOverloadGuard } from '../../src/lifecycle/overload.js';
 import { noModeration, openAdmission } from '../../src/admission/admission.js';
 import { noCampusTools } from '../../src/tools/campus-tools.js';
 import { referenceSystemPrompt } from '../../src/prompt/system-prompt.js';
-import { leakPolicyFromConfig } from '../../src/security/leak-policy.js';
+import { baseLeakPolicy, leakPolicyFromConfig } from '../../src/security/leak-policy.js';
 
 /** A configuration as the service would parse it from `env` (AGENT_ENV=test by default). */
 export function testConfig(env: Record<string, string | undefined> = {}): Config {
@@ -53,4 +54,20 @@ export async function createTestDeps(overrides: Partial<AppDeps> = {}): Promise<
     moderation: noModeration,
     ...overrides,
   };
+}
+
+/**
+ * The turn memory as the tests wire it: no embeddings, a silent logger, no extraction rate limit, the
+ * base leak policy and its own background registry unless given.
+ */
+export function testTurnMemory(parts: Pick<TurnMemoryOptions, 'store' | 'gateway'> & Partial<TurnMemoryOptions>): TurnMemory {
+  return createTurnMemory({
+    embedder: null,
+    background: createBackgroundTasks(silentLogger),
+    logger: silentLogger,
+    extractionModel: 'test/extractor',
+    leaks: baseLeakPolicy,
+    extractionIntervalMs: 0,
+    ...parts,
+  });
 }
