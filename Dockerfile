@@ -43,7 +43,7 @@ FROM ${NODE_IMAGE} AS runtime
 # NODE_OPTIONS bounds the V8 heap so the process stays inside the platform's 256 MB limit: V8 collects
 # harder near 128 MB of old space instead of growing, and 8 MB semi-spaces cap the young generation.
 # Measured by bench/footprint.bench.ts (which reads this line; BENCHMARKS.md "Footprint"): 92 MB resident
-# idle, 140 MB at 100 concurrent streaming turns (163 MB without these options). Change it only
+# idle, 138 MB at 100 concurrent streaming turns (181 MB without these options). Change it only
 # together with the platform's memory limit.
 ENV NODE_ENV=production \
     AGENT_ENV=production \
