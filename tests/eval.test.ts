@@ -107,6 +107,16 @@ describe('npm run eval against a gateway, two models', () => {
     await gw?.close();
   });
 
+  it('sends a follow-up step with the steps before it as history: the model sees the earlier question and answer', async () => {
+    const from = gw.requests.length;
+    const run = await runEval(['--model', 'good/model', '--cases', 'follow-place'], { LLM_GATEWAY_API_KEY: 'sk-eval-test', LLM_GATEWAY_BASE_URL: gw.baseUrl });
+    expect(run.code, run.stderr).toBe(0);
+    const asked = gw.requests.slice(from).map((r) => r.body).filter((b: any) => b?.tools && b.messages.at(-1)?.content === 'and what about hunt library?');
+    expect(asked.length).toBeGreaterThan(0);
+    const roles = asked[0].messages.filter((m: any) => m.role !== 'system').map((m: any) => `${m.role}: ${String(m.content).slice(0, 14)}`);
+    expect(roles).toEqual(['user: where is gates', 'assistant: Here is what I', 'user: and what about']);
+  }, 60_000);
+
   it('ranks the model that looks things up above the one that does not, with tokens and cost per model', async () => {
     const file = join(dir, 'two-models.json');
     const run = await runEval(['--model', 'bad/model', '--model', 'good/model', '--json', file, '--cases', 'places', '--cases', 'courses'], {

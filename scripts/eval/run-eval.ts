@@ -187,7 +187,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
     for (const [step, s] of c.steps.entries()) {
       if (s.fresh) history = [];
       const started = performance.now();
-      const observation = await turn({ query: s.query, history, user_id: userId, model }, { usage: caseUsage, calls: [] });
+      const observation = await turn({ query: s.query, message_history: history, user_id: userId, model }, { usage: caseUsage, calls: [] });
       turnMs.push(performance.now() - started);
       for (const r of checkTurn(observation, s.expect, { leaks, systemPrompt, maxAnswerChars: config.maxAnswerChars })) checks.push({ ...r, step });
       history = [...history, { role: 'user', content: s.query }, { role: 'assistant', content: observation.text }];
