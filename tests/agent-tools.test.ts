@@ -3,6 +3,7 @@
  * chunks, split tool-call arguments) and a real MCP tool server over Streamable HTTP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_TOOL_CALLS_PER_PASS, TOOL_CALLS_DEFERRED } from '../src/pipeline/stages/execute.js';
 import { startTestMcpServer, type TestMcpServer, type TestTool } from './support/test-mcp-server.js';
 import { startTurnHarness, type TurnHarness, type TurnHarnessOptions } from './support/turn-harness.js';
 
@@ -126,6 +127,20 @@ describe('POST /agent/respond: tools', () => {
     expect(requests.slice(0, 6).every((r) => r.tools?.length > 0)).toBe(true);
     expect(requests[6].tools).toBeUndefined();
     expect(h.charges).toHaveLength(7);
+  });
+
+  it(`runs at most ${MAX_TOOL_CALLS_PER_PASS} tool calls of one pass, and answers every call of it`, async () => {
+    const h = await harness();
+    const many = Array.from({ length: MAX_TOOL_CALLS_PER_PASS + 4 }, () => ({ name: 'eats_get_locations_open_now', arguments: {} }));
+    h.gw.enqueue({ toolCalls: many }, { text: 'Several places are open.' });
+    const body = await (await h.post({ query: 'What food is open?' })).json();
+    expect(body.response_text).toBe('Several places are open.');
+    const toolMessages = h.gw.chatRequests()[1].messages.filter((m: any) => m.role === 'tool');
+    // Every call gets its answer (the protocol requires one per tool_call_id); only the first 16 ran.
+    expect(toolMessages).toHaveLength(MAX_TOOL_CALLS_PER_PASS + 4);
+    expect(toolMessages.filter((m: any) => m.content === TOOL_CALLS_DEFERRED)).toHaveLength(4);
+    expect(toolMessages.slice(0, MAX_TOOL_CALLS_PER_PASS).every((m: any) => m.content.includes('La Prima Espresso'))).toBe(true);
+    expect(h.mcp.calls.filter((c) => c.name === 'eats_get_locations_open_now')).toHaveLength(MAX_TOOL_CALLS_PER_PASS);
   });
 
   it('puts a map beside the answer when the model calls maps_show_map, outside services_used', async () => {

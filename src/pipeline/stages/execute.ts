@@ -24,6 +24,14 @@ import type { Usage } from '../../model/usage.js';
 /** The issue's cap: six passes may call tools, then a final pass without tools. */
 export const MAX_TOOL_PASSES = 6;
 
+/**
+ * Tool calls run in one pass; the model's further calls of that pass are answered with
+ * `TOOL_CALLS_DEFERRED` instead of running (all at once against the tool server, one turn could
+ * otherwise start as many calls as its `max_tokens` can write: about a hundred).
+ */
+export const MAX_TOOL_CALLS_PER_PASS = 16;
+export const TOOL_CALLS_DEFERRED = `Not run: at most ${MAX_TOOL_CALLS_PER_PASS} tool calls run in one step. Call it again in the next step if you still need it.`;
+
 export const STATUS_CHECKING_TOOLS = 'Checking campus tools...';
 export const STATUS_WRITING = 'Writing answer...';
 
@@ -137,8 +145,10 @@ export function createExecute(options: ExecuteOptions): Execute {
         status = 'checking';
         yield { type: 'status', text: STATUS_CHECKING_TOOLS };
       }
-      // Independent calls of one pass run concurrently; a run never throws.
-      const runs = await Promise.all(calls.map((c, i) => runTool(toolbox, c, ids[i]!, ctx)));
+      // Independent calls of one pass run concurrently, up to the cap; a run never throws.
+      const runs = await Promise.all(
+        calls.map((c, i) => (i < MAX_TOOL_CALLS_PER_PASS ? runTool(toolbox, c, ids[i]!, ctx) : { content: TOOL_CALLS_DEFERRED, outcome: null, events: [] })),
+      );
       if (ctx.signal.aborted) return;
       for (const [i, run] of runs.entries()) {
         if (run.outcome) yield { type: 'tool', outcome: run.outcome };
@@ -158,7 +168,9 @@ async function runTool(toolbox: PreparedTurn['toolbox'], call: ToolCallRequest, 
     'gen_ai.tool.type': 'function',
   });
   const startedAt = performance.now();
-  const run = await toolbox.run(call, ctx.signal);
+  // Its own signal following the turn's: a client adds an abort listener per call, and a dozen calls
+  // on the turn's one signal would pass Node's listener-leak warning (the listeners go with the call).
+  const run = await toolbox.run(call, AbortSignal.any([ctx.signal]));
   // No outcome: the model named no tool of this turn or sent arguments that are not JSON.
   const failure = !run.outcome ? 'invalid_call' : run.outcome.ok ? null : 'tool_error';
   if (failure) span.fail(failure);
