@@ -80,6 +80,9 @@ describe('planMemory', () => {
     ['Where is my class 15-122?', { recall: true, tools: false }],
     ['When does Entropy close today?', { recall: false, tools: false }],
     ['Show me the way to Gates', { recall: false, tools: false }],
+    // Nearest to the user: where they live (a saved fact) changes the answer.
+    ['nearest coffee', { recall: true, tools: false }],
+    ['closest dining to Tepper', { recall: true, tools: false }],
   ])('%s', (query, expected) => {
     expect(planMemory(query, [])).toEqual(expected);
   });

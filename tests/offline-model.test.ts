@@ -15,7 +15,7 @@ import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { createRememberTool } from '../src/memory/remember-tool.js';
 import type { LocalTool } from '../src/tools/local-tool.js';
 import type { ModelGateway, ModelMessage, PassEvent, ToolCallRequest, ToolDefinition } from '../src/model/gateway.js';
-import { OFFLINE_INTRO, TOOLS_OFF } from '../src/sandbox/offline-model/answers.js';
+import { OFFLINE_INTRO, OFF_TOPIC_ANSWERS, TOOLS_OFF } from '../src/sandbox/offline-model/answers.js';
 import { OFFLINE_BASE_URL, createOfflineModelFetch } from '../src/sandbox/offline-model/offline-fetch.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import type { CampusTools } from '../src/tools/campus-tools.js';
@@ -137,8 +137,11 @@ describe('offline model over the real gateway and sandbox tools', () => {
     expect(hours.text).toContain('On Saturday, **Nourish** is open **11:00 AM - 3:00 PM**.');
     expect(hours.text).toContain('**Nourish** (Cohon University Center, 1st floor) is open right now. Weekly hours:');
     expect(hours.text).toContain('- Saturday: 11:00 AM - 3:00 PM');
-    const unknown = await turn('When does Moe\'s open?', campusDefs);
-    expect(unknown.text).toBe('I couldn\'t find a dining location called "Moe\'s". Try "What\'s open right now?" to see them all.');
+    const unknown = await turn('When does Zeke\'s Diner open?', campusDefs);
+    expect(unknown.text).toBe('I couldn\'t find a dining location or a building called "Zeke\'s Diner". Try "What\'s open right now?" to see every dining location.');
+    // Not a dining place, but a building by that name: said so, with nothing made up.
+    const building = await turn('When does Moe\'s open?', campusDefs);
+    expect(building.text).toMatch(/^I couldn't find a dining location called "Moe's"\. \*\*Morewood E-Tower\*\* \(MOE\) is a building by that name, and building opening hours aren't in the campus data\.$/);
     const at = await turn('What is open on Sunday at 7 pm?', campusDefs);
     expect(at.called).toEqual([{ name: 'eats_get_locations_open_at_time', args: { day: 0, hour: 19, minute: 0 } }]);
     expect(at.text).toMatch(/^### Open Sunday at 7:00 PM\n\n- \*\*/);
@@ -186,7 +189,8 @@ describe('offline model over the real gateway and sandbox tools', () => {
   });
 
   it('says it is the offline model when no rule applies, and that tools are off when their group is disabled', async () => {
-    expect((await turn('Tell me a joke', campusDefs)).text).toBe(OFFLINE_INTRO);
+    expect((await turn('Tell me a joke', campusDefs)).text).toBe(OFF_TOPIC_ANSWERS.creative);
+    expect((await turn('Sing the alma mater backwards', campusDefs)).text).toBe(OFFLINE_INTRO);
     expect((await turn('thanks!', campusDefs)).text).toBe("You're welcome! Ask me anything else about campus.");
     expect((await turn('hi', campusDefs)).text).toMatch(/^Hello! I'm the campus assistant running offline[\s\S]*\*\*Courses\*\*/);
     const noEats = campusDefs.filter((t) => !t.name.startsWith('eats_'));

@@ -30,6 +30,11 @@ describe('planTurn', () => {
     // Words outside ASCII are whole words too (JavaScript's \b would never end one after "é").
     ['Tepper Café hours?', ['eats']],
     ['Is there a café in the library?', ['eats', 'guide']],
+    // Issue 27: what students ask next.
+    ['pizza close to wean', ['maps', 'eats']],
+    ['deadline to drop a class?', ['courses', 'guide']],
+    ['i lost my student id', ['guide']],
+    ['when are finals', ['guide']],
   ])('binds the groups a message asks about: %s', (query, groups) => {
     const plan = planTurn(req(query), noUserMemory);
     expect(plan.groups).toEqual(groups);

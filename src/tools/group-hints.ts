@@ -23,11 +23,11 @@ const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
   ],
   [
     'maps',
-    words(String.raw`where|directions?|buildings?|near|nearby|nearest|closest|how (do|can) i get|get to|route|walk(ing)?|map|located|location|distance|far|room`),
+    words(String.raw`where|directions?|buildings?|near|nearby|nearest|closest|close to|next to|how (do|can) i get|get to|route|walk(ing)?|map|located|location|distance|far|room`),
   ],
   [
     'guide',
-    words(String.raw`housing|dorms?|residence|room selection|roommates?|first-?years?|meal ?plans?|dinextra|polic(y|ies)|registration|register|shuttles?|escort|bus(es)?|parking|tuition|financial aid|orientation|wi-?fi|eduroam|internet|andrew (id|account)|id card|laundry|mail|mailroom|packages?|move-?in|move out|librar(y|ies)|print(ing|er)?|study spaces?|health|counsel(or|ors|ing|ling)|caps|mental health|emergenc(y|ies)|guide`),
+    words(String.raw`housing|dorms?|residence|room selection|roommates?|first-?years?|meal ?plans?|dinextra|polic(y|ies)|registration|register|shuttles?|escort|bus(es)?|parking|tuition|financial aid|orientation|wi-?fi|eduroam|internet|andrew (id|account)|(student )?id cards?|student id|lost (my )?(id|card)|academic calendar|calendar|deadlines?|drop(ping)? (a |my )?(class|course)|withdraw(al|ing)?|finals|final exams?|spring break|laundry|mail|mailroom|packages?|move-?in|move out|librar(y|ies)|print(ing|er)?|study spaces?|health|counsel(or|ors|ing|ling)|caps|mental health|emergenc(y|ies)|guide`),
   ],
 ];
 

@@ -5,8 +5,9 @@
  */
 import { SANDBOX_COURSES, type SandboxCourse } from './data/courses.js';
 
-/** The semester the sample schedules belong to. */
-const SEMESTER = { year: 2026, semester: 'Fall' } as const;
+/** The semesters of the sample schedules: every course in the fall, some again in the spring. */
+const FALL = { year: 2026, semester: 'Fall' } as const;
+const SPRING = { year: 2027, semester: 'Spring' } as const;
 
 /** "15122", "15-122", " 15 122 " → "15-122"; null when it is not a course number. */
 export function normaliseCourseId(input: string): string | null {
@@ -49,21 +50,20 @@ export function requisitesJson(c: SandboxCourse) {
 
 export function schedulesJson(c: SandboxCourse) {
   const lecture = c.lecture;
-  return [
-    {
-      ...SEMESTER,
-      instructors: c.instructors,
-      lectures: [{ name: 'Lec 1', instructors: c.instructors, times: [lecture] }],
-      // One recitation on Fridays after the lecture slot, in the same building.
-      sections: [
-        {
-          name: 'A',
-          instructors: [],
-          times: [{ days: ['F'], begin: '14:00', end: '14:50', building: lecture.building, room: lecture.room }],
-        },
-      ],
-    },
-  ];
+  const term = (semester: typeof FALL | typeof SPRING) => ({
+    ...semester,
+    instructors: c.instructors,
+    lectures: [{ name: 'Lec 1', instructors: c.instructors, times: [lecture] }],
+    // One recitation on Fridays after the lecture slot, in the same building.
+    sections: [
+      {
+        name: 'A',
+        instructors: [],
+        times: [{ days: ['F'], begin: '14:00', end: '14:50', building: lecture.building, room: lecture.room }],
+      },
+    ],
+  });
+  return c.spring ? [term(FALL), term(SPRING)] : [term(FALL)];
 }
 
 /** Courses whose number, name, department or description contains every word of the query. */

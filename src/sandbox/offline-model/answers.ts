@@ -6,12 +6,40 @@
  */
 import type { Conversation } from './conversation.js';
 import { DAY_NAMES } from '../campus/dining-hours.js';
-import { placeQuery, type Intent } from './intents.js';
-import { dietOf, failed, guideHits, mapShown, outcome, parseJson, placeHit, twelveHour, twelveHourClock } from './tool-readings.js';
+import type { EatsIntent, Intent, OffTopic } from './intents.js';
+import { eatsListCall, nearPlace } from './eats-lists.js';
+import { HOME, isBuildingNickname, nicknameLead, placeQuery } from './place-names.js';
+import {
+  diningBuilding,
+  diningEntries,
+  diningList,
+  dietOf,
+  failed,
+  guideHits,
+  hoursOn,
+  mapShown,
+  outcome,
+  parseJson,
+  placeHit,
+  twelveHour,
+  twelveHourClock,
+  type DiningEntry,
+} from './tool-readings.js';
+
+/** What the campus data covers, and two questions that work offline: the end of every "can't" answer. */
+const COVERS = 'I answer from the campus data: places, dining, courses and the student guide';
+const TRY = 'try "Where is Gates?" or "What\'s open for lunch right now?".';
 
 /** The reply when no rule applies: one line, naming two questions that work offline. */
-export const OFFLINE_INTRO =
-  'I can\'t answer that offline (no language model is configured here); try "Where is Gates?" or "What\'s open for lunch right now?".';
+export const OFFLINE_INTRO = `I can't answer that from the campus data (places, dining, courses and the student guide; no language model is configured here); ${TRY}`;
+
+/** Honest answers to what the campus data does not cover, each saying what it can do instead. */
+export const OFF_TOPIC_ANSWERS: Record<OffTopic, string> = {
+  weather: `I don't have weather data. ${COVERS}; if it's cold or wet out, ask what's open indoors or how far a walk is: try "What's open right now?" or "How far is Baker Hall from Gates?".`,
+  creative: `Jokes, poems and stories need a language model, and this offline sandbox has none configured. ${COVERS}; ${TRY}`,
+  news: `News and sports aren't in the campus data I can look up. ${COVERS}; ${TRY}`,
+  'general-knowledge': `That's outside the campus data, and general knowledge needs a language model, which this offline sandbox does not have. ${COVERS}; ${TRY}`,
+};
 
 export const TOOLS_OFF =
   "The campus tools I would need for that are turned off for this conversation, so I can't look it up.";
@@ -37,7 +65,16 @@ function whereAnswer(intent: Extract<Intent, { kind: 'where' }>, conv: Conversat
   const searched = conv.done.some((d) => d.name === 'maps_search_buildings');
   const searchFailed = conv.done.some((d) => d.name === 'maps_search_buildings' && failed(d.result));
   const lines: string[] = [];
-  if (hit?.type === 'building') {
+  const lead = nicknameLead(intent.place);
+  const room = /\b([A-Z]?\d{3,4}[A-Z]?)\b/i.exec(intent.place)?.[1]?.toUpperCase();
+  if (hit?.type === 'building' && room) {
+    // A room the map data does not list: room numbers start with their floor.
+    lines.push(
+      `Room **${hit.nameWithSpace} ${room}** isn't in the campus map data, but room numbers start with their floor: it should be on floor ${room[0]} of **${hit.fullNameWithSpace}** (${hit.nameWithSpace}).`,
+    );
+  } else if (hit?.type === 'building' && lead) {
+    lines.push(`${lead} **${hit.fullNameWithSpace}** (${hit.nameWithSpace}).`);
+  } else if (hit?.type === 'building') {
     lines.push(`**${hit.fullNameWithSpace}** (${hit.nameWithSpace}) is on the main campus.`);
   } else if (hit) {
     // fullNameWithSpace is "<building name> <room>"; the room part is already in nameWithSpace.
@@ -104,34 +141,6 @@ function routeAnswer(intent: Extract<Intent, { kind: 'route' }>, conv: Conversat
 
 // ---------------------------------------------------------------- dining
 
-interface DiningEntry {
-  open: boolean;
-  name: string;
-  cuisine: string;
-  location: string;
-  hours: string;
-  description: string;
-}
-
-/** `### 🟢 Name` blocks of the dining Markdown with their field lines. */
-function diningEntries(markdown: string): DiningEntry[] {
-  return markdown
-    .split(/^### /m)
-    .slice(1)
-    .map((block) => {
-      const [head = '', ...rest] = block.split('\n');
-      const field = (label: string) => rest.find((l) => l.startsWith(`**${label}:**`))?.slice(label.length + 5).trim() ?? '';
-      return {
-        open: head.startsWith('🟢'),
-        name: head.replace(/^(🟢|🔴)\s*/u, '').trim(),
-        cuisine: field('Cuisine'),
-        location: field('Location'),
-        hours: field('Hours'),
-        description: field('Description'),
-      };
-    });
-}
-
 /** Does this place suit the diet ("vegetarian" is also served by vegan dishes)? */
 function suits(entry: DiningEntry, diet: string): boolean {
   const text = `${entry.cuisine} ${entry.description}`.toLowerCase();
@@ -140,48 +149,100 @@ function suits(entry: DiningEntry, diet: string): boolean {
 
 const COULD_NOT_CHECK_DINING = "I couldn't check the dining data just now; please try again in a moment.";
 
-function diningItem(e: DiningEntry, options: { status: boolean; diet: string | null }): string {
+function diningItem(e: DiningEntry, options: { status: boolean; diet: string | null; day?: number | null; metres?: number | null }): string {
   const status = options.status ? (e.open ? ', open now' : ', closed now') : '';
   const fits = options.diet && suits(e, options.diet) ? ` (${options.diet} options)` : '';
-  return `- **${e.name}**${fits}: ${e.location}${status}. ${twelveHour(e.hours).replace(/ \| /g, '; ')}`;
+  const walk = options.metres == null ? '' : options.metres === 0 ? ' · **in the same building**' : ` · **${options.metres} m**, ${walkMinutes(options.metres)}`;
+  const hours = options.day != null ? `${DAY_NAMES[options.day]} ${hoursOn(e.hours, options.day)}` : twelveHour(e.hours).replace(/ \| /g, '; ');
+  return `- **${e.name}**${fits}: ${e.location}${walk}${status}. ${hours}`;
 }
+
+const walkMinutes = (metres: number) => `about a ${Math.max(1, Math.round(metres / WALK_METRES_PER_MINUTE))}-minute walk`;
 
 function moment(at: { day: number; hour: number; minute: number }): string {
   return `${DAY_NAMES[at.day]} at ${twelveHourClock(`${at.hour}:${String(at.minute).padStart(2, '0')}`)}`;
 }
 
-function eatsAnswer(intent: Extract<Intent, { kind: 'eats' }>, conv: Conversation): string {
-  const result = conv.done.find((d) => d.name.startsWith('eats_'));
+const capital = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}`;
+
+/** Where a "near" question ranks from, and the walk to each building, when the tools said. */
+function walksFrom(intent: EatsIntent, conv: Conversation): { label: string | null; metres: (entry: DiningEntry) => number | null; note: string | null } {
+  const none = { label: null, metres: () => null };
+  if (!intent.near) return { ...none, note: null };
+  const from = nearPlace(intent, conv);
+  if (!from) {
+    return { ...none, note: "I don't know where you live yet: tell me, for example, \"Remember that I live in Stever House\", and I'll rank places by the walk from there." };
+  }
+  const hit = placeHit(conv, placeQuery(from));
+  const origin = hit?.floor?.buildingCode;
+  if (!hit || !origin) return { ...none, note: `I couldn't find "${from}" in the campus map data, so this list is not ranked by distance.` };
+  const label = `${hit.type === 'building' ? hit.fullNameWithSpace : hit.nameWithSpace}${intent.near === HOME ? ' (where you live)' : ''}`;
+  const metres = (e: DiningEntry) => {
+    const code = placeHit(conv, diningBuilding(e.location))?.floor?.buildingCode;
+    const d = code ? Number(outcome(conv, 'maps_distance_between', { start_id: origin, end_id: code })?.result) : NaN;
+    return Number.isFinite(d) && d >= 0 ? d : null;
+  };
+  return { label, metres, note: null };
+}
+
+function eatsAnswer(intent: EatsIntent, conv: Conversation): string {
+  const list = eatsListCall(intent, conv);
+  const result = outcome(conv, list.name, list.arguments);
   if (!result) return TOOLS_OFF;
   if (failed(result.result)) return COULD_NOT_CHECK_DINING;
   const diet = dietOf(conv);
-  const byDiet = result.name === 'eats_get_locations_by_cuisine' && diet !== null && result.arguments.cuisine_query === diet;
+  const byCuisine = list.name === 'eats_get_locations_by_cuisine';
+  const byDiet = byCuisine && diet !== null && list.arguments.cuisine_query === diet && (intent.diet || intent.cuisine === diet);
+  const cuisine = byDiet ? diet : intent.cuisine;
   let entries = diningEntries(result.result);
+  // Narrowing: a cuisine at a moment keeps what both lists name; a day keeps what opens that day.
+  if (byCuisine && intent.at) {
+    const openThen = diningList(conv, 'eats_get_locations_open_at_time', { ...intent.at });
+    if (!openThen) return COULD_NOT_CHECK_DINING;
+    entries = entries.filter((e) => openThen.some((o) => o.name === e.name));
+  }
+  if (intent.day !== null) entries = entries.filter((e) => hoursOn(e.hours, intent.day!) !== null);
+  if (byCuisine && intent.now) entries = entries.filter((e) => e.open);
+  if (intent.only) entries = entries.filter((e) => suits(e, intent.only!));
+
   const lead: string[] = [];
   if (intent.diet && !diet) {
     lead.push("I don't know your diet yet: tell me, for example, \"Remember that I'm vegetarian\", and I'll take it into account.", '');
   }
+  const when = intent.at ? moment(intent.at) : intent.day !== null ? `on ${DAY_NAMES[intent.day]}` : byCuisine && !intent.now ? '' : 'right now';
+  const what = cuisine ? `${capital(cuisine)}${intent.only ? ` with ${intent.only} options` : ''}` : '';
   if (entries.length === 0) {
-    if (intent.at) return [...lead, `Nothing on campus is open ${moment(intent.at)}.`].join('\n');
-    if (byDiet || intent.cuisine) return [...lead, `I didn't find a dining location on campus for "${byDiet ? diet : intent.cuisine}".`].join('\n');
-    return [...lead, "Nothing on campus is open right now (campus time). Scotty's Market and the late-night spots open again later."].join('\n');
+    if (!cuisine && !intent.at && intent.day === null) {
+      return [...lead, "Nothing on campus is open right now (campus time). Scotty's Market and the late-night spots open again later."].join('\n');
+    }
+    if (cuisine) return [...lead, `I didn't find a dining location on campus for "${what.toLowerCase()}"${when ? ` open ${when}` : ''}.`].join('\n');
+    return [...lead, `Nothing on campus is open ${when}.`].join('\n');
   }
-  const sortDiet = diet !== null && !byDiet && !intent.cuisine;
+
+  const walks = walksFrom(intent, conv);
+  if (walks.note) lead.push(walks.note, '');
+  const sortDiet = diet !== null && !byDiet && !cuisine;
   if (sortDiet) entries = [...entries.filter((e) => suits(e, diet)), ...entries.filter((e) => !suits(e, diet))];
-  const heading = byDiet
-    ? `### ${diet!.charAt(0).toUpperCase()}${diet!.slice(1)} options on campus`
-    : intent.cuisine
-      ? `### ${intent.cuisine.charAt(0).toUpperCase()}${intent.cuisine.slice(1)} on campus`
-      : intent.at
-        ? `### Open ${moment(intent.at)}`
-        : '### Open on campus right now';
+  if (walks.label) {
+    const far = (e: DiningEntry) => walks.metres(e) ?? Number.POSITIVE_INFINITY;
+    entries = [...entries].sort((a, b) => far(a) - far(b));
+  }
+  const where = walks.label ? `near ${walks.label}` : 'on campus';
+  const heading = cuisine
+    ? `### ${byDiet ? `${capital(cuisine)} options` : what} ${where}${when && when !== 'right now' ? `, open ${when}` : intent.now ? ', open now' : ''}`
+    : intent.at || intent.day !== null
+      ? `### Open ${when}${walks.label ? `, ${where}` : ''}`
+      : `### Open ${where} right now`;
   if (byDiet) lead.push(`Since you're ${diet}, here are the places that cater for it.`, '');
-  else if (sortDiet && entries.some((e) => suits(e, diet))) lead.push(`Since you're ${diet}, places with ${diet} options come first.`, '');
-  const shown = entries.slice(0, 12);
-  const status = byDiet || !!intent.cuisine;
-  const items = shown.map((e) => diningItem(e, { status, diet: sortDiet || byDiet ? diet : null }));
+  else if (sortDiet && !walks.label && entries.some((e) => suits(e, diet))) lead.push(`Since you're ${diet}, places with ${diet} options come first.`, '');
+  // A ranked list answers "which is nearest": the five nearest say it; the rest are counted.
+  const shown = entries.slice(0, walks.label ? 5 : 12);
+  const status = byCuisine && !intent.at && intent.day === null && !intent.now;
+  const items = shown.map((e) => diningItem(e, { status, diet: sortDiet || byDiet ? diet : null, day: intent.day, metres: walks.metres(e) }));
   const more = entries.length > shown.length ? ['', `…and ${entries.length - shown.length} more.`] : [];
-  return [...lead, heading, '', ...items, ...more].join('\n');
+  const nearest = walks.label ? shown.find((e) => walks.metres(e) !== null) : undefined;
+  const map = nearest && mapShown(conv) ? ['', `The walk to the nearest, **${nearest.name}**, is marked on the campus map that comes with this answer.`] : [];
+  return [...lead, `${heading}${walks.label ? ', nearest first' : ''}`, '', ...items, ...more, ...map].join('\n');
 }
 
 function diningInAnswer(intent: Extract<Intent, { kind: 'dining-in' }>, conv: Conversation): string {
@@ -196,7 +257,29 @@ function diningInAnswer(intent: Extract<Intent, { kind: 'dining-in' }>, conv: Co
   return [`### Dining in ${building}`, '', ...here.map((e) => diningItem(e, { status: true, diet }))].join('\n');
 }
 
+/** "When does the UC close?": a building is not a dining location; its dining places and their hours instead. */
+function buildingHoursAnswer(intent: Extract<Intent, { kind: 'hours' }>, conv: Conversation): string {
+  const all = outcome(conv, 'eats_get_all_dining_locations')!;
+  if (failed(all.result)) return COULD_NOT_CHECK_DINING;
+  const hit = placeHit(conv, placeQuery(intent.place));
+  if (hit?.type !== 'building') {
+    return `I couldn't find a dining location or a building called "${intent.place}". Try "What's open right now?" to see every dining location.`;
+  }
+  const building = `**${hit.fullNameWithSpace}** (${hit.nameWithSpace})`;
+  const lead = nicknameLead(intent.place);
+  const first = lead
+    ? `${lead} ${building}; its own opening hours aren't in the campus data.`
+    : isBuildingNickname(intent.place)
+      ? `${building} is a building, not a dining location, and its opening hours aren't in the campus data.`
+      : `I couldn't find a dining location called "${intent.place}". ${building} is a building by that name, and building opening hours aren't in the campus data.`;
+  const here = diningEntries(all.result).filter((e) => e.location.toLowerCase().startsWith(hit.fullNameWithSpace!.toLowerCase()));
+  if (here.length === 0) return first;
+  const day = intent.day;
+  return [first, '', `Dining inside it${day !== null ? ` on ${DAY_NAMES[day]}` : ''}:`, '', ...here.map((e) => diningItem(e, { status: day === null, diet: dietOf(conv), day: day !== null && hoursOn(e.hours, day) ? day : null }))].join('\n');
+}
+
 function hoursAnswer(intent: Extract<Intent, { kind: 'hours' }>, conv: Conversation): string {
+  if (outcome(conv, 'eats_get_all_dining_locations')) return buildingHoursAnswer(intent, conv);
   const result = outcome(conv, 'eats_get_location_hours');
   if (!result) return TOOLS_OFF;
   if (failed(result.result)) return COULD_NOT_CHECK_DINING;
@@ -243,8 +326,21 @@ function courseAnswer(intent: Extract<Intent, { kind: 'course' }>, conv: Convers
   const reqData = reqs && !failed(reqs.result) ? (parseJson(reqs.result) as { postreqs?: string[] } | undefined) : undefined;
   if (reqData?.postreqs?.length) facts.push(`- **Leads to:** ${reqData.postreqs.join(', ')}`);
   const sched = outcome(conv, 'courses_fetch_course_schedules');
-  const term = sched && !failed(sched.result) ? (parseJson(sched.result) as ScheduleJson[] | undefined)?.[0] : undefined;
+  const terms = sched && !failed(sched.result) ? (parseJson(sched.result) as ScheduleJson[] | undefined) : undefined;
+  const asked = intent.term ? terms?.find((t) => t.semester === intent.term) : undefined;
+  const term = asked ?? terms?.[0];
   const time = term?.lectures?.[0]?.times?.[0];
+  const name = course ? `**${course.courseID} ${course.name}**` : `**${intent.courseId}**`;
+  if (intent.term && terms) {
+    // The question asked comes first: is it offered that semester?
+    const listed = [...new Set(terms.map((t) => `${t.semester} ${t.year}`))].join(' and ');
+    lines.unshift(
+      asked
+        ? `Yes: ${name} is offered in ${asked.semester} ${asked.year}.`
+        : `The schedule data lists ${name} only in ${listed || 'no semester'}, not in ${intent.term}; check the Schedule of Classes when the ${intent.term.toLowerCase()} schedule is published.`,
+      '',
+    );
+  }
   if (term && time) {
     const days = time.days.map((d) => WEEKDAY[d] ?? d).join('/');
     facts.push(`- **Lecture (${term.semester} ${term.year}):** ${days} ${twelveHourClock(time.begin)} - ${twelveHourClock(time.end)} in ${time.building} ${time.room}`);
@@ -368,6 +464,6 @@ export function writeAnswer(intent: Intent, conv: Conversation): string {
     default:
       if (intent.smallTalk === 'thanks') return "You're welcome! Ask me anything else about campus.";
       if (intent.smallTalk === 'hello') return CAPABILITIES;
-      return OFFLINE_INTRO;
+      return intent.offTopic ? OFF_TOPIC_ANSWERS[intent.offTopic] : OFFLINE_INTRO;
   }
 }

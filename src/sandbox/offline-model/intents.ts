@@ -5,62 +5,48 @@
  * and demos are repeatable. docs/design/sandbox.md lists what it understands.
  */
 import { toThirdPerson } from '../../memory/fact-wording.js';
+import { HOME, cleanPlace, isBuildingNickname, isHome } from './place-names.js';
+import { DAY_WORD, parseDay, parseWhen, type CampusMoment } from './when.js';
 
 export type CourseAspect = 'prereqs' | 'schedule' | 'instructors';
+
+export type { CampusMoment } from './when.js';
+
+/** A question outside the campus data that deserves its own honest answer. */
+export type OffTopic = 'weather' | 'creative' | 'news' | 'general-knowledge';
 
 export type Intent =
   | { kind: 'remember'; fact: string }
   | { kind: 'forget'; fact: string | null }
   | { kind: 'about-me' }
-  | { kind: 'course'; courseId: string; aspects: CourseAspect[] }
+  | { kind: 'course'; courseId: string; aspects: CourseAspect[]; term: Semester | null }
   | { kind: 'course-search'; topic: string }
   | { kind: 'geneds'; school: string | null; department: string | null }
   | { kind: 'where'; place: string }
   | { kind: 'route'; origin: string; destination: string; focus: 'directions' | 'distance' }
-  | { kind: 'eats'; cuisine: string | null; at: CampusMoment | null; diet: boolean }
+  | EatsIntent
   | { kind: 'dining-in'; place: string }
   | { kind: 'hours'; place: string; day: number | null }
   | { kind: 'guide'; query: string }
-  | { kind: 'chat'; smallTalk: 'thanks' | 'hello' | null };
+  | { kind: 'chat'; smallTalk: 'thanks' | 'hello' | null; offTopic: OffTopic | null };
 
-/** A weekday (0 = Sunday) and time of day, as `eats_get_locations_open_at_time` takes it. */
-export interface CampusMoment {
-  day: number;
-  hour: number;
-  minute: number;
-}
+export type Semester = 'Fall' | 'Spring' | 'Summer';
 
-const DAY_WORD = /\b(sun|mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?)(?:day)?s?\b/i;
-const DAY_PREFIX: Record<string, number> = { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 };
-
-/** The weekday a question names ("sunday", "Sat", "tomorrow", "tonight"), given today's weekday. */
-export function parseDay(q: string, today: number | null): number | null {
-  const named = DAY_WORD.exec(q);
-  if (named) return DAY_PREFIX[named[1]!.slice(0, 3).toLowerCase()] ?? null;
-  if (today === null) return null;
-  if (/\btomorrow\b/i.test(q)) return (today + 1) % 7;
-  if (/\b(today|tonight|this (morning|afternoon|evening))\b/i.test(q)) return today;
-  return null;
-}
-
-/** "on Saturday at 7:30 pm", "Friday noon", "tonight at 9"; null without a day. */
-export function parseMoment(q: string, today: number | null = null): CampusMoment | null {
-  const day = parseDay(q, today);
-  if (day === null) return null;
-  if (/\bnoon\b/i.test(q)) return { day, hour: 12, minute: 0 };
-  if (/\bmidnight\b/i.test(q)) return { day, hour: 0, minute: 0 };
-  const t = /\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)/i.exec(q) ?? /\b(?:at|around|by)\s+(\d{1,2})(?::(\d{2}))?\b/i.exec(q);
-  if (!t) {
-    if (/\b(breakfast|morning)\b/i.test(q)) return { day, hour: 9, minute: 0 };
-    if (/\b(dinner|evening|tonight)\b/i.test(q)) return { day, hour: 18, minute: 0 };
-    if (/\blate\b/i.test(q)) return { day, hour: 22, minute: 0 };
-    return { day, hour: 12, minute: 0 };
-  }
-  const meridiem = t[3]?.toLowerCase().replace(/\./g, '');
-  let hour = Number(t[1]) % 12;
-  if (meridiem === 'pm' || (!meridiem && hour > 0 && hour < 7)) hour += 12; // "at 5" means 5 pm on campus
-  if (!meridiem && Number(t[1]) === 12) hour = 12;
-  return { day, hour, minute: Math.min(59, Number(t[2] ?? 0)) };
+/**
+ * A food question: what (a cuisine, or the saved diet), when (now, a moment, or a whole day) and where
+ * from (a place, or `HOME` for where the user lives: the answer ranks by walking distance from it).
+ * `only` narrows a list to what also matches a second food word ("of those, which are vegan").
+ */
+export interface EatsIntent {
+  kind: 'eats';
+  cuisine: string | null;
+  only: string | null;
+  at: CampusMoment | null;
+  day: number | null;
+  /** Only what is open now ("coffee near the library right now"); a list without a time is of now anyway. */
+  now: boolean;
+  diet: boolean;
+  near: string | null;
 }
 
 /** Cuisine words a student uses, and what the dining search knows them as. */
@@ -92,7 +78,9 @@ const GUIDE = new RegExp(
     'study spaces?', 'print(?:ing|er)?', 'parking', 'park my car', 'shuttles?', 'escort', 'bus(?:es)?', 'port authority',
     'counsel(?:or|ors|ing|ling)', 'caps', 'therapist', 'mental health', 'health (?:services|center)', 'doctor', 'sick',
     'emergenc(?:y|ies)', 'housing', 'dorms?', 'residence halls?', 'room selection', 'roommates?', 'move[- ]?in',
-    'move out', 'laundry', 'packages?', 'mail ?room', 'guide',
+    'move out', 'laundry', 'packages?', 'mail ?room', 'guide', 'id cards?', 'student id', 'academic calendar',
+    'calendar', 'deadlines?', 'drop(?:ping)? (?:a |my )?(?:class|course)', 'withdraw\\w*', 'add(?:ing)? (?:a )?(?:class|course)',
+    'finals?', 'final exams?', 'spring break', 'semester (?:start|begin|end)s?',
   ]
     .map((w) => `\\b${w}\\b`)
     .join('|'),
@@ -115,28 +103,6 @@ const DEPARTMENTS = ['history', 'psychology', 'economics', 'english', 'statistic
 /** What follows "eat in/at/near" without being a building. */
 const NOT_A_BUILDING = /^(noon|midnight|night|the moment|moment|campus|cmu|pittsburgh|evening|morning|afternoon|this\b|my\b|a\b|budget|once|all|late|home|(?:right )?now|today|tonight|tomorrow|lunch ?time|dinner ?time)\b/i;
 
-/** Nicknames a student uses for a place, as the campus map data names it. */
-const NICKNAMES: Array<[RegExp, string]> = [
-  [/^(?:the\s+)?(?:uc|cuc|university cent(?:er|re)|student cent(?:er|re))$/i, 'University Center'],
-  [/^(?:the\s+)?(?:library|main library)$/i, 'Hunt Library'],
-  [/^(?:the\s+)?(?:gates|gates center|gates hillman|gates-hillman)$/i, 'Gates'],
-];
-
-/** The place as the map data would name it: "the UC" → "University Center". */
-export function placeQuery(place: string): string {
-  return NICKNAMES.find(([re]) => re.test(place.trim()))?.[1] ?? place;
-}
-
-/** Trailing punctuation, "on campus", filler words and a leading article are not part of a place name. */
-export function cleanPlace(text: string): string {
-  return text
-    .replace(/[?.!,]+/g, ' ')
-    .replace(/\s+(on campus|located|building|please|pls|plz|again|then|exactly|on the map|from here)\b.*$/i, '')
-    .replace(/^\s*(the|a|an)\s+/i, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
 /** First-person wording to a stored fact about the user: "I am vegetarian" → "Is vegetarian". */
 export const toFact = (text: string): string => toThirdPerson(text.trim().replace(/[.!]+$/, ''));
 
@@ -145,10 +111,20 @@ const COURSE_ID = /\b(\d{2})\s?-?\s?(\d{3})\b/;
 function courseAspects(q: string): CourseAspect[] {
   const aspects: CourseAspect[] = [];
   if (/\b(pre-?req\w*|pre-?requisit\w*|requisites?|before taking|need to take|need before|required before)\b/i.test(q)) aspects.push('prereqs');
-  if (/\b(when|schedule|times?|meets?|meeting|lectures?|what days?|where is the lecture)\b/i.test(q)) aspects.push('schedule');
-  if (/\b(who teaches|instructors?|professors?|profs?|taught|teacher|teaching)\b/i.test(q)) aspects.push('instructors');
+  if (/\b(when|schedule|times?|meets?|meeting|lectures?|what days?|where is the lecture|offered|available|semesters?)\b/i.test(q) || termAsked(q)) aspects.push('schedule');
+  if (/\b(who teaches|instructors?|professors?|profs?|taught by|teacher|teaching)\b/i.test(q)) aspects.push('instructors');
   return aspects;
 }
+
+/** The semester a course question asks about ("is 15-112 offered in spring?"). */
+function termAsked(q: string): Semester | null {
+  const m = /\b(fall|autumn|spring|summer)\b/i.exec(q);
+  if (!m) return null;
+  const word = m[1]!.toLowerCase();
+  return word === 'spring' ? 'Spring' : word === 'summer' ? 'Summer' : 'Fall';
+}
+
+const NOT_A_PLACE = /^(anything|anywhere|something|everything|it|there|food|dining|any\b.*|the dining halls?|dining halls?|what|places?|restaurants?|they|you|those|them|these|which\b.*)$/i;
 
 function hoursIntent(q: string, today: number | null): Intent | null {
   const m =
@@ -158,9 +134,38 @@ function hoursIntent(q: string, today: number | null): Intent | null {
     /\bhours (?:of|for|at)\s+(.+?)(?:\s+on\s+\w+)?[?.!]*$/i.exec(q) ??
     /^(.+?)(?:'s|’s)?\s+(?:opening\s+)?hours\b/i.exec(q);
   const place = m?.[1] ? cleanPlace(m[1]).replace(/^(what|when|is|are)\s+/i, '') : '';
-  if (!place || /^(anything|anywhere|something|everything|it|there|food|dining|any\b.*|the dining halls?|dining halls?|what|places?|restaurants?|they|you)$/i.test(place)) return null;
+  if (!place || NOT_A_PLACE.test(place) || /\b(of|among) (those|them|these)\b/i.test(q)) return null;
   if (FOOD.test(place) || cuisineOf(place)) return null;
   return { kind: 'hours', place, day: parseDay(q, today) };
+}
+
+/**
+ * The place a food question ranks from: "near the library", "closest dining to Tepper", "nearest
+ * dining to where I live" (`HOME`), "nearest coffee" (`HOME`: from where the user lives, if saved).
+ */
+export function nearOf(q: string): string | null {
+  const m =
+    /\b(?:closest|nearest|near|close)\b.*?\b(?:to|from)\s+(.+)$/i.exec(q) ??
+    /\b(?:near|next to|close to|around|walking distance (?:of|from))\s+(?!\d)(.+)$/i.exec(q);
+  if (m) {
+    const place = cleanPlace(m[1]!);
+    if (place && !NOT_A_BUILDING.test(place)) return isHome(place) ? HOME : place;
+    if (isHome(place)) return HOME;
+  }
+  return /\b(nearest|closest|nearby|near me|close by|closest to me)\b/i.test(q) ? HOME : null;
+}
+
+/** Food words of a question, and when and where from. */
+function eatsParts(q: string, today: number | null): Omit<EatsIntent, 'kind' | 'only'> {
+  const when = parseWhen(q, today);
+  return {
+    cuisine: cuisineOf(q),
+    at: when?.kind === 'moment' ? when.at : null,
+    day: when?.kind === 'day' ? when.day : null,
+    now: OPEN_NOW.test(q),
+    diet: DIET.test(q),
+    near: nearOf(q),
+  };
 }
 
 function routeIntent(q: string): Intent | null {
@@ -185,8 +190,11 @@ function routeIntent(q: string): Intent | null {
 function whereIntent(q: string): Intent | null {
   const to = /\b(?:how (?:do i|can i|to|would i|should i) (?:get|go|walk) to|directions? to|way to|take me to|route to|navigate to)\s+(.+)$/i.exec(q);
   if (to) return { kind: 'where', place: cleanPlace(to[1]!) };
+  // The place first: "weh 5300 where is that", "gates, where?", "hunt library - where is it".
+  const first = /^(.+?)[\s,:-]+(?:where|wher|whre)(?:'s|’s|\s+is)?(?:\s+(?:that|it|this))?(?:\s+at)?\s*[?.!]*$/i.exec(q);
   const where =
-    /\b(?:where|wher|were|whre)(?:'s|’s|\s+is|\s+are|\s+s|\s+the)?\s+(?!(?:can|do|should|could|would|will|did|does)\s)(.+)$/i.exec(q) ??
+    first ??
+    /\b(?:where|wher|were|whre)(?:'s|’s|s|\s+is|\s+are|\s+s|\s+the)?\s+(?!(?:can|do|should|could|would|will|did|does)\s)(.+)$/i.exec(q) ??
     /\b(?:find|locate|show me)\s+(.+?)(?:\s+on the map)?$/i.exec(q) ??
     /\bwhat building is\s+(.+)$/i.exec(q);
   if (where) {
@@ -195,6 +203,14 @@ function whereIntent(q: string): Intent | null {
   }
   return null;
 }
+
+/** Questions the campus data cannot answer, by kind: each gets an honest answer of its own. */
+const OFF_TOPIC: Array<[RegExp, OffTopic]> = [
+  [/\b(weather|forecast|rain(?:ing|y)?|snow(?:ing|y)?|temperature|umbrella|(?:cold|hot|warm) (?:outside|today|out))\b/i, 'weather'],
+  [/\b(jokes?|poems?|stor(?:y|ies)|riddles?|songs?|haiku|limerick|essay|funny)\b/i, 'creative'],
+  [/\b(news|scores?|who won|game last night|stocks?|elections?|steelers|penguins|pirates|nfl|nba)\b/i, 'news'],
+  [/^\W*(explain|define|what is an?|what are|who (?:is|was)|why (?:is|do|does)|how does)\b/i, 'general-knowledge'],
+];
 
 function genedsIntent(q: string): Intent | null {
   if (!/\b(gen[- ]?eds?|general[- ]education|gened requirements?|distribution requirements?)\b/i.test(q)) return null;
@@ -233,34 +249,43 @@ export function detectIntent(question: string, today: number | null = null): Int
   const geneds = genedsIntent(q);
   if (geneds) return geneds;
   const course = COURSE_ID.exec(q);
-  if (course) return { kind: 'course', courseId: `${course[1]}-${course[2]}`, aspects: courseAspects(q) };
+  if (course) return { kind: 'course', courseId: `${course[1]}-${course[2]}`, aspects: courseAspects(q), term: termAsked(q) };
 
-  // Housing, meal plans and the like are guide topics even when they mention food or a building.
-  if (/\b(meal plans?|dinextra|housing|room selection|first[- ]years? (?:live|housing|dorms?))\b/i.test(q)) return { kind: 'guide', query: guideQuery(q) };
+  // Housing, meal plans, ID cards and the calendar are guide topics even when they mention food, a building or a class.
+  if (GUIDE_FIRST.test(q)) return { kind: 'guide', query: guideQuery(q) };
 
   const route = routeIntent(q);
   if (route) return route;
   const hours = hoursIntent(q, today);
   if (hours) return hours;
-  const cuisine = cuisineOf(q);
-  const at = parseMoment(q, today);
-  const diningIn = /\b(?:eat|food|dining|lunch|dinner|breakfast|coffee|snacks?)\b.*?\b(?:in|at|inside|near)\s+(?:the\s+)?([^?.!]+?)[?.!]*$/i.exec(q);
+  const eats = eatsParts(q, today);
+  const food = FOOD.test(q) || eats.now || !!eats.cuisine || (/\bopen\b/i.test(q) && (eats.at !== null || eats.day !== null));
+  if (food && eats.near) return eatsIntent(eats, null);
+  const diningIn = /\b(?:eat|food|dining|lunch|dinner|breakfast|coffee|snacks?)\b.*?\b(?:in|at|inside)\s+(?:the\s+)?([^?.!]+?)[?.!]*$/i.exec(q);
   if (diningIn && !NOT_A_BUILDING.test(diningIn[1]!) && !DAY_WORD.test(diningIn[1]!) && !/\d/.test(diningIn[1]!)) {
-    return { kind: 'dining-in', place: cleanPlace(diningIn[1]!) };
+    const place = cleanPlace(diningIn[1]!);
+    if (place) return { kind: 'dining-in', place };
   }
-  if (FOOD.test(q) || OPEN_NOW.test(q) || cuisine || (/\bopen\b/i.test(q) && at)) {
-    return { kind: 'eats', cuisine: at ? null : cuisine, at, diet: DIET.test(q) };
-  }
+  if (food) return eatsIntent(eats, null);
 
   const where = whereIntent(q);
   if (where) return where;
   const search = courseSearchIntent(q);
   if (search) return search;
   if (GUIDE.test(q)) return { kind: 'guide', query: guideQuery(q) };
-  if (/^\W*(thanks|thank you|thx|ty|cheers|great,? thanks)\b/i.test(q)) return { kind: 'chat', smallTalk: 'thanks' };
-  if (/^\W*(hi|hello|hey|good (morning|afternoon|evening)|yo)\b/i.test(q)) return { kind: 'chat', smallTalk: 'hello' };
-  return { kind: 'chat', smallTalk: null };
+  if (/^\W*(thanks|thank you|thx|ty|cheers|great,? thanks)\b/i.test(q)) return { kind: 'chat', smallTalk: 'thanks', offTopic: null };
+  if (/^\W*(hi|hello|hey|good (morning|afternoon|evening)|yo)\W*$/i.test(q)) return { kind: 'chat', smallTalk: 'hello', offTopic: null };
+  return { kind: 'chat', smallTalk: null, offTopic: OFF_TOPIC.find(([re]) => re.test(q))?.[1] ?? null };
 }
+
+/** An eats intent from a question's parts ("now" yields to a named time). */
+function eatsIntent(parts: Omit<EatsIntent, 'kind' | 'only'>, only: string | null): EatsIntent {
+  return { kind: 'eats', ...parts, only, now: parts.now && parts.at === null && parts.day === null };
+}
+
+/** Guide topics that win over food, places and courses ("deadline to drop a class", "lost my ID card"). */
+const GUIDE_FIRST =
+  /\b(meal plans?|dinextra|housing|room selection|first[- ]years? (?:live|housing|dorms?)|id cards?|student id|academic calendar|(?:add|drop|withdraw)(?:ping|ing)? (?:from )?(?:a |my )?(?:class|course)|(?:drop|add|withdrawal?) deadlines?|deadlines? to (?:drop|add|withdraw))\b/i;
 
 /** Words a student uses, and the words the guide is written in: a model would search for both. */
 const GUIDE_TERMS: Array<[RegExp, string]> = [
@@ -272,6 +297,10 @@ const GUIDE_TERMS: Array<[RegExp, string]> = [
   [/\bdorms?\b|\bresidence halls?\b/i, 'housing'],
   [/\bshuttles?\b|\bat night\b/i, 'shuttles escorts'],
   [/\bmove[- ]?in\b|\bmove out\b/i, 'moving'],
+  [/\b(new|replace\w*|lost|lose|damaged|broken|stolen)\b/i, 'replacement lost damaged card'],
+  [/\b(drop\w*|add(?:ing)?|withdraw\w*)\b/i, 'adding dropping courses deadline week'],
+  [/\b(finals?|exams?)\b/i, 'final exams schedule'],
+  [/\b(semester|calendar|spring break)\b/i, 'semester dates'],
 ];
 
 /** The words worth searching the guide for: the question without its question words, plus the guide's terms. */
@@ -287,29 +316,58 @@ function guideQuery(q: string): string {
 /** "what about Wean Hall?", "and on Sunday?", "how about 15-122", "same for pizza": the new subject. */
 const FOLLOW_UP = /^\s*(?:(?:and|ok|okay|so)\s*,?\s*)?(?:(?:what|how)\s+about|and(?:\s+(?:for|on|at|in|to))?|same\s+(?:for|on)|also|then)\s+(.+?)[?.!\s]*$/i;
 
+/** "which of those are vegan?", "any of them open on Saturday?", "of those, which is closest to Gates?". */
+const OF_THOSE = /\b(?:of|among|from)\s+(?:those|them|these|that list)\b|\bwhich (?:ones?|one)\b|\bwhich (?:is|are) (?:closest|nearest)\b/i;
+
+/** A question narrowing the previous food list: its food word, time or place replace or narrow the old ones. */
+function narrowEats(previous: EatsIntent, q: string, today: number | null): EatsIntent {
+  const parts = eatsParts(q, today);
+  const timed = parts.at !== null || parts.day !== null;
+  const cuisine = previous.cuisine ?? parts.cuisine;
+  const only = previous.cuisine && parts.cuisine && parts.cuisine !== previous.cuisine ? parts.cuisine : previous.only;
+  return {
+    kind: 'eats',
+    cuisine,
+    only,
+    at: timed ? parts.at : parts.now ? null : previous.at,
+    day: timed ? parts.day : parts.now ? null : previous.day,
+    // The list was of what is open now unless it named a cuisine or a time: its narrowing still is.
+    now: parts.now || (!timed && previous.now) || (!timed && !previous.cuisine && previous.at === null && previous.day === null),
+    diet: previous.diet || parts.diet,
+    near: parts.near ?? previous.near,
+  };
+}
+
 /**
  * The intent of a question in its conversation: a follow-up takes the previous question's intent with
- * the new subject (a place, a day, a course, a cuisine); anything else stands on its own.
+ * the new subject (a place, a day, a course, a cuisine), a narrowing ("which of those …") keeps the
+ * previous food list and narrows it; anything else stands on its own.
  * `earlier` holds the user's earlier questions, oldest first.
  */
 export function resolveIntent(question: string, earlier: readonly string[], today: number | null = null): Intent {
   const own = detectIntent(question, today);
-  const follow = FOLLOW_UP.exec(question);
-  if (!follow || earlier.length === 0) return own;
-  const rest = follow[1]!;
+  if (earlier.length === 0) return own;
   const previous = resolveIntent(earlier.at(-1)!, earlier.slice(0, -1), today);
+  if (previous.kind === 'eats' && OF_THOSE.test(question)) return narrowEats(previous, question, today);
+  const follow = FOLLOW_UP.exec(question);
+  if (!follow) return own;
+  const rest = follow[1]!;
   const day = parseDay(rest, today);
-  const hasTime = /\d|\bnoon\b|\bmidnight\b|\bmorning\b|\bevening\b|\btonight\b/i.test(rest);
+  const when = parseWhen(rest, today);
   const courseId = COURSE_ID.exec(rest);
   const cuisine = cuisineOf(rest);
   const place = cleanPlace(rest.replace(/^(?:for|on|at|in|to)\s+/i, ''));
   // A course number or a food word is a new question in its own right.
   if (courseId && previous.kind !== 'course') return own;
   switch (previous.kind) {
-    case 'eats':
-      if (day !== null) return { ...previous, cuisine: null, at: hasTime || !previous.at ? parseMoment(rest, today) : { ...previous.at, day } };
-      if (cuisine) return { ...previous, cuisine, at: null };
+    case 'eats': {
+      if (when?.kind === 'moment') return { ...previous, at: when.at, day: null, now: false };
+      if (day !== null) return previous.at ? { ...previous, at: { ...previous.at, day }, now: false } : { ...previous, day, now: false };
+      if (cuisine) return { ...previous, cuisine };
+      const near = nearOf(rest);
+      if (near) return { ...previous, near };
       return { kind: 'hours', place, day: null };
+    }
     case 'hours':
       if (day !== null) return { ...previous, day };
       return cuisine ? own : { kind: 'hours', place, day: previous.day };
@@ -320,7 +378,7 @@ export function resolveIntent(question: string, earlier: readonly string[], toda
     case 'dining-in':
       return cuisine ? own : { kind: 'dining-in', place };
     case 'course':
-      if (courseId) return { kind: 'course', courseId: `${courseId[1]}-${courseId[2]}`, aspects: previous.aspects };
+      if (courseId) return { kind: 'course', courseId: `${courseId[1]}-${courseId[2]}`, aspects: previous.aspects, term: previous.term };
       return own;
     case 'course-search':
       return own.kind === 'chat' || own.kind === 'guide' ? { kind: 'course-search', topic: place } : own;

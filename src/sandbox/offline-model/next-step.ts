@@ -7,17 +7,14 @@
  */
 import { TOOLS_OFF, writeAnswer } from './answers.js';
 import { readConversation, type Conversation } from './conversation.js';
-import { placeQuery, resolveIntent, type Intent } from './intents.js';
-import { buildingCode, dietOf, guideHits, mapCodes, outcome, parseJson, searchQueries } from './tool-readings.js';
+import { call, eatsListCall, nearPlace, type PlannedCall } from './eats-lists.js';
+import { resolveIntent, type EatsIntent, type Intent } from './intents.js';
+import { isBuildingNickname, placeQuery } from './place-names.js';
+import { buildingCode, diningBuilding, diningList, guideHits, mapCodes, outcome, parseJson, searchQueries } from './tool-readings.js';
 
-export interface PlannedCall {
-  name: string;
-  arguments: Record<string, unknown>;
-}
+export type { PlannedCall } from './eats-lists.js';
 
 export type NextStep = { kind: 'tool_calls'; calls: PlannedCall[] } | { kind: 'text'; text: string };
-
-const call = (name: string, args: Record<string, unknown> = {}): PlannedCall => ({ name, arguments: args });
 
 /**
  * The building code a place resolves to through the searches already run: a code, null when every
@@ -45,6 +42,31 @@ function routeCalls(intent: Extract<Intent, { kind: 'route' }>, conv: Conversati
   const codes = fromCode && toCode ? { origin: fromCode, destination: toCode } : mapCodes(conv);
   const between = codes ? { start_id: codes.origin, end_id: codes.destination } : null;
   return [map, ...(between ? [call('maps_get_path', between), call('maps_distance_between', between)] : [])];
+}
+
+/**
+ * "Nearest to X": find X, then each building the listed places are in, then the walking distance from X
+ * to each; the answer ranks by it, and the map shows the walk to the nearest. One step per pass, each
+ * using what the last returned.
+ */
+function nearCalls(intent: EatsIntent, list: PlannedCall, conv: Conversation): PlannedCall[] {
+  const from = nearPlace(intent, conv);
+  if (!from) return [];
+  const origin = resolvePlace(from, conv);
+  if ('search' in origin) return [origin.search];
+  const entries = diningList(conv, list.name, list.arguments);
+  if (!origin.code || !entries) return [];
+  const buildings = [...new Set(entries.map((e) => diningBuilding(e.location)))].map((b) => resolvePlace(b, conv));
+  const searches = buildings.flatMap((b) => ('search' in b ? [b.search] : []));
+  if (searches.length > 0) return searches;
+  const codes = [...new Set(buildings.flatMap((b) => ('code' in b && b.code ? [b.code] : [])))];
+  const distances = codes.map((code) => call('maps_distance_between', { start_id: origin.code, end_id: code }));
+  if (distances.some((d) => !outcome(conv, d.name, d.arguments))) return distances;
+  const metres = (code: string) => Number(outcome(conv, 'maps_distance_between', { start_id: origin.code, end_id: code })?.result);
+  const nearest = [...codes].filter((c) => Number.isFinite(metres(c)) && metres(c) >= 0).sort((a, b) => metres(a) - metres(b))[0];
+  if (!nearest) return distances;
+  const map = nearest === origin.code ? { destination: nearest } : { destination: nearest, origin: origin.code };
+  return [...distances, call('maps_show_map', map)];
 }
 
 /** Calls the rules want for this intent, given what already ran; in order. */
@@ -76,17 +98,24 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
         ? [call('courses_fetch_geneds_for_department_tool', { department: intent.department, ...(intent.school && { school: intent.school }) })]
         : [call('courses_fetch_geneds_tool', intent.school ? { school: intent.school } : {})];
     case 'eats': {
-      const diet = dietOf(conv);
-      if (intent.diet && diet) return [call('eats_get_locations_by_cuisine', { cuisine_query: diet })];
-      if (intent.at) return [call('eats_get_locations_open_at_time', { ...intent.at })];
-      return intent.cuisine ? [call('eats_get_locations_by_cuisine', { cuisine_query: intent.cuisine })] : [call('eats_get_locations_open_now')];
+      const list = eatsListCall(intent, conv);
+      // A cuisine at a moment: both lists, and the answer keeps what is in both.
+      const moment = list.name === 'eats_get_locations_by_cuisine' && intent.at ? [call('eats_get_locations_open_at_time', { ...intent.at })] : [];
+      return [list, ...moment, ...(intent.near ? nearCalls(intent, list, conv) : [])];
     }
     case 'dining-in': {
       const place = resolvePlace(intent.place, conv);
       return [call('eats_get_all_dining_locations'), ...('search' in place ? [place.search] : [])];
     }
-    case 'hours':
-      return [call('eats_get_location_hours', { location_name: intent.place })];
+    case 'hours': {
+      // A dining location's hours; a building ("the UC", "the gym") is not one: its dining places instead.
+      const lookup = call('eats_get_location_hours', { location_name: intent.place });
+      const found = outcome(conv, lookup.name, lookup.arguments);
+      const notDining = isBuildingNickname(intent.place) || (found && /^No dining location found/.test(found.result));
+      if (!notDining) return [lookup];
+      const building = resolvePlace(intent.place, conv);
+      return [...(found ? [lookup] : []), call('eats_get_all_dining_locations'), ...('search' in building ? [building.search] : [])];
+    }
     case 'guide': {
       const search = call('guide_search_guide', { query: intent.query, limit: 3 });
       const hits = guideHits(conv, intent.query);

@@ -22,6 +22,8 @@ export interface SandboxCourse {
   coreqs: string[];
   crosslisted: string[];
   instructors: string[];
+  /** Also scheduled in the spring after the fall semester (intro courses run every semester). */
+  spring: boolean;
   /** Gen-ed tags per school, e.g. `{ DC: ['Cultural/Global Understanding'] }`. */
   geneds: Record<string, string[]>;
   lecture: SandboxMeeting;
@@ -75,6 +77,9 @@ const GENEDS: Record<string, Record<string, string[]>> = {
   '99-101': { DC: ['Computing @ Carnegie Mellon'], SCS: ['Computing @ Carnegie Mellon'] },
 };
 
+/** Courses the sample schedule also lists in the spring; every other course runs in the fall only. */
+const SPRING_TOO = new Set(['15-112', '15-122', '15-150', '15-213', '21-120', '21-127', '76-101', '85-102', '36-200', '99-101']);
+
 const CROSSLISTED: Record<string, string[]> = { '15-213': ['18-213'], '18-213': ['15-213'] };
 
 function parsePrereqs(text: string): string[][] {
@@ -100,6 +105,7 @@ export const SANDBOX_COURSES: readonly SandboxCourse[] = ROWS.map(
     coreqs: [],
     crosslisted: CROSSLISTED[courseID] ?? [],
     instructors: instructors.split(';').map((s) => s.trim()),
+    spring: SPRING_TOO.has(courseID),
     geneds: GENEDS[courseID] ?? {},
     lecture: parseMeeting(meeting),
   }),

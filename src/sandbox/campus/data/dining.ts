@@ -73,14 +73,14 @@ export const SANDBOX_DINING: readonly DiningLocation[] = [
   {
     name: 'Taste of India',
     cuisine: 'Indian',
-    location: 'Resnik House food hall',
+    location: 'Resnik House, food hall',
     description: 'Curries, dal and naan with vegetarian and vegan choices every day.',
     hours: week(open('11:00', '20:30'), open('12:00', '20:00')),
   },
   {
     name: 'Sushi Sama',
     cuisine: 'Asian',
-    location: 'Resnik House food hall',
+    location: 'Resnik House, food hall',
     description: 'Made-to-order sushi rolls, poke bowls and miso soup.',
     hours: week(open('11:00', '19:00'), null),
   },

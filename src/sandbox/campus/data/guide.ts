@@ -130,4 +130,44 @@ Counseling and Psychological Services (CaPS) offers same-day appointments and a 
 
 In an emergency call University Police at 412-268-2323 or 911.`,
   },
+  {
+    path: 'src/pages/id-card.md',
+    title: 'ID Card',
+    description: 'Your student ID card: getting one, replacing a lost card, what it opens.',
+    content: `# ID Card
+
+Your student ID card is your key, your meal card and your bus pass: keep it with you on campus.
+
+## Getting your ID card
+
+Your first ID card is free: upload a photo in the student portal before you arrive and pick the card up at The HUB in Warner Hall during orientation, with a government photo ID.
+
+## Lost or damaged cards
+
+Report a lost card in the student portal right away so nobody else can use it. A replacement card costs $25 at The HUB in Warner Hall (Monday to Friday, 9:00 AM to 5:00 PM); a damaged card is replaced free when you bring it in.
+
+## What your card does
+
+Your ID card opens residence halls and buildings after hours, pays with meal blocks and DineXtra, borrows library books and is your bus pass.`,
+  },
+  {
+    path: 'src/pages/academic-calendar.md',
+    title: 'Academic Calendar',
+    description: 'Semester dates, add and drop deadlines, withdrawal and final exams.',
+    content: `# Academic Calendar
+
+The academic calendar sets the semester dates and the deadlines for adding, dropping and withdrawing from courses.
+
+## Semester dates
+
+The fall semester runs from late August to mid-December and the spring semester from mid-January to early May, with a week of spring break in March. The registrar publishes the exact dates each year.
+
+## Adding and dropping courses
+
+You can add a course until the end of the second week of the semester. The deadline to drop a course without a record is the end of the sixth week; after it, until the end of the tenth week, you can withdraw and a W appears on your transcript. Add, drop and withdraw in the student portal; your advisor must approve a drop that takes you below full time.
+
+## Final exams
+
+Final exams take place in the week after the last day of classes. The exam schedule is published mid-semester; a student with three exams in one day can ask to move one.`,
+  },
 ];
