@@ -3,7 +3,8 @@
  * downloaded browser) against the real service started with no configuration: type a question and see
  * the answer stream in as rendered Markdown with status lines and the map link, HTML in an answer shown
  * as text, the log following the newest answer, a 360 px phone without horizontal scrolling, remember
- * a fact and delete it, "Forget all" only after confirming, a favicon, and a tool group switched off.
+ * a fact and delete it, "Forget all" only after confirming, a favicon, a tool group switched off, and the
+ * empty chat's greeting with example questions to click (the composer's placeholder whole at 360 px).
  * Screenshots at desktop and phone width go to $TMPDIR/playground-screenshots for a person to look at.
  *
  * Without /usr/bin/chromium the test is skipped with one line saying how to enable it, unless CI is
@@ -91,6 +92,33 @@ describe.skipIf(skip)('playground in a browser', () => {
     await expect.poll(() => page.locator('#health').textContent()).toContain('model: offline');
   });
 
+  it('greets an empty chat with example questions, shows the whole placeholder at 360 px, and asks an example when clicked', async () => {
+    const examples = page.locator('#welcome #examples button');
+    expect(await page.locator('#welcome h2').textContent()).toBe('Hi! Ask me about campus.');
+    const questions = await examples.allTextContents();
+    expect(questions.length).toBeGreaterThanOrEqual(4);
+    expect(questions.length).toBeLessThanOrEqual(6);
+    await page.setViewportSize({ width: 360, height: 740 });
+    const fit = await page.evaluate(() => {
+      const q = document.getElementById('q') as HTMLInputElement;
+      const cs = getComputedStyle(q);
+      const ctx = document.createElement('canvas').getContext('2d')!;
+      ctx.font = `${cs.fontStyle} ${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      const room = q.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+      return { room, placeholder: ctx.measureText(q.placeholder).width, long: ctx.measureText('Ask: Where is Gates? What can I eat right now?').width };
+    });
+    expect(fit.placeholder).toBeLessThanOrEqual(fit.room);
+    expect(fit.long).toBeGreaterThan(fit.room); // the measurement catches a placeholder that is cut off
+    await page.screenshot({ path: join(SHOTS, 'phone-empty.png') });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await recordTurn();
+    await page.getByRole('button', { name: 'Is 15-112 offered in spring?' }).click();
+    await page.waitForFunction(() => !(document.getElementById('send') as HTMLButtonElement).disabled && !document.querySelector('.status'));
+    expect(await page.locator('.msg.user').last().textContent()).toBe('Is 15-112 offered in spring?');
+    expect(await page.locator('[data-role=answer] .text').last().textContent()).toContain('is offered in Spring 2027');
+    expect(await page.locator('#welcome').count()).toBe(0);
+  });
+
   it('streams the answer to "Where is Gates?" with status lines and a map link', async () => {
     await recordTurn();
     const turn = await ask('Where is Gates?');
@@ -99,7 +127,7 @@ describe.skipIf(skip)('playground in a browser', () => {
     expect(turn.answers.length).toBeGreaterThanOrEqual(2);
     expect(turn.answers[0]!.length).toBeLessThan(turn.final.length);
     // Rendered Markdown: bold is an element, no asterisks left.
-    expect(await page.locator('[data-role=answer] .text strong').first().textContent()).toBe('Gates & Hillman Centers');
+    expect(await page.locator('[data-role=answer]').last().locator('.text strong').first().textContent()).toBe('Gates & Hillman Centers');
     expect(turn.final).not.toContain('**');
     expect(turn.statuses).toContain('Checking campus tools...');
     const link = page.locator('[data-role=answer] a.map').last();

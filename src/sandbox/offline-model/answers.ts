@@ -48,8 +48,8 @@ const CAPABILITIES = [
   "Hello! I'm the campus assistant running offline, on rules over the sandbox campus data. I can help with:",
   '',
   '- **Places and directions**: "Where is Wean Hall?", "How far is Baker Hall from Gates?"',
-  '- **Food**: "What\'s open right now?", "Is Nourish open on Saturday?", "Where can I get pizza?"',
-  '- **Courses**: "Prerequisites for 15-213?", "Courses about machine learning", "Gen eds in Dietrich"',
+  '- **Food**: "What\'s open right now?", "Is Nourish open on Saturday?", "Coffee near the library", "What\'s open after midnight?"',
+  '- **Courses**: "Prerequisites for 15-213?", "Is 15-112 offered in spring?", "Courses about machine learning"',
   '- **Student guide**: "How does housing work for first-years?", "How do meal plans work?"',
   '- **Memory**: "Remember that I\'m vegetarian", "What do you know about me?"',
 ].join('\n');

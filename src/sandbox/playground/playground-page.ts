@@ -6,7 +6,8 @@
  * are refused) and links opened in a new tab; the log follows the newest text unless the reader
  * scrolled up. It shows status lines, the map link, memory changes and the user's memory with delete
  * buttons ("Forget all" asks first), toggles tool groups through `disabled_tools`, and fits a 360 px
- * wide phone. The script avoids template literals so this TypeScript template string stays plain.
+ * wide phone. An empty chat greets the user with example questions over the tool groups; clicking one
+ * asks it. The script avoids template literals so this TypeScript template string stays plain.
  */
 
 /** A small campus-red speech bubble. */
@@ -30,6 +31,9 @@ main{display:grid;grid-template-columns:minmax(0,1fr) 300px;gap:12px;padding:12p
 .user{background:#e7e5e4;margin-left:20%}.assistant{background:#fef2f2;margin-right:10%}
 .status,.note{color:#57534e;font-size:13px;font-style:italic;padding:2px 10px}.error{background:#fee2e2;color:#991b1b}
 .services{font-size:12px;color:#78716c;margin-top:4px}.map{display:block;margin-top:6px}
+#welcome{padding:8px 4px}#welcome h2{font-size:17px;margin:0 0 4px}#welcome p{margin:0 0 10px;color:#57534e}
+#examples{display:flex;flex-wrap:wrap;gap:8px}#examples button{background:#fef2f2;border:1px solid #fecaca;color:#7f1d1d;
+border-radius:16px;padding:6px 12px;text-align:left}#examples button:hover{background:#fee2e2}
 form{display:flex;gap:8px;padding:10px;border-top:1px solid #e7e5e4}#q{flex:1;padding:8px;font:inherit}
 aside{background:#fff;border-radius:8px;padding:12px;overflow:auto}aside h2{font-size:15px;margin:12px 0 6px}
 aside label{display:block;margin:4px 0}aside input[type=text],aside input[type=password]{width:100%;padding:6px;font:inherit}
@@ -117,6 +121,7 @@ const SCRIPT = `
     if (!query) return;
     $('q').value = '';
     $('send').disabled = true;
+    if (welcome.parentNode) welcome.remove();
     add('user', query);
     var bubble = add('assistant');
     bubble.setAttribute('data-role', 'answer');
@@ -217,6 +222,31 @@ const SCRIPT = `
   });
   $('composer').addEventListener('submit', send);
 
+  // The empty chat: a greeting and questions to click, one per kind of thing the assistant looks up.
+  // Each works with the offline model too. Gone once the first question is asked.
+  var EXAMPLES = [
+    'Where is Gates?',
+    'Coffee near the library right now',
+    "What's open tonight?",
+    'Is 15-112 offered in spring?',
+    'How does housing work for first-years?',
+    'Remember that I live in Stever House',
+  ];
+  var welcome = el('div');
+  welcome.id = 'welcome';
+  welcome.appendChild(el('h2', '', 'Hi! Ask me about campus.'));
+  welcome.appendChild(el('p', '', 'Buildings and directions, food that is open, courses and the student guide. Try one:'));
+  var examples = el('div');
+  examples.id = 'examples';
+  EXAMPLES.forEach(function (question) {
+    var b = el('button', '', question);
+    b.type = 'button';
+    b.addEventListener('click', function () { $('q').value = question; $('composer').requestSubmit(); });
+    examples.appendChild(b);
+  });
+  welcome.appendChild(examples);
+  log.appendChild(welcome);
+
   fetch('/api/health').then(function (r) { return r.json(); }).then(function (h) {
     $('health').textContent = 'model: ' + (h.model ? h.model.mode : '?') + ' · memory: ' + h.memory.backend + ' · ' + h.status;
   }).catch(function () { $('health').textContent = 'health unavailable'; });
@@ -243,7 +273,7 @@ export function playgroundPage(nonce: string): string {
 <main>
 <section id="chat">
 <div id="log" aria-live="polite"></div>
-<form id="composer"><input id="q" autocomplete="off" placeholder="Ask: Where is Gates? What can I eat right now?" aria-label="Question" autofocus><button id="send">Send</button></form>
+<form id="composer"><input id="q" autocomplete="off" placeholder="Ask about campus…" aria-label="Question" autofocus><button id="send">Send</button></form>
 </section>
 <aside>
 <h2>Settings</h2>
