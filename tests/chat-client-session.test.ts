@@ -76,7 +76,9 @@ describe('chat session against the zero-config service', () => {
     };
 
     await send('Where is Gates?');
-    expect(out.text).toContain('  … Checking campus tools...\n');
+    // Piped output: each status is a line of its own, its ellipsis not doubled.
+    expect(out.text).toContain("  Checking campus tools...\n");
+    expect(out.text).not.toMatch(/…\s*Checking|\.{4}/);
     // Markdown rendered for the terminal (no colours: the output is not a TTY), not raw asterisks.
     expect(out.text).toMatch(/assistant> Gates & Hillman Centers \(GHC\) is on the main campus\. It is marked on the campus\s+map that comes with this answer\.\n\n  🗺  Map \(Gates & Hillman Centers\): https:\/\/maps\.scottylabs\.org\/GHC\?dst=GHC\n/);
     expect(out.text).not.toContain('**');
@@ -109,6 +111,50 @@ describe('chat session against the zero-config service', () => {
     input.end();
     await session;
     expect(out.text).toMatch(/Bye\.\n$/);
+  });
+});
+
+/** What a terminal shows after `raw`: carriage returns go back to the line start, ESC[2K erases the line. */
+function screen(raw: string): string[] {
+  return raw.split('\n').map((row) => {
+    let line = '';
+    for (const part of row.split(/(\r|\u001b\[2K)/)) {
+      if (part === '\r') line = '';
+      else if (part === '\u001b[2K') line = '';
+      else line += part.replace(/\u001b\[[0-9;]*m/g, '');
+    }
+    return line;
+  });
+}
+
+describe('chat session on a terminal', () => {
+  it('draws status lines in place and erases them, and wraps answers to the width at word boundaries', async () => {
+    const input = new PassThrough();
+    const output = Object.assign(new PassThrough(), { isTTY: true, columns: 48 });
+    const out = capture(output);
+    const session = runChat({ client: createServiceClient({ url: open.url, secret: null }), userId: null, disabledTools: [], input, output });
+    input.write('What can I eat right now?\n');
+    await out.until(/[\s\S]*you> [\s\S]*you> $/);
+    input.end();
+    await session;
+    // The status was drawn (in place, no newline after it) and is gone from what the terminal shows.
+    expect(out.text).toMatch(/\r\u001b\[2K {2}Checking campus tools\.\.\.(?!\n)/);
+    const shown = screen(out.text);
+    expect(shown.join('\n')).not.toContain('Checking campus tools');
+    expect(shown.join('\n')).not.toContain('Writing answer');
+    // Every answer line fits 47 columns, broken between words: each word is one the answer has.
+    const answer = shown.slice(shown.findIndex((l) => l.startsWith('assistant>')), shown.findIndex((l) => l.startsWith('  (tools:')));
+    expect(answer.length).toBeGreaterThan(10);
+    for (const l of answer) expect([...l].length, l).toBeLessThanOrEqual(47);
+    const body = await (await fetch(`${open.url}/agent/respond`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'What can I eat right now?' }) })).json();
+    const words = new Set(String(body.response_text).replace(/[*#]/g, '').split(/\s+/));
+    const shownWords = answer.join(' ').replace(/^assistant>/, '').split(/\s+/).filter((w) => w && !/^[-*•]$/.test(w) && w !== 'assistant>');
+    for (const w of shownWords) expect(words, `"${w}" is not a word of the answer`).toContain(w);
+    // List items continue under their text, not under the bullet.
+    const item = answer.findIndex((l) => /^\s*[-*•] Schatz Dining Room/.test(l));
+    expect(item).toBeGreaterThan(0);
+    const indent = /^(\s*[-*•] )/.exec(answer[item]!)![1]!.length;
+    expect(answer[item + 1]!.startsWith(' '.repeat(indent))).toBe(true);
   });
 });
 

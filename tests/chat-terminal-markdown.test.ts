@@ -3,7 +3,7 @@
  * without raw markers or control characters, and split into blocks as an answer streams in.
  */
 import { describe, expect, it } from 'vitest';
-import { MarkdownBlocks, createTerminalMarkdown } from '../src/sandbox/chat/terminal-markdown.js';
+import { MarkdownBlocks, createTerminalMarkdown, visibleWidth, wrapForTerminal } from '../src/sandbox/chat/terminal-markdown.js';
 
 const render = createTerminalMarkdown({ width: 60 });
 
@@ -19,6 +19,30 @@ describe('terminal Markdown', () => {
   it('drops terminal control sequences an answer might carry', () => {
     const text = render('Hello \u001b]0;owned\u0007 and \u001b[2J there');
     expect(text).not.toMatch(/\u001b\]|\u0007|\u001b\[2J/);
+  });
+});
+
+describe('wrapping to the terminal', () => {
+  it('breaks long list items between words with a hanging indent, leaving a long URL whole', () => {
+    const narrow = createTerminalMarkdown({ width: 32 });
+    const text = narrow(
+      '- **Schatz Dining Room**: Cohon University Center, 2nd floor. Monday - Friday: 7:30 AM - 8:00 PM\n- **Nourish**: open\n\nSee https://maps.scottylabs.org/a-very-long-path-that-cannot-break-anywhere',
+    );
+    const lines = text.split('\n');
+    for (const l of lines.filter((l) => !l.includes('https://'))) expect(visibleWidth(l), l).toBeLessThanOrEqual(32);
+    const words = 'Schatz Dining Room: Cohon University Center, 2nd floor. Monday - Friday: 7:30 AM - 8:00 PM'.split(' ');
+    const first = lines.findIndex((l) => l.includes('Schatz'));
+    const itemLines = lines.slice(first, lines.findIndex((l) => l.includes('Nourish')));
+    expect(itemLines.length).toBeGreaterThan(2);
+    expect(itemLines.join(' ').replace(/^\s*[-*•]\s+/, '').split(/\s+/).filter(Boolean)).toEqual(words);
+    const indent = /^(\s*[-*•] )/.exec(itemLines[0]!)![1]!.length;
+    for (const l of itemLines.slice(1)) expect(l.slice(0, indent).trim(), l).toBe('');
+    expect(lines.some((l) => l.includes('https://maps.scottylabs.org/a-very-long-path-that-cannot-break-anywhere'))).toBe(true);
+  });
+
+  it('counts colour codes as no width', () => {
+    expect(visibleWidth('\u001b[1mbold\u001b[22m')).toBe(4);
+    expect(wrapForTerminal('\u001b[1maaa bbb\u001b[22m ccc', 7)).toBe('\u001b[1maaa bbb\u001b[22m\nccc');
   });
 });
 

@@ -5,7 +5,10 @@
  * keeps the conversation history for the next turn, and handles the slash commands (/memory,
  * /forget <n>, /forget-all, /history, /new, /help, /quit). Ctrl-C (an `interrupt`) stops the answer
  * being written by aborting its request; a second Ctrl-C, or Ctrl-D (end of input), quits. The same
- * labels everywhere: `you>` for the user, `assistant>` for answers.
+ * labels everywhere: `you>` for the user, `assistant>` for answers. On a terminal a status line
+ * ("Checking campus tools...") is transient: it is drawn in place and erased by what comes next, so
+ * the scrollback keeps the answer only; piped output gets each status as a line of its own. Answers are
+ * wrapped to the terminal's width (80 columns when it has none).
  */
 import { createInterface } from 'node:readline';
 import type { MemoryItem, ServiceClient } from './service-client.js';
@@ -27,9 +30,15 @@ export interface ChatSessionOptions {
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
   interrupts?: Interrupts;
-  /** Markdown to terminal text; marked-terminal by default. */
+  /** Markdown to terminal text; marked-terminal at the output's width by default. */
   render?: RenderMarkdown;
 }
+
+/** What a terminal output stream has and a pipe lacks. */
+type MaybeTerminal = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
+/** Moves to the start of the line and erases it. */
+const CLEAR_LINE = '\r\u001b[2K';
 
 const LABEL = { user: 'you>', assistant: 'assistant>' } as const;
 const QUIT_HINT = '(Answer stopped. Press Ctrl-C again or Ctrl-D to quit.)';
@@ -55,11 +64,25 @@ interface MapData {
 /** Runs until the input ends or the user quits. */
 export async function runChat(options: ChatSessionOptions): Promise<void> {
   const { client, userId, output } = options;
-  const write = (s: string) => void output.write(s);
+  const terminal = output as MaybeTerminal;
+  const transientStatus = terminal.isTTY === true;
+  /** A status line is on screen (terminal only): the next write erases it first. */
+  let statusShown = false;
+  const write = (s: string) => {
+    if (statusShown) {
+      output.write(CLEAR_LINE);
+      statusShown = false;
+    }
+    output.write(s);
+  };
+  const showStatus = (text: string) => {
+    output.write(`${CLEAR_LINE}  ${text}`);
+    statusShown = true;
+  };
   const history: Array<{ role: 'user' | 'assistant'; content: string }> = [];
   let lastList: MemoryItem[] = [];
 
-  const render = options.render ?? createTerminalMarkdown();
+  const render = options.render ?? createTerminalMarkdown({ width: terminal.columns && terminal.columns > 20 ? terminal.columns - 1 : 80 });
   let current: AbortController | null = null;
   /** A Ctrl-C happened and no line was entered since: the next one quits. */
   let armed = false;
@@ -94,7 +117,10 @@ export async function runChat(options: ChatSessionOptions): Promise<void> {
         controller.signal,
       )) {
         const data = event.data as Record<string, unknown>;
-        if (event.type === 'status') line(`  … ${data.text}`);
+        if (event.type === 'status') {
+          if (transientStatus && atLineStart) showStatus(String(data.text));
+          else line(`  ${data.text}`);
+        }
         else if (event.type === 'delta') {
           streamed += String(data.text);
           printAnswer(blocks.push(String(data.text)));
