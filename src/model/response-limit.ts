@@ -25,20 +25,33 @@ export class ResponseTooLargeError extends Error {
   }
 }
 
-/** `fetchImpl` with each response body cut (errored) once it passes `maxBytes`. */
+/**
+ * `fetchImpl` with each response body cut (errored) once it passes `maxBytes`. The count sits in the
+ * `pull` of one ReadableStream over the body's reader: a chunk goes through one read and one enqueue,
+ * where `pipeThrough(new TransformStream(…))` added a writable side and a pipe loop per chunk (the
+ * per-delta path, measured in BENCHMARKS.md). Cancelling it cancels the upstream body.
+ */
 export function limitResponseBytes(fetchImpl: typeof globalThis.fetch, maxBytes: number): typeof globalThis.fetch {
   return async (input, init) => {
     const res = await fetchImpl(input, init);
     if (!res.body) return res;
+    const reader = res.body.getReader();
     let seen = 0;
-    const counted = res.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          seen += chunk.byteLength;
-          if (seen > maxBytes) controller.error(new ResponseTooLargeError(maxBytes));
-          else controller.enqueue(chunk);
+    const counted = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) return controller.close();
+          seen += value.byteLength;
+          if (seen > maxBytes) {
+            const err = new ResponseTooLargeError(maxBytes);
+            controller.error(err);
+            await reader.cancel(err).catch(() => undefined);
+          } else controller.enqueue(value);
         },
-      }),
+        cancel: (reason) => reader.cancel(reason),
+      },
+      { highWaterMark: 0 },
     );
     return new Response(counted, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
