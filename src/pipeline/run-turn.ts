@@ -45,6 +45,10 @@ export interface RunOptions {
   outcome?: TurnOutcome;
   /** The turn's span: planning, preparation, the stages, model passes and tool calls are its children. */
   span?: TraceSpan;
+  /** Sees every client event before it is yielded (one call per event; no generator between). */
+  observe?: (e: ClientEvent) => void;
+  /** Runs once when the turn's events end, however the consumer stops (end, return, throw). */
+  onEnd?: () => void;
 }
 
 /** A canned turn binds nothing. */
@@ -139,12 +143,14 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
           // Before yielding: a consumer that stops right after `done` must not skip memory extraction.
           memory.afterTurn({ query: request.query, history: request.history, answer: e.response.response_text });
         }
+        options.observe?.(e);
         yield e;
       }
     } finally {
       clearTimeout(timer);
       // After the stages closed (their passes are settled): what is still reserved goes back.
       await options.budget?.release();
+      options.onEnd?.();
     }
   }
 

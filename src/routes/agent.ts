@@ -18,9 +18,8 @@ export interface AgentRouteDeps extends TurnStartDeps {
   guard: MiddlewareHandler;
 }
 
-async function* asSseEvents(events: AsyncIterable<ClientEvent>): AsyncGenerator<SseEvent> {
-  for await (const e of events) yield { event: e.type, data: JSON.stringify(clientEventData(e)) };
-}
+/** A client event as its SSE frame (CONTRACT.md "Stream"). */
+const asSseEvent = (e: ClientEvent): SseEvent => ({ event: e.type, data: JSON.stringify(clientEventData(e)) });
 
 export function createAgentRoutes(deps: AgentRouteDeps) {
   const startTurn = createTurnStarter(deps);
@@ -34,7 +33,8 @@ export function createAgentRoutes(deps: AgentRouteDeps) {
     .post('/agent/respond/stream', deps.guard, validJson(chatRequestSchema), async (c) => {
       const requestId = c.get('requestId');
       const { events, controller } = await startTurn(request(c.req.valid('json')), c.req.raw.signal, requestId, requestTrace(c));
-      return sseStream(c, asSseEvents(events), {
+      return sseStream(c, events, {
+        frame: asSseEvent,
         keepAliveMs: deps.config.sseKeepAliveMs,
         onAbort: () => controller.abort(),
         onError: (err) => deps.logger.error('turn stream failed', { request_id: requestId, err }),

@@ -36,21 +36,13 @@ interface Observed {
   firstDeltaAt: number | null;
 }
 
-/**
- * The turn's events; `finish` runs once however the consumer stops (end, return, throw). Notes the
- * first text delta and the last event for the turn's metrics (one comparison per event).
- */
-async function* untilFinished(events: AsyncGenerator<ClientEvent>, observed: Observed, finish: () => void): AsyncGenerator<ClientEvent> {
-  try {
-    for await (const e of events) {
-      if (observed.firstDeltaAt === null && e.type === 'delta') observed.firstDeltaAt = performance.now();
-      else if (e.type === 'done') observed.outcome = observed.outcome === 'refused' ? 'refused' : 'completed';
-      else if (e.type === 'error') observed.outcome = 'failed';
-      yield e;
-    }
-  } finally {
-    finish();
-  }
+/** Notes the first text delta and how the turn ended, for its metrics (one comparison per event). */
+function observer(observed: Observed): (e: ClientEvent) => void {
+  return (e) => {
+    if (observed.firstDeltaAt === null && e.type === 'delta') observed.firstDeltaAt = performance.now();
+    else if (e.type === 'done') observed.outcome = observed.outcome === 'refused' ? 'refused' : 'completed';
+    else if (e.type === 'error') observed.outcome = 'failed';
+  };
 }
 
 /** Builds the turn starter once; `start` admits one request and returns its events. */
@@ -108,7 +100,6 @@ export function createTurnStarter(deps: TurnStartDeps) {
       const outcome: TurnOutcome = { promptTokens: 0, completionTokens: 0, cut: false };
       const observed: Observed = { outcome: decision.refusal ? 'refused' : 'aborted', firstDeltaAt: null };
       metrics.turnStarted();
-      const events = runner.run(request, { signal: controller.signal, requestId, refusal: decision.refusal, budget: decision.budget, outcome, span });
       const finish = () => {
         finishInFlight();
         const now = performance.now();
@@ -127,7 +118,18 @@ export function createTurnStarter(deps: TurnStartDeps) {
         span.end();
         releaseTrace();
       };
-      return { events: untilFinished(events, observed, finish), controller, outcome };
+      // Observed and finished inside the turn's own generator: no wrapper generator on the per-delta path.
+      const events = runner.run(request, {
+        signal: controller.signal,
+        requestId,
+        refusal: decision.refusal,
+        budget: decision.budget,
+        outcome,
+        span,
+        observe: observer(observed),
+        onEnd: finish,
+      });
+      return { events, controller, outcome };
     } catch (err) {
       admission.fail(errorType(err));
       admission.end();
