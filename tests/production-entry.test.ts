@@ -91,7 +91,8 @@ describe('production entry point (dist, production dependencies only)', () => {
       service = await spawnService({
         entry: 'dist',
         cwd: install.dir,
-        env: { ...productionEnv(), RECORD_IMPORTS_FILE: importRecord },
+        // The budget in Postgres (as several replicas share it): SQLite must then not even load.
+        env: { ...productionEnv(), TOKEN_BUDGET_STORE: 'postgres', RECORD_IMPORTS_FILE: importRecord },
         nodeArgs: ['--import', pathToFileURL(join(REPO_ROOT, 'tests', 'support', 'record-imports.mjs')).href],
       });
     }, 60_000);
@@ -110,6 +111,10 @@ describe('production entry point (dist, production dependencies only)', () => {
       const loaded = readFileSync(importRecord, 'utf8').trim().split('\n');
       expect(loaded.some((url) => url.endsWith('/dist/src/telemetry/telemetry.js'))).toBe(true);
       expect(loaded.filter((url) => url.includes('/dist/src/telemetry/otel.js') || url.includes('/@opentelemetry/'))).toEqual([]);
+    });
+    it('loads no SQLite (better-sqlite3) with the budget in Postgres', () => {
+      const loaded = readFileSync(importRecord, 'utf8').trim().split('\n');
+      expect(loaded.filter((url) => url.includes('better-sqlite3') || url.endsWith('/sqlite-budget-store.js'))).toEqual([]);
     });
     afterAll(async () => {
       await service?.stop('SIGKILL');

@@ -7,7 +7,6 @@ import type { Config } from '../config.js';
 import { createDatabase, type Database } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { createPostgresBudgetStore } from './postgres-budget-store.js';
-import { createSqliteBudgetStore } from './sqlite-budget-store.js';
 import type { TokenBudgetStore } from './token-budget.js';
 
 export interface BudgetStoreDeps {
@@ -20,7 +19,11 @@ export async function createBudgetStoreFromConfig(
   config: Pick<Config, 'budget' | 'databaseUrl'>,
   deps: BudgetStoreDeps = {},
 ): Promise<TokenBudgetStore> {
-  if (config.budget.store === 'sqlite') return createSqliteBudgetStore({ path: config.budget.sqlitePath });
+  if (config.budget.store === 'sqlite') {
+    // Loaded only when chosen: the native module is not in a Postgres-budget process (issue 26, the idle footprint).
+    const { createSqliteBudgetStore } = await import('./sqlite-budget-store.js');
+    return createSqliteBudgetStore({ path: config.budget.sqlitePath });
+  }
   if (deps.database) {
     await runMigrations(deps.database);
     return createPostgresBudgetStore({ database: deps.database });
