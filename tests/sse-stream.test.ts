@@ -26,10 +26,10 @@ interface Probe {
 }
 
 /** Serves `source` (a fresh generator per request) as SSE and records what the edge did to it. */
-async function serveEvents(source: (probe: Probe) => AsyncGenerator<SseEvent>, keepAliveMs = 15_000) {
+async function serveEvents(source: (probe: Probe) => AsyncGenerator<SseEvent>, keepAliveMs = 15_000, now: () => number = Date.now) {
   const probe: Probe = { aborted: 0, errors: [], pulled: 0, finished: false };
   const app = new Hono().get('/events', (c) =>
-    sseStream(c, source(probe), { keepAliveMs, onAbort: () => void probe.aborted++, onError: (err) => void probe.errors.push(err) }),
+    sseStream(c, source(probe), { keepAliveMs, now, onAbort: () => void probe.aborted++, onError: (err) => void probe.errors.push(err) }),
   );
   const server = await listen(app.fetch);
   servers.push(server);
@@ -97,6 +97,31 @@ describe('sseStream', () => {
     controller.abort();
     await expect.poll(() => probe.aborted).toBe(1);
     await expect.poll(() => probe.finished).toBe(true);
+  });
+
+  it('stops its keep-alive timer when the client goes away, even while the source has not ended', async () => {
+    // A source stuck past the disconnect (a turn waiting on a model or a database): its stream is over.
+    let release!: () => void;
+    const stuck = new Promise<void>((r) => (release = r));
+    let clockReads = 0;
+    const { url, probe } = await serveEvents(
+      async function* () {
+        yield { event: 'delta', data: JSON.stringify({ text: 'x' }) };
+        await stuck;
+      },
+      20,
+      () => (clockReads++, Date.now()),
+    );
+    const controller = new AbortController();
+    const res = await fetch(url, { signal: controller.signal });
+    await res.body!.getReader().read();
+    controller.abort();
+    await expect.poll(() => probe.aborted).toBe(1);
+    const before = clockReads;
+    await new Promise((r) => setTimeout(r, 300));
+    // Each timer firing reads the clock: a timer re-armed every millisecond read it hundreds of times.
+    expect(clockReads - before).toBeLessThan(5);
+    release();
   });
 
   it('pulls the next event only when the reader keeps up: a stalled reader holds the source', async () => {

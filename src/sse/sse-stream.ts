@@ -80,12 +80,17 @@ function keepAliveTimer(sse: SSEStreamingApi, intervalMs: number, now: () => num
     stop: () => clearTimeout(timer),
   };
   const fire = () => {
-    const silence = now() - state.last;
-    if (silence >= intervalMs && !state.writing && !sse.aborted && !sse.closed) {
+    // A stream that is over needs no keep-alive, even while its source has not noticed yet (a turn
+    // waiting on a model or a database past the client's disconnect): the timer is not re-armed.
+    if (sse.aborted || sse.closed) return;
+    if (now() - state.last >= intervalMs && !state.writing) {
       state.last = now();
       void sse.write(KEEP_ALIVE_COMMENT);
     }
-    timer = setTimeout(fire, Math.max(1, state.last + intervalMs - now()));
+    // Next when the silence would reach the interval; a full interval while a frame is still being
+    // written. (Re-arming at "due" alone, already past, spun a 1 ms timer per stream in both cases.)
+    const due = state.last + intervalMs - now();
+    timer = setTimeout(fire, due > 0 ? due : intervalMs);
   };
   let timer = setTimeout(fire, intervalMs);
   return state;
