@@ -1,10 +1,8 @@
 /**
  * What the benches read from Linux's /proc about a child process (resident memory, its peak, CPU time),
- * and the image's NODE_OPTIONS read from the Dockerfile, so benches run with the heap flags it ships.
+ * and the image's NODE_OPTIONS (tests/support/image-flags.ts), so benches run with the heap flags it ships.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { REPO_ROOT } from '../tests/support/spawn-service.js';
 
 /** A field of /proc/<pid>/status in kB. */
 export function procStatusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
@@ -27,12 +25,6 @@ export function procCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** The image's NODE_OPTIONS flags, from the Dockerfile. */
-export function imageNodeOptions(): string[] {
-  const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
-  const match = /NODE_OPTIONS="([^"]+)"/.exec(dockerfile);
-  if (!match) throw new Error('bench: no NODE_OPTIONS="…" in the Dockerfile');
-  return match[1]!.split(/\s+/).filter(Boolean);
-}
+export { imageNodeOptions } from '../tests/support/image-flags.js';
 
 export const mb = (kb: number) => (kb / 1024).toFixed(1);

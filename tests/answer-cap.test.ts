@@ -6,6 +6,7 @@
  * line each end at the response byte limit, and the process's peak RSS stays under 200 MB.
  */
 import { spawnSync } from 'node:child_process';
+import { imageNodeOptions } from './support/image-flags.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_CUT_NOTE } from '../src/pipeline/stages/execute.js';
 import { procStatusKb } from '../bench/proc.js';
@@ -75,7 +76,7 @@ const startCompiled = (gw: FakeGateway) =>
   spawnService({
     entry: 'dist',
     env: { LLM_GATEWAY_API_KEY: 'sk-test-cap-0123456789', LLM_GATEWAY_BASE_URL: gw.baseUrl },
-    nodeArgs: ['--max-old-space-size=128', '--max-semi-space-size=8'],
+    nodeArgs: imageNodeOptions(),
   });
 
 /** Three concurrent streamed turns against the service; their last events, and the process's peak RSS. */

@@ -80,6 +80,8 @@ export interface FakeGateway {
 
 export interface FakeGatewayOptions {
   handler?: ReplyHandler;
+  /** Keep every request in `requests` (default true); a bench's own process turns it off. */
+  record?: boolean;
 }
 
 /** A promise resolved once `satisfied()` holds; `waiters` is re-checked after every relevant event. */
@@ -182,7 +184,7 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const body = await readJson(req);
-    requests.push({ method: req.method ?? 'GET', path, headers: { ...req.headers }, body, at: Date.now() });
+    if (options.record !== false) requests.push({ method: req.method ?? 'GET', path, headers: { ...req.headers }, body, at: Date.now() });
     settle(requestWaiters);
     if (req.method !== 'POST') return sendError(res, 405, 'method not allowed');
     if (path === '/v1/chat/completions') return chat(res, body);
