@@ -41,14 +41,15 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 # ---- runtime: slim, no toolchain, no dev dependencies, no sources ---------------------------------
 FROM ${NODE_IMAGE} AS runtime
 # NODE_OPTIONS bounds the V8 heap so the process stays inside the platform's 256 MB limit: V8 collects
-# harder near 128 MB of old space instead of growing, and 8 MB semi-spaces cap the young generation.
-# Measured by bench/footprint.bench.ts (which reads this line; BENCHMARKS.md "Footprint"): 92 MB resident
-# idle, 138 MB at 100 concurrent streaming turns (181 MB without these options). Change it only
-# together with the platform's memory limit.
+# harder near 128 MB of old space instead of growing, and 16 MB semi-spaces size the young generation.
+# Chosen from CPU and peak RSS at 100/250/500 held streams against 8 MB semi-spaces and Node's defaults
+# (bench/streams.bench.ts, which reads this line; BENCHMARKS.md "Heap flags from the measurement"):
+# 8 MB semi-spaces cost the most CPU in scavenges, defaults the most memory. Change it only together
+# with the platform's memory limit.
 ENV NODE_ENV=production \
     AGENT_ENV=production \
     PORT=5055 \
-    NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=8"
+    NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=16"
 WORKDIR /app
 # Owned by root, read-only to the service: the running process cannot rewrite its own code.
 COPY --from=prod-deps /app/node_modules ./node_modules

@@ -88,7 +88,7 @@ const envSchema = z.object({
   TOOL_CALL_TIMEOUT_MS: positiveInt(10_000),
   // A job active this long is a dead worker's and is taken over; it must outlast an extraction (30 s).
   // Graceful overload (lifecycle/overload.ts); 0 turns a check off.
-  OVERLOAD_MAX_OPEN_TURNS: nonNegativeInt(500),
+  OVERLOAD_MAX_OPEN_TURNS: nonNegativeInt(400),
   OVERLOAD_MAX_LOOP_DELAY_MS: nonNegativeInt(250),
   OVERLOAD_MAX_HEAP_PERCENT: nonNegativeInt(90).pipe(z.number().max(100, 'must be at most 100')),
   JOB_EXPIRE_SECONDS: positiveInt(40).pipe(z.number().min(2, 'must be at least 2').max(600, 'must be at most 600')),
