@@ -24,7 +24,7 @@ import { budgetBucket, type Admission, type AdmissionDecision, type Moderation, 
 import { flaggedAnswerNotice, moderationRefusal, selfHarmSupport } from './replies.js';
 import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type TokenBudgetStore } from './token-budget.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from './turn-reservation.js';
-import { errorType, noSpan, type TraceSpan } from '../telemetry/telemetry.js';
+import { noSpan, spanned, type TraceSpan } from '../telemetry/telemetry.js';
 
 export interface AdmissionOptions {
   budget: TokenBudgetStore;
@@ -90,15 +90,11 @@ export function createAdmission(options: AdmissionOptions): Admission {
       const day = utcDay(now());
       const first = toolPassHold(requestTokens(request) + promptSize, maxOutput);
       let total: number | null;
-      const budgetSpan = span.child('budget', { 'campus.budget.tokens_held': first });
       try {
-        total = await reserveIn(bucket, day, first);
+        total = await spanned(span.child('budget', { 'campus.budget.tokens_held': first }), reserveIn(bucket, day, first));
       } catch (err) {
-        budgetSpan.fail(errorType(err));
         log.error('token budget store failed; refusing the turn', { err });
         throw new ServiceUnavailableError('the token budget cannot be checked right now; please try again shortly', 'token budget unavailable');
-      } finally {
-        budgetSpan.end();
       }
       if (total === null) {
         throw new TooManyRequestsError(`the daily token budget of ${limit} tokens is spent; it resets at 00:00 UTC`, secondsUntilUtcMidnight(now()));
@@ -116,17 +112,8 @@ export function createAdmission(options: AdmissionOptions): Admission {
       });
       const moderationSpan = span.child('moderation');
       try {
-        const verdict = await moderation.check(request.query, signal).then(
-          (v) => {
-            moderationSpan.set({ 'campus.moderation.flagged': v.flagged });
-            moderationSpan.end();
-            return v;
-          },
-          (err: unknown) => {
-            moderationSpan.fail(errorType(err));
-            moderationSpan.end();
-            throw err;
-          },
+        const verdict = await spanned(moderationSpan, moderation.check(request.query, signal), (v) =>
+          moderationSpan.set({ 'campus.moderation.flagged': v.flagged }),
         );
         if (!verdict.flagged) return { refusal: null, budget: turnBudget };
         log.info('message stopped by moderation', { category: verdict.category });

@@ -10,7 +10,7 @@ import type { ModelMessage } from '../model/gateway.js';
 import { buildSystemPrompt } from '../prompt/system-prompt.js';
 import type { TurnRequest } from '../request/chat-request.js';
 import type { CampusTools } from '../tools/campus-tools.js';
-import { noSpan, type TraceSpan } from '../telemetry/telemetry.js';
+import { noSpan, spanned, type TraceSpan } from '../telemetry/telemetry.js';
 import type { Plan } from './stages/plan.js';
 import { bindTools, type ShowMapTool, type Toolbox } from './toolbox.js';
 
@@ -27,15 +27,6 @@ export interface PrepareDeps {
   campusTools: CampusTools;
   showMapTool: ShowMapTool | null;
   now: () => Date;
-}
-
-/** `work` under `span`, which ends when it settles. */
-async function spanned<T>(span: TraceSpan, work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } finally {
-    span.end();
-  }
 }
 
 export async function prepareTurn(

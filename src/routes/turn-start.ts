@@ -76,8 +76,9 @@ export function createTurnStarter(deps: TurnStartDeps) {
       'campus.history.turns': request.history.length,
     });
     const releaseTrace = trace.hold();
-    const refused = (reason: RefusalReason, err: unknown) => {
-      metrics.refusal(reason);
+    // The turn did not start: its span ends failed (and a refusal is counted by its reason).
+    const notStarted = (err: unknown, refusal?: RefusalReason) => {
+      if (refusal) metrics.refusal(refusal);
       span.fail(errorType(err));
       span.end();
       releaseTrace();
@@ -88,7 +89,7 @@ export function createTurnStarter(deps: TurnStartDeps) {
       finishInFlight = deps.turns.start(budgetBucket(request), controller);
     } catch (err) {
       clientSignal.removeEventListener('abort', abort);
-      refused('turns_in_flight', err);
+      notStarted(err, 'turns_in_flight');
       throw err;
     }
     const admission = span.child('admission');
@@ -136,12 +137,7 @@ export function createTurnStarter(deps: TurnStartDeps) {
       finishInFlight();
       clientSignal.removeEventListener('abort', abort);
       // A 429 from admission is the budget (the in-flight cap answered above); a 503 is not a refusal.
-      if (err instanceof TooManyRequestsError) refused('budget', err);
-      else {
-        span.fail(errorType(err));
-        span.end();
-        releaseTrace();
-      }
+      notStarted(err, err instanceof TooManyRequestsError ? 'budget' : undefined);
       throw err;
     }
   };

@@ -138,6 +138,23 @@ export function errorType(err: unknown): string {
   return '_OTHER';
 }
 
+/**
+ * `work` under `span`: the span fails with the error's type when `work` rejects and ends when it
+ * settles; `onValue` may set attributes from the result first.
+ */
+export async function spanned<T>(span: TraceSpan, work: Promise<T>, onValue?: (value: T) => void): Promise<T> {
+  try {
+    const value = await work;
+    onValue?.(value);
+    return value;
+  } catch (err) {
+    span.fail(errorType(err));
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
 /** `gen_ai.provider.name` of a gateway model id: its vendor prefix (`openai/gpt-4o-mini` → `openai`). */
 export function providerOf(model: string): string {
   const slash = model.indexOf('/');
