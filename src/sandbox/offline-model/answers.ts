@@ -23,6 +23,7 @@ import {
   placeHit,
   twelveHour,
   twelveHourClock,
+  walkMetres,
   type DiningEntry,
 } from './tool-readings.js';
 
@@ -177,10 +178,15 @@ function walksFrom(intent: EatsIntent, conv: Conversation): { label: string | nu
   const origin = hit?.floor?.buildingCode;
   if (!hit || !origin) return { ...none, note: `I couldn't find "${from}" in the campus map data, so this list is not ranked by distance.` };
   const label = `${hit.type === 'building' ? hit.fullNameWithSpace : hit.nameWithSpace}${intent.near === HOME ? ' (where you live)' : ''}`;
+  // Read once per building: the list is sorted by it and each item shows it.
+  const byBuilding = new Map<string, number | null>();
   const metres = (e: DiningEntry) => {
-    const code = placeHit(conv, diningBuilding(e.location))?.floor?.buildingCode;
-    const d = code ? Number(outcome(conv, 'maps_distance_between', { start_id: origin, end_id: code })?.result) : NaN;
-    return Number.isFinite(d) && d >= 0 ? d : null;
+    const building = diningBuilding(e.location);
+    if (!byBuilding.has(building)) {
+      const code = placeHit(conv, building)?.floor?.buildingCode;
+      byBuilding.set(building, code ? (walkMetres(conv, origin, code) ?? null) : null);
+    }
+    return byBuilding.get(building)!;
   };
   return { label, metres, note: null };
 }

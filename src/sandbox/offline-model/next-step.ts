@@ -10,7 +10,7 @@ import { readConversation, type Conversation } from './conversation.js';
 import { call, eatsListCall, nearPlace, type PlannedCall } from './eats-lists.js';
 import { resolveIntent, type EatsIntent, type Intent } from './intents.js';
 import { isBuildingNickname, placeQuery } from './place-names.js';
-import { buildingCode, diningBuilding, diningList, guideHits, mapCodes, outcome, parseJson, searchQueries } from './tool-readings.js';
+import { buildingCode, diningBuilding, diningList, guideHits, mapCodes, outcome, parseJson, searchQueries, walkMetres } from './tool-readings.js';
 
 export type { PlannedCall } from './eats-lists.js';
 
@@ -61,9 +61,9 @@ function nearCalls(intent: EatsIntent, list: PlannedCall, conv: Conversation): P
   if (searches.length > 0) return searches;
   const codes = [...new Set(buildings.flatMap((b) => ('code' in b && b.code ? [b.code] : [])))];
   const distances = codes.map((code) => call('maps_distance_between', { start_id: origin.code, end_id: code }));
-  if (distances.some((d) => !outcome(conv, d.name, d.arguments))) return distances;
-  const metres = (code: string) => Number(outcome(conv, 'maps_distance_between', { start_id: origin.code, end_id: code })?.result);
-  const nearest = [...codes].filter((c) => Number.isFinite(metres(c)) && metres(c) >= 0).sort((a, b) => metres(a) - metres(b))[0];
+  const walks = codes.map((code) => ({ code, metres: walkMetres(conv, origin.code!, code) }));
+  if (walks.some((w) => w.metres === undefined)) return distances;
+  const nearest = walks.filter((w) => w.metres != null).sort((a, b) => a.metres! - b.metres!)[0]?.code;
   if (!nearest) return distances;
   const map = nearest === origin.code ? { destination: nearest } : { destination: nearest, origin: origin.code };
   return [...distances, call('maps_show_map', map)];

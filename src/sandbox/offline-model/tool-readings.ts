@@ -169,6 +169,17 @@ export function diningList(conv: Pick<Conversation, 'done'>, name: string, args?
   return found && !failed(found.result) ? diningEntries(found.result) : undefined;
 }
 
+/**
+ * The walk in metres between two building codes, as `maps_distance_between` answered it: undefined
+ * when it has not run, null when it failed or the tool did not know a place (-1).
+ */
+export function walkMetres(conv: Pick<Conversation, 'done'>, fromCode: string, toCode: string): number | null | undefined {
+  const found = outcome(conv, 'maps_distance_between', { start_id: fromCode, end_id: toCode });
+  if (!found) return undefined;
+  const metres = Number(found.result);
+  return !failed(found.result) && Number.isFinite(metres) && metres >= 0 ? metres : null;
+}
+
 /** The building a dining location's `Location` names: the part before the comma ("Posner Hall, ground floor"). */
 export const diningBuilding = (location: string): string => location.split(',')[0]!.trim();
 
