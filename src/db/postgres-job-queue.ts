@@ -11,16 +11,24 @@
  * claim unfinished. The takeover runs the handler again, and the fact operations refuse what the
  * first run already stored.
  *
+ * Throughput: each replica runs `concurrency` (JOB_CONCURRENCY) pg-boss workers on the queue, each
+ * fetching one job at a time, so that many jobs are in flight while their model calls are awaited. A
+ * pg-boss worker sleeps out its polling interval after each fetch unless it is notified, so a worker that
+ * finished a job is notified to fetch the next at once (it sleeps only after a fetch that found nothing),
+ * and a job sent from this process notifies one idle worker. Idle workers poll every `pollingSeconds`;
+ * the wake-ups are pg-boss's own `notifyWorker`. (pg-boss's batch fetch was not used: a batch completes
+ * together, so one slow job would hold back the rest of its batch.)
+ *
  * pg-boss creates and migrates its own schema (`pgboss`) in `start()`, inside a transaction that first
  * takes `pg_advisory_xact_lock`, so replicas starting together never race. It talks to Postgres through
- * its own small `pg` pool (`max` 2).
+ * its own small `pg` pool (`max` 3: fetches and completions are short statements shared by all workers).
  *
  * Job data holds the turn's text (what extraction reads), so it is not kept: completed jobs are
  * archived after a minute and archived jobs deleted after a minute more.
  */
 import PgBoss from 'pg-boss';
 import type { Logger } from '../logger.js';
-import { jobSignal, type JobHandler, type JobKind, type JobQueue, type QueueHealth } from '../lifecycle/job-queue.js';
+import { DEFAULT_JOB_CONCURRENCY, jobSignal, type JobHandler, type JobKind, type JobQueue, type QueueHealth } from '../lifecycle/job-queue.js';
 import { errorType, noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
 import type { Database } from './client.js';
 
@@ -37,7 +45,12 @@ export interface PostgresJobQueueOptions {
   pollingSeconds?: number;
   /** Attempts after the first; default 5 (backoff from 2 s, doubling). */
   retryLimit?: number;
+  /** Jobs this replica runs at once (JOB_CONCURRENCY); default 10. */
+  concurrency?: number;
 }
+
+/** Connections of pg-boss's own `pg` pool, per replica (DEPLOY.md adds them to the `postgres` pool's). */
+export const QUEUE_POOL_MAX = 3;
 
 const QUEUES: JobKind[] = ['memory-extraction'];
 
@@ -57,7 +70,7 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
   const maintenanceSeconds = options.maintenanceSeconds ?? Math.min(10, Math.max(1, Math.floor(options.expireSeconds / 4)));
   const boss = new PgBoss({
     connectionString: options.url,
-    max: 2,
+    max: QUEUE_POOL_MAX,
     maintenanceIntervalSeconds: maintenanceSeconds,
     // The depth and age health reports are read on demand; pg-boss's own state monitor is not needed.
     monitorStateIntervalSeconds: 3_600,
@@ -69,6 +82,8 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
   boss.on('error', (err: unknown) => logger.warn('job queue error', { error: errorType(err) }));
   const handlers = new Map<JobKind, JobHandler>();
   let started = false;
+  /** The workers of each queue that are not running a job: the ones a new job may wake. */
+  const idleWorkers = new Map<JobKind, Set<string>>();
 
   /** Claims `key`; false when it is done or a live worker holds it. */
   async function claim(key: string): Promise<boolean> {
@@ -103,6 +118,18 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     }
   }
 
+  /** A job was sent from this process: one idle worker fetches now rather than at its next poll. */
+  function wakeOne(kind: JobKind): void {
+    const idle = idleWorkers.get(kind);
+    const first = idle?.values().next();
+    if (!idle || !first || first.done) return;
+    // Moved to the back, so the next send wakes another; a worker whose fetch finds nothing (another
+    // replica took the job) stays idle, and one that takes a job leaves the set until the job ends.
+    idle.delete(first.value);
+    idle.add(first.value);
+    boss.notifyWorker(first.value);
+  }
+
   return {
     backend: 'postgres',
     handle(kind, handler) {
@@ -110,7 +137,7 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     },
     enqueue(kind, payload, { key, linkedTo = null }) {
       const data: JobData = { key, payload, link: linkedTo?.traceparent() ?? null };
-      boss.send(kind, data).catch((err: unknown) => {
+      boss.send(kind, data).then(() => wakeOne(kind), (err: unknown) => {
         // The database is away: run it here rather than lose it.
         logger.warn('job could not be queued; running it in this process', { kind, error: errorType(err) });
         const handler = handlers.get(kind);
@@ -124,9 +151,23 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       await boss.start();
       for (const kind of QUEUES) {
         await boss.createQueue(kind, { name: kind, retryLimit: options.retryLimit ?? 5, retryDelay: 2, retryBackoff: true, expireInSeconds: options.expireSeconds });
-        await boss.work<JobData>(kind, { pollingIntervalSeconds: options.pollingSeconds ?? 2, batchSize: 1 }, async ([job]) => {
-          if (job) await run(kind, job);
-        });
+        const idle = new Set<string>();
+        idleWorkers.set(kind, idle);
+        for (let i = 0; i < (options.concurrency ?? DEFAULT_JOB_CONCURRENCY); i++) {
+          let id = '';
+          id = await boss.work<JobData>(kind, { pollingIntervalSeconds: options.pollingSeconds ?? 2, batchSize: 1 }, async ([job]) => {
+            if (!job) return;
+            idle.delete(id);
+            try {
+              await run(kind, job);
+            } finally {
+              idle.add(id);
+              // The queue may hold more: fetch again at once instead of sleeping out the interval.
+              boss.notifyWorker(id);
+            }
+          });
+          idle.add(id);
+        }
       }
       // Claims of finished jobs are kept a day (a late duplicate still finds them), then pruned.
       await database.sql`delete from job_runs where done_at < now() - interval '1 day'`.catch(() => undefined);

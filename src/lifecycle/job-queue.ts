@@ -36,7 +36,7 @@ export interface QueueHealth {
   backend: 'postgres' | 'in-process';
   /**
    * Jobs not yet done. Postgres: waiting to run (created, or waiting for a retry), all replicas
-   * together. In process, where nothing waits: the jobs running now.
+   * together. In process: the jobs running and those waiting for one of its JOB_CONCURRENCY slots.
    */
   depth: number;
   /** Seconds since the oldest waiting job was created; 0 when none waits. */
@@ -64,9 +64,50 @@ export function jobSignal(expireSeconds: number, marginMs = 2_000): AbortSignal 
   return AbortSignal.timeout(Math.max(1_000, expireSeconds * 1_000 - marginMs));
 }
 
-/** Jobs run at once in this process, through the background registry. */
-export function createInProcessQueue(options: { background: BackgroundTasks; logger: Logger; expireSeconds: number }): JobQueue {
+/** JOB_CONCURRENCY's default: jobs one process runs at once. */
+export const DEFAULT_JOB_CONCURRENCY = 10;
+
+/** Counts the jobs running in a process: at most `limit` at once, the rest wait in arrival order. */
+export function createJobSlots(limit: number) {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    /** Resolves when a slot is this caller's; pair every acquire with one release. */
+    async acquire(): Promise<void> {
+      if (running < limit) {
+        running++;
+        return;
+      }
+      await new Promise<void>((take) => waiting.push(take));
+    },
+    release(): void {
+      const next = waiting.shift();
+      // The slot passes straight to the next waiter, so `running` stays as it is.
+      if (next) next();
+      else running--;
+    },
+    get running() {
+      return running;
+    },
+    get waiting() {
+      return waiting.length;
+    },
+  };
+}
+
+/**
+ * Jobs run in this process, through the background registry (so SIGTERM's drain waits for them), at most
+ * `concurrency` at once: a burst of signed-in turns queues its extractions here instead of opening a
+ * model call for each at once. A waiting job's deadline starts when it starts.
+ */
+export function createInProcessQueue(options: {
+  background: BackgroundTasks;
+  logger: Logger;
+  expireSeconds: number;
+  concurrency?: number;
+}): JobQueue {
   const handlers = new Map<JobKind, JobHandler>();
+  const slots = createJobSlots(options.concurrency ?? DEFAULT_JOB_CONCURRENCY);
   return {
     backend: 'in-process',
     handle(kind, handler) {
@@ -78,10 +119,21 @@ export function createInProcessQueue(options: { background: BackgroundTasks; log
         options.logger.error('no handler for a job kind; job dropped', { kind });
         return;
       }
-      options.background.run(kind, (span) => handler(payload, { key, span, signal: jobSignal(options.expireSeconds) }), linkedTo);
+      options.background.run(
+        kind,
+        async (span) => {
+          await slots.acquire();
+          try {
+            await handler(payload, { key, span, signal: jobSignal(options.expireSeconds) });
+          } finally {
+            slots.release();
+          }
+        },
+        linkedTo,
+      );
     },
     start: async () => undefined,
-    health: async () => ({ backend: 'in-process', depth: options.background.pending, oldest_seconds: 0 }),
+    health: async () => ({ backend: 'in-process', depth: slots.running + slots.waiting, oldest_seconds: 0 }),
     // The background registry's drain (server.ts) is what waits for these.
     stop: async () => undefined,
   };

@@ -1,23 +1,80 @@
 /**
- * A real Postgres with pgvector for tests: PGlite with its vector extension, served over the wire
- * protocol so the service connects through DATABASE_URL with the same `postgres` driver as production.
+ * A Postgres with pgvector for tests and benches, on one of two engines:
+ *
+ * - the real server named by TEST_DATABASE_URL (CI starts PostgreSQL 15 with pgvector through
+ *   `../shared/tools/postgres-pgvector` and sets it; a developer can point it at any server whose role may
+ *   create databases). Each start is a database of its own (`CREATE DATABASE`), dropped by `stop()`, so test
+ *   files running in parallel never see each other's rows.
+ * - PGlite with its vector extension, served over the wire protocol (tests/support/pglite-server.ts):
+ *   the fallback, so a clone of the project alone passes `npm test`. It runs one statement at a time.
+ *
+ * Either way the service connects through DATABASE_URL with the same `postgres` driver as production.
+ * A start that keeps its data on disk (`dataDir`) is a restartable server of the test's own: PGlite,
+ * whatever is configured (the chaos tests stop and restart it).
  */
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
 import { startPgliteServer } from './pglite-server.js';
 
 export interface TestPostgres {
-  /** `postgres://postgres:postgres@127.0.0.1:<port>/postgres` */
+  /** A connection URL for this test's own database. */
   url: string;
+  /** The server's port. */
   port: number;
+  /** `real`: a PostgreSQL server (TEST_DATABASE_URL); `pglite`: the embedded fallback. */
+  engine: 'real' | 'pglite';
   stop(): Promise<void>;
 }
 
+/** The real server tests use when one is configured (read when asked: a bench may start one first); undefined means PGlite. */
+export function realPostgresUrl(): string | undefined {
+  return process.env.TEST_DATABASE_URL || undefined;
+}
+
 /**
- * Starts an empty database on a free loopback port. `dataDir` keeps it on disk, so a second start on
- * the same directory is a restart that keeps the data.
+ * For tests that only mean something on a real server (concurrent connections, `SKIP LOCKED` races, two
+ * replicas under load): the reason they are skipped, or null when they run. Under CI a missing server
+ * fails the run instead of skipping (as a missing browser does), so CI cannot go green without them.
+ */
+export function realPostgresSkipReason(): string | null {
+  if (realPostgresUrl()) return null;
+  if (process.env.CI === 'true') throw new Error('CI=true but TEST_DATABASE_URL is unset: .ci/run starts the real Postgres');
+  return 'needs a real PostgreSQL with pgvector: set TEST_DATABASE_URL (README, "Tests")';
+}
+
+/**
+ * Starts an empty database. `dataDir` (and `port`) ask for a restartable server of the test's own: a
+ * second start on the same directory keeps the data.
  */
 export async function startTestPostgres(options: { dataDir?: string; port?: number } = {}): Promise<TestPostgres> {
-  // One start logic for tests, benches and `scripts/dev-postgres.ts`; see tests/support/pglite-server.ts for why
-  // it is not PGLiteSocketServer alone (interleaved extended-protocol messages across connections).
+  const real = realPostgresUrl();
+  if (real && !options.dataDir && !options.port) return createRealDatabase(real);
   const { url, port, stop } = await startPgliteServer(options);
-  return { url, port, stop };
+  return { url, port, engine: 'pglite', stop };
+}
+
+async function createRealDatabase(serverUrl: string): Promise<TestPostgres> {
+  const name = `test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined, connect_timeout: 10 });
+  try {
+    await admin.unsafe(`create database "${name}"`);
+  } finally {
+    await admin.end({ timeout: 5 });
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    port: Number(url.port || 5432),
+    engine: 'real',
+    async stop() {
+      const dropper = postgres(serverUrl, { max: 1, onnotice: () => undefined, connect_timeout: 10 });
+      try {
+        // FORCE ends sessions a test left open (a killed replica's pool).
+        await dropper.unsafe(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await dropper.end({ timeout: 5 });
+      }
+    },
+  };
 }
