@@ -85,6 +85,8 @@ const envSchema = z.object({
   MODEL_CALL_TIMEOUT_MS: positiveInt(60_000),
   TURN_TIMEOUT_MS: positiveInt(120_000),
   MAX_TURNS_IN_FLIGHT: positiveInt(3),
+  // The anonymous bucket is every signed-out student at once, not one person.
+  MAX_ANONYMOUS_TURNS_IN_FLIGHT: positiveInt(100),
   TOOL_CALL_TIMEOUT_MS: positiveInt(10_000),
   // A job active this long is a dead worker's and is taken over; it must outlast an extraction (30 s).
   // Graceful overload (lifecycle/overload.ts); 0 turns a check off.
@@ -92,6 +94,9 @@ const envSchema = z.object({
   OVERLOAD_MAX_LOOP_DELAY_MS: nonNegativeInt(250),
   OVERLOAD_MAX_HEAP_PERCENT: nonNegativeInt(90).pipe(z.number().max(100, 'must be at most 100')),
   JOB_EXPIRE_SECONDS: positiveInt(40).pipe(z.number().min(2, 'must be at least 2').max(600, 'must be at most 600')),
+  // Background jobs one process runs at once (each mostly awaits a model call); 10 per replica keeps up
+  // with a campus peak on two replicas (BENCHMARKS.md, "Campus peak").
+  JOB_CONCURRENCY: positiveInt(10).pipe(z.number().max(100, 'must be at most 100')),
   // CONTRACT.md "Stream": a keep-alive comment at least every 15 s, so longer silences are refused.
   SSE_KEEPALIVE_MS: positiveInt(MAX_SSE_KEEPALIVE_MS).pipe(z.number().max(MAX_SSE_KEEPALIVE_MS, 'must be at most 15000 (a keep-alive at least every 15 s)')),
   AGENT_URL: optionalUrl,
@@ -285,6 +290,8 @@ export interface Config {
   maxAnswerChars: number;
   /** Chat turns one user (or the `anonymous` bucket) may have running at once; more answer 429. */
   maxTurnsInFlight: number;
+  /** Chat turns of signed-out students (the shared `anonymous` bucket) running at once in this process. */
+  maxAnonymousTurnsInFlight: number;
   /** Deadline of one model call (a streamed pass or a completion). */
   modelCallTimeoutMs: number;
   /** Deadline of one campus tool call (also bounds tool discovery). */
@@ -294,6 +301,8 @@ export interface Config {
    * over by another replica (Postgres queue); its handler is ended 2 s before.
    */
   jobExpireSeconds: number;
+  /** JOB_CONCURRENCY: background jobs this process runs at once (either queue); more wait their turn. */
+  jobConcurrency: number;
   /**
    * When new chat turns are refused with 503 + Retry-After (open streams are never cut): turns running,
    * event-loop delay p99 over the last second, heap used as a percentage of its limit; 0 turns one off.
@@ -405,9 +414,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     turnTimeoutMs: e.TURN_TIMEOUT_MS,
     maxAnswerChars: e.MAX_ANSWER_CHARS,
     maxTurnsInFlight: e.MAX_TURNS_IN_FLIGHT,
+    maxAnonymousTurnsInFlight: e.MAX_ANONYMOUS_TURNS_IN_FLIGHT,
     modelCallTimeoutMs: e.MODEL_CALL_TIMEOUT_MS,
     toolCallTimeoutMs: e.TOOL_CALL_TIMEOUT_MS,
     jobExpireSeconds: e.JOB_EXPIRE_SECONDS,
+    jobConcurrency: e.JOB_CONCURRENCY,
     overload: {
       maxOpenTurns: e.OVERLOAD_MAX_OPEN_TURNS,
       maxLoopDelayMs: e.OVERLOAD_MAX_LOOP_DELAY_MS,

@@ -70,4 +70,14 @@ describe('turns in flight', () => {
     expect(b.signal.reason).toBe(reason);
     expect(a.signal.aborted).toBe(false);
   });
+
+  it('gives the anonymous bucket, shared by every signed-out student, a cap of its own', () => {
+    const turns = createTurnsInFlight(3, 50);
+    for (let i = 0; i < 50; i++) turns.start('anonymous', new AbortController());
+    expect(() => turns.start('anonymous', new AbortController())).toThrow(TooManyTurnsError);
+    // One user's cap is unchanged.
+    for (let i = 0; i < 3; i++) turns.start('u1', new AbortController());
+    expect(() => turns.start('u1', new AbortController())).toThrow(TooManyTurnsError);
+    expect(turns.size).toBe(53);
+  });
 });

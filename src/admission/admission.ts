@@ -7,6 +7,7 @@ import type { TurnRequest } from '../request/chat-request.js';
 import type { ReserveCall } from '../model/metered-call.js';
 import type { Usage } from '../model/usage.js';
 import type { TraceSpan } from '../telemetry/telemetry.js';
+import { ANONYMOUS_BUCKET } from '../lifecycle/turns-in-flight.js';
 
 export type ModerationVerdict = { flagged: false } | { flagged: true; category: string; selfHarm: boolean };
 
@@ -89,5 +90,5 @@ export const openAdmission: Admission = {
 
 /** The budget bucket of a request (CONTRACT.md: anonymous turns share `anonymous`). */
 export function budgetBucket(request: Pick<TurnRequest, 'userId'>): string {
-  return request.userId ?? 'anonymous';
+  return request.userId ?? ANONYMOUS_BUCKET;
 }

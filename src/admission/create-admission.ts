@@ -25,6 +25,7 @@ import { flaggedAnswerNotice, moderationRefusal, selfHarmSupport } from './repli
 import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type TokenBudgetStore } from './token-budget.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from './turn-reservation.js';
 import { noSpan, spanned, type TraceSpan } from '../telemetry/telemetry.js';
+import { ANONYMOUS_BUCKET } from '../lifecycle/turns-in-flight.js';
 
 export interface AdmissionOptions {
   budget: TokenBudgetStore;
@@ -129,7 +130,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
     },
 
     async reserveCall(userId, tokens): Promise<CallReservation | null> {
-      const bucket = userId ?? 'anonymous';
+      const bucket = userId ?? ANONYMOUS_BUCKET;
       const day = utcDay(now());
       try {
         if ((await reserveIn(bucket, day, tokens)) === null) return null;

@@ -52,7 +52,7 @@ export async function buildDeps(
   const catalog = loadCatalog(config.campus.buildingsFile);
   const showMapTool = createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl });
   const background = createBackgroundTasks(logger, telemetry);
-  const turns = createTurnsInFlight(config.maxTurnsInFlight);
+  const turns = createTurnsInFlight(config.maxTurnsInFlight, config.maxAnonymousTurnsInFlight);
   const overload = createOverloadGuard({
     limits: config.overload,
     turns,
@@ -67,8 +67,15 @@ export async function buildDeps(
   // replica's job is taken over), else in this process. Stopped by server.ts's drain, not a closer.
   const jobs =
     database && config.databaseUrl && options.jobs !== 'in-process'
-      ? createPostgresJobQueue({ url: config.databaseUrl, database, logger, telemetry, expireSeconds: config.jobExpireSeconds })
-      : createInProcessQueue({ background, logger, expireSeconds: config.jobExpireSeconds });
+      ? createPostgresJobQueue({
+          url: config.databaseUrl,
+          database,
+          logger,
+          telemetry,
+          expireSeconds: config.jobExpireSeconds,
+          concurrency: config.jobConcurrency,
+        })
+      : createInProcessQueue({ background, logger, expireSeconds: config.jobExpireSeconds, concurrency: config.jobConcurrency });
   closers.push({ name: 'memory store', close: () => memory.close() });
   // Outside production, the sandbox stands in for what configuration leaves out, and serves the
   // playground page. Loaded on demand: production never loads a sandbox module.
