@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { startFakeGateway, type FakeGateway } from '../tests/support/fake-gateway.js';
-import { startTestPostgres } from '../tests/support/postgres.js';
+import { realPostgresUrl, startTestPostgres } from '../tests/support/postgres.js';
 import { prepareProductionInstall } from '../tests/support/production-install.js';
 import { REPO_ROOT, spawnService, type ServiceProcess } from '../tests/support/spawn-service.js';
 import { startTestMcpServer } from '../tests/support/test-mcp-server.js';
@@ -35,12 +35,17 @@ export interface IsolatedFixtures extends Omit<ProductionFixtures, 'gateway'> {
 }
 
 /** Starts a bench script under tsx; resolves with the child and the first stdout line `parse` accepts. */
-function startHelper<T>(script: string, args: string[], parse: (line: string) => T | null): Promise<{ child: ChildProcess; value: T }> {
+export function startHelper<T>(
+  script: string,
+  args: string[],
+  parse: (line: string) => T | null,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; value: T }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, script), ...args], {
       cwd: REPO_ROOT,
       // HELD_TOKENS and HELD_GAP_MS shorten the held answer for a quick trial run of a bench.
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...pick(process.env, ['HELD_TOKENS', 'HELD_GAP_MS']) },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...pick(process.env, ['HELD_TOKENS', 'HELD_GAP_MS']), ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     child.once('error', reject);
@@ -58,30 +63,49 @@ function startHelper<T>(script: string, args: string[], parse: (line: string) =>
 
 const pick = (env: NodeJS.ProcessEnv, names: string[]) => Object.fromEntries(names.flatMap((n) => (env[n] ? [[n, env[n]!]] : [])));
 
+/**
+ * Postgres in a process of its own: a database of its own on the real server when TEST_DATABASE_URL
+ * names one (what production runs), else PGlite over the wire in a child process.
+ */
+async function isolatedPostgres(): Promise<{ url: string; pids: number[]; stop(): Promise<void> }> {
+  if (realPostgresUrl()) {
+    const db = await startTestPostgres();
+    return { url: db.url, pids: [], stop: () => db.stop() };
+  }
+  const db = await startHelper('scripts/dev-postgres.ts', ['--port', '0'], (line) => /DATABASE_URL=(\S+)/.exec(line)?.[1] ?? null);
+  return {
+    url: db.value,
+    pids: [db.child.pid!],
+    async stop() {
+      db.child.removeAllListeners('exit');
+      db.child.kill('SIGTERM');
+    },
+  };
+}
+
 export async function startIsolatedFixtures(name: string): Promise<IsolatedFixtures> {
   const [install, db, fakes] = await Promise.all([
     prepareProductionInstall({ reuseDependencies: true, log: (l) => process.stderr.write(`${name}: ${l}\n`) }),
-    startHelper('scripts/dev-postgres.ts', ['--port', '0'], (line) => /DATABASE_URL=(\S+)/.exec(line)?.[1] ?? null),
+    isolatedPostgres(),
     startHelper('bench/fakes-process.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; mcp: string }) : null)),
   ]);
-  const env = productionEnv(db.value, fakes.value.mcp, fakes.value.gateway);
+  const env = productionEnv(db.url, fakes.value.mcp, fakes.value.gateway);
   return {
     dir: install.dir,
     env,
     gatewayUrl: fakes.value.gateway,
-    pids: [db.child.pid!, fakes.child.pid!],
+    pids: [...db.pids, fakes.child.pid!],
     start: (nodeArgs, extra = {}) => spawnService({ entry: 'dist', cwd: install.dir, nodeArgs, env: { ...env, ...extra } }),
     async close() {
-      for (const child of [db.child, fakes.child]) {
-        child.removeAllListeners('exit');
-        child.kill('SIGTERM');
-      }
+      fakes.child.removeAllListeners('exit');
+      fakes.child.kill('SIGTERM');
+      await db.stop().catch(() => undefined);
       install.remove();
     },
   };
 }
 
-function productionEnv(databaseUrl: string, mcpUrl: string, gatewayUrl: string): Record<string, string> {
+export function productionEnv(databaseUrl: string, mcpUrl: string, gatewayUrl: string): Record<string, string> {
   return {
     AGENT_ENV: 'production',
     DATABASE_URL: databaseUrl,

@@ -1,0 +1,73 @@
+/**
+ * The campus-peak load, shared by the load generator (bench/peak.bench.ts) and the paced gateway
+ * (bench/peak-fakes.ts): the marker that names a turn, the model's pace drawn from it, and the mix of
+ * turns students send.
+ */
+
+/** In a question, names the turn (`#peak-17`): the gateway paces it, the bench subtracts that pace. */
+export const PEAK_MARK = '#peak-';
+
+/** 40 tokens a second. */
+export const TOKEN_GAP_MS = 25;
+
+/** A fixed draw per turn (no shared state between processes): first token 0.5-1.5 s, 100-400 tokens. */
+export function modelPace(turn: number): { firstTokenMs: number; answerTokens: number } {
+  // A 32-bit integer hash (splitmix-style), so neighbouring turns get unrelated draws.
+  let h = (turn + 0x9e3779b9) | 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  h = (h ^ (h >>> 16)) >>> 0;
+  return { firstTokenMs: 500 + (h % 1_001), answerTokens: 100 + ((h >>> 10) % 301) };
+}
+
+export type TurnKind = 'place' | 'food' | 'course' | 'follow-up' | 'fact' | 'remember' | 'small talk';
+
+/** How often each kind of turn comes (per 100). */
+export const MIX: [TurnKind, number][] = [
+  ['place', 20],
+  ['food', 20],
+  ['course', 15],
+  ['follow-up', 15],
+  ['fact', 10],
+  ['remember', 5],
+  ['small talk', 15],
+];
+
+export const HOMES = ['Donner', 'Mudge', 'Morewood', 'Resnik', 'Stever', 'Hamerschlag', 'Boss'];
+
+export interface PeakTurn {
+  kind: TurnKind;
+  query: string;
+  history: { role: 'user' | 'assistant'; content: string }[];
+}
+
+/** The `n`th turn of the load: its kind from the mix, its words marked with `n`. */
+export function peakTurn(n: number, draw: number): PeakTurn {
+  let left = Math.floor(draw * 100);
+  const kind = MIX.find(([, weight]) => (left -= weight) < 0)?.[0] ?? 'small talk';
+  const mark = `(${PEAK_MARK}${n})`;
+  const home = HOMES[n % HOMES.length];
+  switch (kind) {
+    case 'place':
+      return { kind, query: `Where is the Gates Hillman Center? ${mark}`, history: [] };
+    case 'food':
+      return { kind, query: `What's open to eat right now? ${mark}`, history: [] };
+    case 'course':
+      return { kind, query: `What does 15-122 cover? ${mark}`, history: [] };
+    case 'follow-up':
+      return {
+        kind,
+        query: `And where is its lecture hall? ${mark}`,
+        history: [
+          { role: 'user', content: 'What does 15-122 cover?' },
+          { role: 'assistant', content: '15-122 Principles of Imperative Computation covers C0, contracts and data structures.' },
+        ],
+      };
+    case 'fact':
+      return { kind, query: `I live in ${home} this year, any tips for a first-year? ${mark}`, history: [] };
+    case 'remember':
+      return { kind, query: `Remember that I am vegetarian ${mark}`, history: [] };
+    default:
+      return { kind: 'small talk', query: `Thanks, that's really helpful! ${mark}`, history: [] };
+  }
+}

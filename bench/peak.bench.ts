@@ -1,0 +1,404 @@
+/**
+ * A campus peak (issue 35): students arriving at a steady rate against one and two replicas of the built
+ * service (`node dist/src/server.js` from a clean production install, the image's heap flags,
+ * AGENT_ENV=production) sharing one real PostgreSQL with pgvector (memory, budget and job queue), the
+ * sandbox campus tool server in its own process, and a gateway paced like a real model in its own process
+ * (bench/peak-fakes.ts). The load generator is this process.
+ *
+ * Per level (PEAK_LEVELS turns/s, default 4,8,12,16): a fresh database and fresh replicas, PEAK_WARMUP s
+ * (10) of arrivals not measured, then PEAK_SECONDS (60) measured; arrivals are Poisson at the level's
+ * rate, 80% signed in, the mix of bench/peak-load.ts, 55% on the streamed route, 25% JSON, 20% `/v1`
+ * streamed. Measured: turns answered / refused (429 or 503 with Retry-After) / failed (anything else);
+ * the service's overhead on the first delta (the time to the first answer text less the model's own
+ * first-token waits for that turn, as the gateway scripted them; tool calls to the local tool server count
+ * as overhead); extraction lag (a fact-stating turn's end to its fact's row); queue depth each second and
+ * its drain after the last turn; peak RSS, CPU per turn and Postgres connections per replica (both pools,
+ * told apart by PGAPPNAME); tokens charged to budgets against the usage the gateway reported.
+ *
+ * `npm run bench -- peak`; PEAK_REPLICAS (default 1,2) picks the configurations. Prints a Markdown section;
+ * exits 1 when a target at 12 turns/s on two replicas is missed.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import postgres from 'postgres';
+import { prepareProductionInstall } from '../tests/support/production-install.js';
+import { startTestPostgres } from '../tests/support/postgres.js';
+import type { ServiceProcess } from '../tests/support/spawn-service.js';
+import { spawnService } from '../tests/support/spawn-service.js';
+import { BENCH_SECRET, productionEnv, startHelper } from './production-fixtures.js';
+import { imageNodeOptions, mb, procCpuMs, procStatusKb } from './proc.js';
+import { peakTurn, type PeakTurn } from './peak-load.js';
+import { ensureRealPostgres } from './real-postgres.js';
+import { quantile } from './stats.js';
+
+const LEVELS = (process.env.PEAK_LEVELS ?? '4,8,12,16').split(',').map(Number);
+const REPLICA_COUNTS = (process.env.PEAK_REPLICAS ?? '1,2').split(',').map(Number);
+const WARMUP_S = Number(process.env.PEAK_WARMUP ?? 10);
+const MEASURE_S = Number(process.env.PEAK_SECONDS ?? 60);
+/** The campus figure the targets are judged at. */
+const CAMPUS_RATE = 12;
+
+const TARGETS = { overheadP99Ms: 250, lagP99Ms: 10_000, drainMs: 15_000, peakRssMb: 200 };
+
+type Route = 'stream' | 'json' | 'v1';
+type Outcome = 'answered' | 'refused' | 'failed';
+
+interface TurnRecord {
+  n: number;
+  replica: number;
+  route: Route;
+  turn: PeakTurn;
+  user: string | null;
+  measured: boolean;
+  start: number;
+  firstDelta: number | null;
+  end: number;
+  outcome: Outcome;
+  why?: string;
+}
+
+interface Stats {
+  prompt_tokens: number;
+  completion_tokens: number;
+  calls: Record<string, number>;
+  model_ms: Record<string, number>;
+}
+
+/** A seeded generator (mulberry32), so every run offers the same arrivals. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const server = ensureRealPostgres();
+const log = (line: string) => process.stderr.write(`peak: ${line}\n`);
+const [install, fakes, tools] = await Promise.all([
+  prepareProductionInstall({ reuseDependencies: true, log }),
+  startHelper('bench/peak-fakes.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; stats: string }) : null)),
+  startHelper(
+    'src/sandbox/campus/main.ts',
+    [],
+    (line) => (line.startsWith('{') ? ((JSON.parse(line) as { url?: string }).url ?? null) : null),
+    { SANDBOX_TOOLS_PORT: '0', LOG_LEVEL: 'info' },
+  ),
+]);
+const readStats = async (): Promise<Stats> => (await fetch(fakes.value.stats)).json() as Promise<Stats>;
+
+async function startReplicas(count: number, databaseUrl: string): Promise<ServiceProcess[]> {
+  const replicas: ServiceProcess[] = [];
+  for (let i = 0; i < count; i++) {
+    replicas.push(
+      await spawnService({
+        entry: 'dist',
+        cwd: install.dir,
+        nodeArgs: imageNodeOptions(),
+        env: {
+          ...productionEnv(databaseUrl, tools.value, fakes.value.gateway),
+          // Both drivers (postgres, pg) name their connections by it: pg_stat_activity tells replicas apart.
+          PGAPPNAME: `peak-r${i}`,
+          EMBEDDINGS_API_KEY: 'sk-peak-embeddings',
+          EMBEDDINGS_BASE_URL: fakes.value.gateway,
+          MAX_TURNS_IN_FLIGHT: '3',
+          DAILY_TOKEN_LIMIT: '100000000',
+          LOG_LEVEL: 'info',
+        },
+      }),
+    );
+  }
+  return replicas;
+}
+
+/** One turn, as the front end sends it; what came back, judged. */
+async function playTurn(record: TurnRecord, url: string): Promise<void> {
+  const { turn, user, route } = record;
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${BENCH_SECRET}` };
+  const body =
+    route === 'v1'
+      ? { model: 'campus-agent', stream: true, messages: [...turn.history, { role: 'user', content: turn.query }], ...(user && { user }) }
+      : { query: turn.query, message_history: turn.history, ...(user && { user_id: user }) };
+  const path = route === 'v1' ? '/v1/chat/completions' : route === 'stream' ? '/agent/respond/stream' : '/agent/respond';
+  const finish = (outcome: Outcome, why?: string) => {
+    record.end = Date.now();
+    record.outcome = outcome;
+    if (why) record.why = why;
+  };
+  try {
+    const res = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    if (res.status === 429 || res.status === 503) {
+      const envelope = (await res.text()).slice(0, 200);
+      return finish(res.headers.get('retry-after') ? 'refused' : 'failed', `${res.status}${res.headers.get('retry-after') ? '' : ' without Retry-After'}: ${envelope}`);
+    }
+    if (res.status !== 200) return finish('failed', `status ${res.status}: ${(await res.text()).slice(0, 200)}`);
+    if (route === 'json') {
+      const json = (await res.json()) as { response_text?: string };
+      return finish(json.response_text ? 'answered' : 'failed', 'no response_text');
+    }
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+      if (record.firstDelta === null && (route === 'stream' ? text.includes('event: delta') : /"content":"[^"]/.test(text))) record.firstDelta = Date.now();
+      // Only the tail matters from here on: the last event.
+      if (text.length > 8_192) text = text.slice(-4_096);
+    }
+    if (route === 'stream') {
+      if (/event: done\n/.test(text)) return finish('answered');
+      return finish('failed', /event: error\ndata: (.*)/.exec(text)?.[1]?.slice(0, 200) ?? 'stream ended without done');
+    }
+    if (text.includes('data: [DONE]') && !/"error"/.test(text.slice(-1_024))) return finish('answered');
+    return finish('failed', 'v1 stream ended without [DONE] or with an error');
+  } catch (err) {
+    finish('failed', err instanceof Error ? err.message : String(err));
+  }
+}
+
+interface LevelResult {
+  replicas: number;
+  rate: number;
+  records: TurnRecord[];
+  modelMs: Record<string, number>;
+  perReplica: { peakRssMb: number; cpuMsPerTurn: number; connections: number }[];
+  depth: number[];
+  drainMs: number | null;
+  lags: number[];
+  factsMissing: number;
+  factsDuplicated: number;
+  charged: number;
+  reported: number;
+}
+
+async function runLevel(replicaCount: number, rate: number): Promise<LevelResult> {
+  const tag = `r${replicaCount}l${rate}`;
+  const db = await startTestPostgres();
+  const sql = postgres(db.url, { max: 1, onnotice: () => undefined });
+  const replicas = await startReplicas(replicaCount, db.url);
+  const statsBefore = await readStats();
+  const random = rng(rate * 7919 + replicaCount);
+  const records: TurnRecord[] = [];
+  const inFlight: Promise<void>[] = [];
+  const depth: number[] = [];
+  const connections = replicas.map(() => 0);
+  const cpuAtMeasure: number[] = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const [d] = await sql<{ n: number }[]>`select count(*)::int as n from pgboss.job where name = 'memory-extraction' and state in ('created', 'retry')`.catch(() => [{ n: -1 }]);
+      depth.push(d!.n);
+      const held = await sql<{ app: string; n: number }[]>`
+        select application_name as app, count(*)::int as n from pg_stat_activity where datname = current_database() group by 1`;
+      for (const row of held) {
+        const i = Number(/^peak-r(\d+)$/.exec(row.app)?.[1] ?? -1);
+        if (i >= 0) connections[i] = Math.max(connections[i]!, row.n);
+      }
+      await sleep(1_000);
+    }
+  })();
+
+  const started = Date.now();
+  const stopAt = started + (WARMUP_S + MEASURE_S) * 1_000;
+  let next = started;
+  let n = 0;
+  let measuring = false;
+  while (next < stopAt) {
+    const wait = next - Date.now();
+    if (wait > 0) await sleep(wait);
+    if (!measuring && Date.now() >= started + WARMUP_S * 1_000) {
+      measuring = true;
+      for (const r of replicas) cpuAtMeasure.push(procCpuMs(r.child.pid!));
+    }
+    const turn = peakTurn(++n, random());
+    const signedIn = random() < 0.8;
+    // A fact-stating student is one of their own, so their fact's row tells the lag of that turn alone.
+    const user = !signedIn ? null : turn.kind === 'fact' ? `peak-${tag}-f${n}` : `peak-${tag}-s${Math.floor(random() * 1_000)}`;
+    const draw = random();
+    const route: Route = draw < 0.55 ? 'stream' : draw < 0.8 ? 'json' : 'v1';
+    const replica = n % replicaCount;
+    const record: TurnRecord = { n, replica, route, turn, user, measured: measuring, start: Date.now(), firstDelta: null, end: 0, outcome: 'failed' };
+    records.push(record);
+    inFlight.push(playTurn(record, replicas[replica]!.url));
+    // Poisson arrivals: exponential gaps with the level's mean.
+    next += (-Math.log(1 - random()) / rate) * 1_000;
+  }
+  const cpuAtEnd = replicas.map((r) => procCpuMs(r.child.pid!));
+  await Promise.all(inFlight);
+  const lastEnd = Math.max(...records.map((r) => r.end));
+  // The queue drains: the time from the last turn's end until no job waits or runs.
+  let drainMs: number | null = null;
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(200)) {
+    const [row] = await sql<{ n: number }[]>`select count(*)::int as n from pgboss.job where name = 'memory-extraction' and state in ('created', 'retry', 'active')`;
+    if (row!.n === 0) {
+      drainMs = Math.max(0, Date.now() - lastEnd);
+      break;
+    }
+  }
+  sampling = false;
+  await sampler;
+
+  const factTurns = records.filter((r) => r.measured && r.turn.kind === 'fact' && r.user && r.outcome === 'answered');
+  const facts = await sql<{ user_id: string; n: number; first: Date }[]>`
+    select user_id, count(*)::int as n, min(created_at) as first from memory_facts where user_id like ${`peak-${tag}-f%`} group by 1`;
+  const byUser = new Map(facts.map((f) => [f.user_id, f]));
+  const lags: number[] = [];
+  let factsMissing = 0;
+  let factsDuplicated = 0;
+  for (const r of factTurns) {
+    const fact = byUser.get(r.user!);
+    if (!fact) factsMissing++;
+    else {
+      lags.push(Math.max(0, fact.first.getTime() - r.end));
+      if (fact.n > 1) factsDuplicated++;
+    }
+  }
+  const [charged] = await sql<{ n: string | null }[]>`select sum(tokens)::text as n from token_usage`;
+  const statsAfter = await readStats();
+  const answeredPerReplica = replicas.map((_, i) => records.filter((r) => r.measured && r.replica === i && r.outcome === 'answered').length);
+  const perReplica = replicas.map((r, i) => ({
+    peakRssMb: procStatusKb(r.child.pid!, 'VmHWM') / 1024,
+    cpuMsPerTurn: (cpuAtEnd[i]! - (cpuAtMeasure[i] ?? cpuAtEnd[i]!)) / Math.max(1, answeredPerReplica[i]!),
+    connections: connections[i]!,
+  }));
+  for (const r of replicas) await r.stop('SIGTERM').catch(() => r.stop('SIGKILL'));
+  await sql.end({ timeout: 5 });
+  await db.stop();
+  return {
+    replicas: replicaCount,
+    rate,
+    records,
+    modelMs: statsAfter.model_ms,
+    perReplica,
+    depth,
+    drainMs,
+    lags,
+    factsMissing,
+    factsDuplicated,
+    charged: Number(charged?.n ?? 0),
+    reported: statsAfter.prompt_tokens + statsAfter.completion_tokens - (statsBefore.prompt_tokens + statsBefore.completion_tokens),
+  };
+}
+
+/** What a level's figures say against each target. */
+function judge(r: LevelResult) {
+  const measured = r.records.filter((x) => x.measured);
+  const count = (o: Outcome) => measured.filter((x) => x.outcome === o).length;
+  const overheads = measured
+    .filter((x) => x.outcome === 'answered' && x.firstDelta !== null)
+    .map((x) => x.firstDelta! - x.start - (r.modelMs[String(x.n)] ?? 0));
+  const third = Math.max(1, Math.floor(r.depth.length / 3));
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  const depthFirst = mean(r.depth.slice(0, third));
+  const depthLast = mean(r.depth.slice(-third));
+  const reasons = (o: Outcome) => [...new Set(measured.filter((x) => x.outcome === o).map((x) => x.why ?? '?'))].slice(0, 3);
+  const failedReasons = [...reasons('failed'), ...reasons('refused')];
+  const figures = {
+    answered: count('answered'),
+    refused: count('refused'),
+    failed: count('failed'),
+    overheadP50: quantile(overheads, 0.5),
+    overheadP99: quantile(overheads, 0.99),
+    lagP50: quantile(r.lags, 0.5),
+    lagP99: quantile(r.lags, 0.99),
+    lagMax: r.lags.length ? Math.max(...r.lags) : 0,
+    depthMax: Math.max(0, ...r.depth),
+    depthFirst,
+    depthLast,
+    failedReasons,
+  };
+  const met = {
+    noFailures: figures.failed === 0 && figures.refused === 0,
+    overhead: figures.overheadP99 <= TARGETS.overheadP99Ms,
+    // The queue keeps up: lag within bound, depth not growing over the level, drained quickly, nothing lost.
+    extraction:
+      figures.lagP99 <= TARGETS.lagP99Ms &&
+      depthLast <= Math.max(2, depthFirst * 1.5) &&
+      r.drainMs !== null &&
+      r.drainMs <= TARGETS.drainMs &&
+      r.factsMissing === 0 &&
+      r.factsDuplicated === 0,
+    rss: r.perReplica.every((p) => p.peakRssMb <= TARGETS.peakRssMb),
+    budget: r.charged === r.reported,
+  };
+  return { figures, met, all: Object.values(met).every(Boolean) };
+}
+
+const results: LevelResult[] = [];
+try {
+  for (const replicas of REPLICA_COUNTS) {
+    for (const rate of LEVELS) {
+      log(`${replicas} replica(s), ${rate} turns/s`);
+      const result = await runLevel(replicas, rate);
+      const { figures, met } = judge(result);
+      log(`  answered ${figures.answered}, refused ${figures.refused}, failed ${figures.failed} ${figures.failedReasons.join(' | ')}; ` +
+        `overhead p99 ${Math.round(figures.overheadP99)} ms; lag p99 ${Math.round(figures.lagP99)} ms; drain ${result.drainMs} ms; ` +
+        `met ${JSON.stringify(met)}`);
+      results.push(result);
+    }
+  }
+} finally {
+  for (const child of [fakes.child, tools.child]) {
+    child.removeAllListeners('exit');
+    child.kill('SIGTERM');
+  }
+  install.remove();
+  server.stop();
+}
+
+const s = (ms: number | null) => (ms === null ? 'not drained' : `${(ms / 1000).toFixed(1)} s`);
+const lines: string[] = [
+  '## Campus peak: two replicas on a real Postgres (`bench/peak.bench.ts`)',
+  '',
+  `Method: ${REPLICA_COUNTS.join(' and ')} replica(s) of the built service (\`node ${imageNodeOptions().join(' ')} dist/src/server.js\`, ` +
+    'AGENT_ENV=production, JOB_CONCURRENCY default) sharing one PostgreSQL 15 with pgvector 0.8.6 (durable settings; memory, budget ' +
+    'and job queue in it), the sandbox tool server and a paced gateway each in a process of their own (first token after 0.5-1.5 s, ' +
+    '40 tokens/s, 100-400 tokens, a tool pass for places, food and courses; extraction and titles 1 s; embeddings and moderation ' +
+    `50 ms). Per level a fresh database and fresh replicas; ${WARMUP_S} s of arrivals not measured, then ${MEASURE_S} s measured; ` +
+    'Poisson arrivals, 80% signed in; mix: place 20%, food 20%, course 15%, follow-up with history 15%, "I live in ..." 10%, ' +
+    '"remember ..." 5%, small talk 15%; routes: streamed 55%, JSON 25%, `/v1` streamed 20%; turns spread over the replicas in turn. ' +
+    'Overhead = time to the first answer text less the model\'s scripted first-token waits of that turn (the local tool calls count ' +
+    'as overhead). Lag = a fact-stating turn\'s end to its fact\'s row (`created_at`). Drain = the last turn\'s end to an empty queue. ' +
+    'CPU per turn = replica CPU over the measured window / turns it answered. Connections = most held at once, both pools.',
+  '',
+  '| replicas | turns/s | answered | refused | failed | first-delta overhead p50 / p99 | extraction lag p50 / p99 / max | queue depth max (first → last third) | drain | peak RSS per replica | CPU per turn per replica | connections per replica | tokens charged = reported |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+];
+for (const r of results) {
+  const { figures: f } = judge(r);
+  lines.push(
+    `| ${r.replicas} | ${r.rate} | ${f.answered} | ${f.refused} | ${f.failed} | ${Math.round(f.overheadP50)} / ${Math.round(f.overheadP99)} ms | ` +
+      `${s(f.lagP50)} / ${s(f.lagP99)} / ${s(f.lagMax)}${r.factsMissing ? ` (${r.factsMissing} missing)` : ''}${r.factsDuplicated ? ` (${r.factsDuplicated} twice)` : ''} | ` +
+      `${f.depthMax} (${f.depthFirst.toFixed(1)} → ${f.depthLast.toFixed(1)}) | ${s(r.drainMs)} | ` +
+      `${r.perReplica.map((p) => `${p.peakRssMb.toFixed(0)} MB`).join(', ')} | ${r.perReplica.map((p) => `${p.cpuMsPerTurn.toFixed(1)} ms`).join(', ')} | ` +
+      `${r.perReplica.map((p) => p.connections).join(', ')} | ${r.charged === r.reported ? `yes (${r.charged})` : `no: ${r.charged} charged, ${r.reported} reported`} |`,
+  );
+}
+const capacity = (replicas: number) =>
+  Math.max(0, ...results.filter((r) => r.replicas === replicas && judge(r).all).map((r) => r.rate));
+lines.push('');
+for (const replicas of REPLICA_COUNTS) lines.push(`Capacity with ${replicas} replica(s): ${capacity(replicas) || 'below the lowest level'} turns/s (the highest level at which every target holds).`);
+const campus = results.find((r) => r.replicas === 2 && r.rate === CAMPUS_RATE);
+if (campus) {
+  const { figures: f, met } = judge(campus);
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT MET');
+  lines.push(
+    '',
+    `Targets at ${CAMPUS_RATE} turns/s on two replicas:`,
+    '',
+    '| target | measured | result |',
+    '|---|---|---|',
+    `| 0 failed turns, no refusals within capacity | ${f.failed} failed, ${f.refused} refused | ${verdict(met.noFailures)} |`,
+    `| first-delta overhead p99 ≤ ${TARGETS.overheadP99Ms} ms | ${Math.round(f.overheadP99)} ms | ${verdict(met.overhead)} |`,
+    `| extraction lag p99 ≤ 10 s, depth not growing, drained ≤ 15 s, each fact once | p99 ${s(f.lagP99)}, depth ${f.depthFirst.toFixed(1)} → ${f.depthLast.toFixed(1)}, drain ${s(campus.drainMs)}, ${campus.factsMissing} missing, ${campus.factsDuplicated} twice | ${verdict(met.extraction)} |`,
+    `| peak RSS per replica ≤ ${TARGETS.peakRssMb} MB | ${campus.perReplica.map((p) => `${p.peakRssMb.toFixed(0)} MB`).join(', ')} | ${verdict(met.rss)} |`,
+    `| Postgres connections per replica bounded (postgres pool 10 + pg-boss 3 = 13) | most held: ${campus.perReplica.map((p) => p.connections).join(', ')} | ${verdict(campus.perReplica.every((p) => p.connections <= 13))} |`,
+    `| tokens charged = usage reported, exactly | ${campus.charged} charged, ${campus.reported} reported | ${verdict(met.budget)} |`,
+  );
+  if (!judge(campus).all || campus.perReplica.some((p) => p.connections > 13)) process.exitCode = 1;
+}
+process.stdout.write(lines.join('\n') + '\n');
