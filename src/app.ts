@@ -15,6 +15,7 @@ import type { AppDeps } from './deps.js';
 import { accessLog } from './http/access-log.js';
 import type { AppEnv } from './http/app-env.js';
 import { AppError, BadRequestError, MethodNotAllowedError, NotFoundError, envelopeResponse } from './http/errors.js';
+import { largeBodyGate, MAX_CHAT_BODY_BYTES } from './http/body-limit.js';
 import { createRouteGuard } from './http/guard.js';
 import { openAIErrorShape } from './http/openai-errors.js';
 import { traceRequests } from './http/trace.js';
@@ -29,6 +30,8 @@ export function createApp(deps: AppDeps) {
   const { config, logger } = deps;
   const app = new Hono<AppEnv>();
   const guard = createRouteGuard(config.sharedSecret);
+  // The chat routes take the whole chat (earlier attachments included), a few large bodies at a time.
+  const chatGuard = createRouteGuard(config.sharedSecret, MAX_CHAT_BODY_BYTES, largeBodyGate());
   const envelope = (err: unknown) => envelopeResponse(err, deps.leaks);
 
   app.use(requestId());
@@ -40,12 +43,12 @@ export function createApp(deps: AppDeps) {
       origin: (origin) => (config.allowedOrigins.includes(origin) ? origin : null),
       allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
       allowHeaders: ['Authorization', 'Content-Type', 'X-User-Id'],
-      exposeHeaders: ['Retry-After', 'X-Request-Id'],
+      exposeHeaders: ['Retry-After', 'X-Request-Id', 'X-Should-Retry'],
       maxAge: 600,
     }),
   );
   // The OpenAI-compatible routes answer errors in OpenAI's shape (outside the 405 handler, so it too).
-  app.use('/v1/*', openAIErrorShape(openAIError));
+  for (const path of ['/v1/*', '/chat/completions', '/models']) app.use(path, openAIErrorShape(openAIError));
   app.use(
     methodNotAllowed({
       app,
@@ -54,10 +57,10 @@ export function createApp(deps: AppDeps) {
   );
 
   app.route('/', createHealthRoutes(deps));
-  app.route('/', createAgentRoutes({ ...deps, guard }));
+  app.route('/', createAgentRoutes({ ...deps, guard: chatGuard }));
   app.route('/', createTitleRoutes({ ...deps, guard }));
   app.route('/', createMemoryRoutes({ ...deps, guard }));
-  app.route('/', createOpenAIRoutes({ ...deps, guard }));
+  app.route('/', createOpenAIRoutes({ ...deps, guard, chatGuard }));
   // The sandbox playground page, when the sandbox is running (never in production).
   if (deps.playground) app.route('/', deps.playground);
 

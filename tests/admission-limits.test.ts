@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { HISTORY_ITEM_MAX_CHARS, HISTORY_MAX_CHARS, TRUNCATED_MARKER } from '../src/request/chat-request.js';
+import { MAX_CHAT_BODY_BYTES } from '../src/http/body-limit.js';
 import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
 
 const ROUTES = ['/agent/respond', '/agent/respond/stream'] as const;
@@ -26,9 +27,9 @@ async function envelope(res: Response, status: number): Promise<{ error: string;
 }
 
 describe.each(ROUTES)('limits on %s', (route) => {
-  it('answers 413 for a body over 256 KiB', async () => {
+  it('answers 413 for a body over the chat routes\' 4 MiB', async () => {
     h = await startAdmissionApp();
-    const res = await h.post(route, { query: 'hi', padding: 'x'.repeat(256 * 1024) });
+    const res = await h.post(route, { query: 'hi', padding: 'x'.repeat(MAX_CHAT_BODY_BYTES) });
     await envelope(res, 413);
     expect(h.chatCalls()).toBe(0);
   });

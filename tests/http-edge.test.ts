@@ -9,6 +9,7 @@ import { listen } from './support/listen.js';
 import { createApp } from '../src/app.js';
 import { AppError, TooManyRequestsError, ServiceUnavailableError } from '../src/http/errors.js';
 import { createRouteGuard } from '../src/http/guard.js';
+import { MAX_CHAT_BODY_BYTES } from '../src/http/body-limit.js';
 import { createLogger } from '../src/logger.js';
 import { createTestDeps, testConfig } from './support/deps.js';
 
@@ -130,7 +131,7 @@ describe('bearer auth', () => {
 
   it('checks the token before the body size, and the body size before validation', async () => {
     const { app } = await probeApp();
-    const big = 'x'.repeat(300 * 1024);
+    const big = 'x'.repeat(MAX_CHAT_BODY_BYTES + 1024);
     await expectEnvelope(await app.request('/agent/respond', { method: 'POST', body: big }), 401);
     await expectEnvelope(await app.request('/agent/respond', { method: 'POST', body: big, headers: auth }), 413);
     await expectEnvelope(await app.request('/agent/respond', { method: 'POST', body: '{"query":', headers: auth }), 400);

@@ -19,6 +19,7 @@ import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { ANSWER_CUT_NOTE } from '../src/pipeline/stages/execute.js';
 import { utcDay } from '../src/admission/token-budget.js';
+import { MAX_CHAT_BODY_BYTES } from '../src/http/body-limit.js';
 import { createTestDeps, testConfig, testTurnMemory } from './support/deps.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { listen, type Listening } from './support/listen.js';
@@ -201,9 +202,9 @@ describe('errors in OpenAI shape with the agent routes statuses', () => {
     expect(chatRequests().length).toBe(calls);
   });
 
-  it('413: a body over 256 KiB raises the SDK error with status 413 in OpenAI shape', async () => {
+  it('413: a body over the chat routes\' 4 MiB raises the SDK error with status 413 in OpenAI shape', async () => {
     const err = await client.chat.completions
-      .create({ model: 'campus-agent', messages: [{ role: 'user', content: 'x'.repeat(300 * 1024) }] })
+      .create({ model: 'campus-agent', messages: [{ role: 'user', content: 'x'.repeat(MAX_CHAT_BODY_BYTES + 1024) }] })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(413);

@@ -1,16 +1,62 @@
 /**
- * The request body limit: Hono's `body-limit` middleware with the envelope. It counts the bytes
+ * The request body limits: Hono's `body-limit` middleware with the envelope. It counts the bytes
  * actually received: a chunked body (no Content-Length) is read and refused as soon as it passes the
  * limit; with a Content-Length the HTTP parser delivers exactly that many bytes, so the declared
  * length is what is received.
+ *
+ * Two limits (CONTRACT.md "Chat request"): 256 KiB on every route, and MAX_CHAT_BODY_BYTES on the chat
+ * routes, whose body carries the whole chat: an earlier attachment of a few hundred KB rides along in
+ * every later turn, and must not make the chat unusable. A large body is held whole while it is read
+ * and parsed (its bytes, its text, the parsed object: about three times its size), so at most
+ * MAX_LARGE_BODIES bodies over 256 KiB are taken in at once per process; one more is answered 503 with
+ * `Retry-After` before it is read. Several concurrent 4 MiB bodies therefore stay far below the heap
+ * limit (tests/http-large-bodies.test.ts measures it).
  */
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit as honoBodyLimit } from 'hono/body-limit';
-import { envelopeResponse, PayloadTooLargeError } from './errors.js';
+import { AppError, envelopeResponse, PayloadTooLargeError } from './errors.js';
 
-/** CONTRACT.md: bodies over 256 KiB are refused with 413. */
+/** CONTRACT.md: bodies over 256 KiB are refused with 413 (every route but the chat routes). */
 export const MAX_BODY_BYTES = 256 * 1024;
+
+/** The chat routes' limit: a chat carrying earlier attachments of a few hundred KB each goes on. */
+export const MAX_CHAT_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Bodies over MAX_BODY_BYTES read and parsed at once in one process. */
+export const MAX_LARGE_BODIES = 4;
+
+/** Seconds a client whose large body was turned away is asked to wait: reading one takes far less. */
+export const LARGE_BODY_RETRY_AFTER_S = 1;
+
+export class LargeBodiesBusyError extends AppError {
+  constructor() {
+    super(503, 'service overloaded', 'several large requests are being read right now; please try again in a moment', {
+      'Retry-After': String(LARGE_BODY_RETRY_AFTER_S),
+    });
+  }
+}
 
 export function bodyLimit(maxBytes: number = MAX_BODY_BYTES): MiddlewareHandler {
   return honoBodyLimit({ maxSize: maxBytes, onError: () => envelopeResponse(new PayloadTooLargeError(maxBytes)) });
+}
+
+/**
+ * Admits at most `max` requests whose body is over `threshold` bytes (or of unknown length: chunked) at
+ * once; the slot is held until the route has answered (the body parsed, the turn started; a stream's
+ * request keeps only what validation made of the body, see validate.ts).
+ */
+export function largeBodyGate(max: number = MAX_LARGE_BODIES, threshold: number = MAX_BODY_BYTES): MiddlewareHandler {
+  let open = 0;
+  return async (c, next) => {
+    const declared = c.req.header('content-length');
+    const large = declared === undefined ? c.req.raw.body !== null : Number(declared) > threshold;
+    if (!large) return next();
+    if (open >= max) return envelopeResponse(new LargeBodiesBusyError());
+    open++;
+    try {
+      await next();
+    } finally {
+      open--;
+    }
+  };
 }

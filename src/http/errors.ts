@@ -59,9 +59,15 @@ export class PayloadTooLargeError extends AppError {
   }
 }
 
+/**
+ * A spent daily budget. Not a transient rate limit: `Retry-After` is hours (until the budget resets), and
+ * `X-Should-Retry: false` tells OpenAI-compatible clients (the official `openai` package obeys it, as it
+ * does for OpenAI's own quota errors) to return the error at once instead of sleeping until then. The
+ * short-lived refusals (turns in flight, overload) leave clients to retry after their short Retry-After.
+ */
 export class TooManyRequestsError extends AppError {
   constructor(detail: string, retryAfterSeconds: number) {
-    super(429, 'daily token budget exhausted', detail, { 'Retry-After': String(retryAfterSeconds) });
+    super(429, 'daily token budget exhausted', detail, { 'Retry-After': String(retryAfterSeconds), 'X-Should-Retry': 'false' });
   }
 }
 

@@ -10,8 +10,11 @@ import { bearerAuth } from './auth.js';
 import { bodyLimit, MAX_BODY_BYTES } from './body-limit.js';
 import { labelBodyAsJson } from './validate.js';
 
-/** `secret` null: auth off (development only; config refuses production without one). */
-export function createRouteGuard(secret: string | null, maxBodyBytes: number = MAX_BODY_BYTES): MiddlewareHandler {
-  const limit = bodyLimit(maxBodyBytes);
-  return secret === null ? every(limit, labelBodyAsJson) : every(bearerAuth(secret), limit, labelBodyAsJson);
+/**
+ * `secret` null: auth off (development only; config refuses production without one). `gate` (the chat
+ * routes' large-body gate) runs after auth and before the body is read.
+ */
+export function createRouteGuard(secret: string | null, maxBodyBytes: number = MAX_BODY_BYTES, gate?: MiddlewareHandler): MiddlewareHandler {
+  const body = gate ? [gate, bodyLimit(maxBodyBytes), labelBodyAsJson] : [bodyLimit(maxBodyBytes), labelBodyAsJson];
+  return secret === null ? every(...body) : every(bearerAuth(secret), ...body);
 }

@@ -44,8 +44,16 @@ export const labelBodyAsJson: MiddlewareHandler = async (c, next) => {
   await next();
 };
 
-/** Validates the JSON body. */
-export const validJson = <S extends z.ZodType>(schema: S) => zValidator('json', schema, hook);
+/**
+ * Validates the JSON body. Once it is valid, Hono's cache of the body's text is dropped: the request
+ * keeps what validation made of it (earlier attachments already replaced by notes), not a chat of
+ * megabytes for as long as its stream is open.
+ */
+export const validJson = <S extends z.ZodType>(schema: S) =>
+  zValidator('json', schema, (result, c) => {
+    hook(result);
+    c.req.bodyCache = {};
+  });
 /** Validates the path parameters. */
 export const validParam = <S extends z.ZodType>(schema: S) => zValidator('param', schema, hook);
 /** Validates the query string. */

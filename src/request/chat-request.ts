@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { normalizeDisabledTools, type ToolGroup } from '../tools/tool-groups.js';
+import { describeAttachment, findAttachments, MIN_ATTACHMENT_CHARS, omitAttachments } from './attachments.js';
 
 export const MAX_QUERY_CHARS = 8_000;
 export const MAX_HISTORY_ITEMS = 200;
@@ -46,16 +47,38 @@ export const querySchema = z
   .min(1, 'query must not be empty')
   .max(MAX_QUERY_CHARS, `query must be at most ${MAX_QUERY_CHARS} characters`);
 
+/**
+ * The chat's current message: the query rules, and an attachment in it (a data URL, a long base64 run)
+ * is refused with a 400 that says what it cannot read, before the length rule would call it too long.
+ */
+const chatQuerySchema = z
+  .string({ error: 'query is required and must be a string' })
+  .trim()
+  .check((ctx) => {
+    if (ctx.value.length < MIN_ATTACHMENT_CHARS) return;
+    const [first] = findAttachments(ctx.value);
+    if (!first) return;
+    ctx.issues.push({
+      code: 'custom',
+      input: ctx.value,
+      message: `the message carries an attachment (${describeAttachment(first)}) that the assistant cannot read: ask in words, or paste a short excerpt as text`,
+      continue: false,
+    });
+  })
+  .min(1, 'query must not be empty')
+  .max(MAX_QUERY_CHARS, `query must be at most ${MAX_QUERY_CHARS} characters`);
+
 /** A `user_id` in a body or a path (a hash from the front end). */
 export const userIdSchema = z.string().regex(USER_ID_PATTERN, 'user_id has an invalid format');
 
 const historyItem = z.object({
   role: z.enum(['user', 'assistant', 'system']),
-  content: z.string(),
+  // An earlier attachment becomes a short note here, at validation: the request keeps the note, not the blob.
+  content: z.string().transform(omitAttachments),
 });
 
 export const chatRequestSchema = z.object({
-  query: querySchema,
+  query: chatQuerySchema,
   user_id: userIdSchema.nullish(),
   message_history: z.array(historyItem).max(MAX_HISTORY_ITEMS, `message_history may hold at most ${MAX_HISTORY_ITEMS} items`).nullish(),
   model: z

@@ -10,7 +10,8 @@
 import { z } from 'zod';
 import { BadRequestError } from '../http/errors.js';
 import { describeIssues } from '../http/validate.js';
-import { chatRequestSchema, type ChatRequestBody } from './chat-request.js';
+import { omitAttachments } from './attachments.js';
+import { chatRequestSchema, MAX_HISTORY_ITEMS, type ChatRequestBody } from './chat-request.js';
 
 /** The model id OpenAI clients use for this service: the configured default model behind the campus agent. */
 export const CAMPUS_AGENT_MODEL = 'campus-agent';
@@ -23,9 +24,20 @@ const message = z.object({
   content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
 });
 
+const textOf = (content: z.output<typeof message>['content']): string =>
+  typeof content === 'string' ? content : (content ?? []).flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('\n');
+
 export const openAIChatRequestSchema = z.object({
   model: z.string({ error: 'model is required' }).trim().min(1, 'model is required').max(200),
-  messages: z.array(message, { error: 'messages must be an array' }).min(1, 'messages must not be empty'),
+  messages: z
+    .array(message, { error: 'messages must be an array' })
+    .min(1, 'messages must not be empty')
+    // Earlier messages' attachments become notes at validation (the request keeps those, not the blobs);
+    // the current message keeps its own, which the chat request's rules refuse with a 400 that names it.
+    .transform((messages) => {
+      const current = messages.findLastIndex((m) => m.role === 'user');
+      return messages.map((m, i) => (i === current ? m : { ...m, content: omitAttachments(textOf(m.content)) }));
+    }),
   stream: z.boolean().nullish(),
   stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),
   user: z.string().nullish(),
@@ -34,9 +46,6 @@ export const openAIChatRequestSchema = z.object({
 });
 
 export type OpenAIChatRequest = z.output<typeof openAIChatRequestSchema>;
-
-const textOf = (content: z.output<typeof message>['content']): string =>
-  typeof content === 'string' ? content : (content ?? []).flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('\n');
 
 /** The chat request the OpenAI request stands for; throws the 400 when it breaks a rule. */
 export function toChatRequestBody(body: OpenAIChatRequest, headerUserId: string | undefined): ChatRequestBody {
@@ -49,9 +58,12 @@ export function toChatRequestBody(body: OpenAIChatRequest, headerUserId: string 
   const parsed = chatRequestSchema.safeParse({
     query: textOf(body.messages[last]!.content),
     user_id: body.user ?? headerUserId ?? null,
+    // An OpenAI client sends the whole chat on every turn: the newest MAX_HISTORY_ITEMS are taken (only
+    // the last 40 reach the model), where the agent routes' 400 would make a long chat unusable for ever.
     message_history: body.messages
       .slice(0, last)
       .filter((m) => m.role === 'user' || m.role === 'assistant')
+      .slice(-MAX_HISTORY_ITEMS)
       .map((m) => ({ role: m.role, content: textOf(m.content) })),
     model: body.model === CAMPUS_AGENT_MODEL ? null : body.model,
   });

@@ -32,7 +32,16 @@ import { createTurnStarter, type StartedTurn, type TurnStartDeps } from './turn-
 
 export interface OpenAIRouteDeps extends TurnStartDeps {
   guard: MiddlewareHandler;
+  /** The chat routes' guard: the larger body limit and its gate (http/body-limit.ts). */
+  chatGuard: MiddlewareHandler;
 }
+
+/**
+ * Where the OpenAI-compatible routes answer: under `/v1`, and at the root too, for a client configured
+ * with the service's base URL without `/v1` (the front end's settings dialog accepts one). Neither root
+ * path is one of the agent's own (CONTRACT.md "Routes").
+ */
+export const OPENAI_PREFIXES = ['/v1', ''] as const;
 
 /** `created` of the one model listed: the day this protocol was added (a fixed, honest date). */
 const MODEL_CREATED = Math.floor(Date.UTC(2026, 10, 23) / 1000);
@@ -71,11 +80,12 @@ async function* asChunks(turn: StartedTurn, who: CompletionIdentity, includeUsag
 export function createOpenAIRoutes(deps: OpenAIRouteDeps) {
   const startTurn = createTurnStarter(deps);
 
-  return new Hono<AppEnv>()
-    .get('/v1/models', deps.guard, (c) =>
+  const routes = new Hono<AppEnv>();
+  for (const prefix of OPENAI_PREFIXES) {
+    routes.get(`${prefix}/models`, deps.guard, (c) =>
       c.json({ object: 'list', data: [{ id: CAMPUS_AGENT_MODEL, object: 'model', created: MODEL_CREATED, owned_by: 'campus-assistant' }] }),
-    )
-    .post('/v1/chat/completions', deps.guard, validJson(openAIChatRequestSchema), async (c) => {
+    );
+    routes.post(`${prefix}/chat/completions`, deps.chatGuard, validJson(openAIChatRequestSchema), async (c) => {
       const body = c.req.valid('json');
       const request = toTurnRequest(toChatRequestBody(body, c.req.header('x-user-id')), deps.config.gateway.defaultModel);
       const requestId = c.get('requestId');
@@ -101,4 +111,6 @@ export function createOpenAIRoutes(deps: OpenAIRouteDeps) {
       }
       throw turnError(null);
     });
+  }
+  return routes;
 }

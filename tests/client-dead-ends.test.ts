@@ -1,0 +1,208 @@
+/**
+ * Issue 37, items 1 and 2: the paths real clients took that ended badly, driven as they are driven (the
+ * official `openai` package with its default retries, the front end's full history on every turn).
+ *
+ * - A chat with a 300 KB attachment goes on: the turn that carries it is a clear 400 that names it and
+ *   calls no model; every later turn of the same chat (its history still carrying the attachment) is
+ *   answered, and the model sees a short note instead of the blob. Before: 413 for ever.
+ * - A long `/v1` chat (over 200 messages) is answered; before: 400 for ever.
+ * - A spent budget's 429 returns at once from the official client with default retries (it used to sleep
+ *   the whole Retry-After: hours); a full in-flight cap's 429 is retried after its short Retry-After.
+ * - A client configured without `/v1` reaches the same routes at the root.
+ * - In the compiled service with the image's heap flags, 10 concurrent chats of ~3.5 MB each: at most
+ *   MAX_LARGE_BODIES are taken in at once (the rest 503 + Retry-After), every admitted one is answered,
+ *   and the process's peak RSS stays under 200 MB (the platform's limit is 256 MB).
+ */
+import { spawnSync } from 'node:child_process';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { noModeration } from '../src/admission/admission.js';
+import { createAdmission } from '../src/admission/create-admission.js';
+import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js';
+import type { TokenBudgetStore } from '../src/admission/token-budget.js';
+import { utcDay } from '../src/admission/token-budget.js';
+import { createApp } from '../src/app.js';
+import { MAX_LARGE_BODIES } from '../src/http/body-limit.js';
+import { silentLogger } from '../src/logger.js';
+import { createOpenAIGateway } from '../src/model/openai-gateway.js';
+import { procStatusKb } from '../bench/proc.js';
+import { createTestDeps, testConfig } from './support/deps.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { imageNodeOptions } from './support/image-flags.js';
+import { listen, type Listening } from './support/listen.js';
+import { REPO_ROOT, spawnService } from './support/spawn-service.js';
+
+const SECRET = 'client-dead-ends-secret-0123456789';
+const LIMIT = 1_000_000;
+/** About 300 KB of image, as the front end puts an attached picture into the message. */
+const IMAGE = `data:image/png;base64,${Buffer.from(Array.from({ length: 225_000 }, (_, i) => (i * 7919) % 251)).toString('base64')}`;
+
+let gw: FakeGateway;
+let server: Listening;
+let budget: TokenBudgetStore;
+let client: OpenAI;
+
+beforeAll(async () => {
+  gw = await startFakeGateway();
+  gw.handler = () => ({ text: 'Gates is on the main campus.' });
+  const config = testConfig({ AGENT_SHARED_SECRET: SECRET, DAILY_TOKEN_LIMIT: String(LIMIT), MAX_TURNS_IN_FLIGHT: '1' });
+  const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-chat-key', retryBackoffMs: 1 });
+  budget = createSqliteBudgetStore({ path: ':memory:' });
+  const admission = createAdmission({ budget, moderation: noModeration, config, logger: silentLogger, now: () => new Date() });
+  server = await listen(createApp(await createTestDeps({ config, gateway, admission })).fetch);
+  // Default options: the official client's own retries, as the front end's users have them.
+  client = new OpenAI({ baseURL: `${server.base}/v1`, apiKey: SECRET });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await gw?.close();
+  await budget?.close();
+});
+
+const modelSaw = () => JSON.stringify(gw.chatRequests().at(-1)?.messages ?? []);
+
+describe('a chat with a big attachment goes on', () => {
+  it('/v1: the attachment turn is a 400 naming it; the next turns of the same chat are answered with a note in its place', async () => {
+    const calls = gw.chatRequests().length;
+    const chat: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: `What building is this? ${IMAGE}` }];
+    const refused = await client.chat.completions.create({ model: 'campus-agent', messages: chat }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).message).toMatch(/attachment \(image\/png, \d+ KB\) that the assistant cannot read/);
+    expect(gw.chatRequests().length).toBe(calls);
+    // The front end keeps the message in the chat and sends it again with every later turn.
+    for (const question of ['Where is Gates?', 'And is it open on Sunday?']) {
+      chat.push({ role: 'user', content: question });
+      const answer = await client.chat.completions.create({ model: 'campus-agent', messages: chat });
+      expect(answer.choices[0]!.message.content).toBe('Gates is on the main campus.');
+      chat.push({ role: 'assistant', content: answer.choices[0]!.message.content! });
+      expect(modelSaw()).toContain('[image/png attachment of 220 KB omitted]');
+      expect(modelSaw()).not.toContain(IMAGE.slice(22, 200));
+    }
+  });
+
+  it('agent routes: history carrying three attachments (2.7 MB of body) is answered; the current message with one is a 400', async () => {
+    const history = [0, 1, 2].map((i) => ({ role: 'user', content: `photo ${i}: data:image/jpeg;base64,${IMAGE.slice(22)}${'A'.repeat(600_000)}` }));
+    const headers = { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' };
+    const ok = await fetch(`${server.base}/agent/respond`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query: 'Where is Gates?', message_history: history }),
+    });
+    expect(ok.status).toBe(200);
+    expect((await ok.json()).response_text).toBe('Gates is on the main campus.');
+    expect(modelSaw().match(/\[image\/jpeg attachment of \d+ KB omitted\]/g)).toHaveLength(3);
+    const bad = await fetch(`${server.base}/agent/respond/stream`, { method: 'POST', headers, body: JSON.stringify({ query: `this one? ${IMAGE}` }) });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).detail).toMatch(/attachment \(image\/png, \d+ KB\)/);
+  });
+
+  it('/v1: a chat of 250 messages is answered from its newest turns', async () => {
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = Array.from({ length: 250 }, (_, i) =>
+      i % 2 === 0 ? { role: 'user', content: `question ${i}` } : { role: 'assistant', content: `answer ${i}` },
+    );
+    messages.push({ role: 'user', content: 'Where is Gates?' });
+    const answer = await client.chat.completions.create({ model: 'campus-agent', messages });
+    expect(answer.choices[0]!.message.content).toBe('Gates is on the main campus.');
+    expect(modelSaw()).toContain('answer 249');
+    expect(modelSaw()).not.toContain('question 0"');
+  });
+});
+
+describe('the official client and the 429s', () => {
+  it('a spent budget returns at once with default retries: X-Should-Retry false, no model call', async () => {
+    await budget.charge('spent-student', utcDay(new Date()), LIMIT);
+    const calls = gw.chatRequests().length;
+    const started = Date.now();
+    const err = await client.chat.completions
+      .create({ model: 'campus-agent', messages: [{ role: 'user', content: 'hi' }], user: 'spent-student' })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.RateLimitError);
+    const apiError = err as InstanceType<typeof OpenAI.APIError>;
+    expect(apiError.headers?.get('x-should-retry')).toBe('false');
+    expect(Number(apiError.headers?.get('retry-after'))).toBeGreaterThan(60);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(gw.chatRequests().length).toBe(calls);
+  });
+
+  it('a full in-flight cap is retried by the client after its short Retry-After, and then answered', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    gw.handler = async () => {
+      await held;
+      return { text: 'Gates is on the main campus.' };
+    };
+    try {
+      const first = client.chat.completions.create({ model: 'campus-agent', messages: [{ role: 'user', content: 'one' }], user: 'busy-student' });
+      await gw.waitForRequests(gw.requests.length + 1);
+      setTimeout(release, 500);
+      const started = Date.now();
+      const second = await client.chat.completions.create({ model: 'campus-agent', messages: [{ role: 'user', content: 'two' }], user: 'busy-student' });
+      expect(second.choices[0]!.message.content).toBe('Gates is on the main campus.');
+      // Refused once (429, Retry-After: 2), retried by the client after the wait.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+      await first;
+    } finally {
+      release();
+      gw.handler = () => ({ text: 'Gates is on the main campus.' });
+    }
+  });
+});
+
+describe('a base URL without /v1', () => {
+  it('reaches the same routes at the root: models and chat completions, errors in OpenAI shape', async () => {
+    const rootClient = new OpenAI({ baseURL: server.base, apiKey: SECRET, maxRetries: 0 });
+    const ids = [];
+    for await (const model of rootClient.models.list()) ids.push(model.id);
+    expect(ids).toEqual(['campus-agent']);
+    const answer = await rootClient.chat.completions.create({ model: 'campus-agent', messages: [{ role: 'user', content: 'Where is Gates?' }] });
+    expect(answer.choices[0]!.message.content).toBe('Gates is on the main campus.');
+    const wrongKey = await new OpenAI({ baseURL: server.base, apiKey: 'nope', maxRetries: 0 }).models.list().catch((e: unknown) => e);
+    expect(wrongKey).toBeInstanceOf(OpenAI.AuthenticationError);
+  });
+});
+
+describe('large bodies in the compiled service', () => {
+  beforeAll(() => {
+    // `node scripts/build.mjs` compiles src/ only when dist/ is missing or older (as `npm start` does).
+    const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    expect(built.status, built.stderr).toBe(0);
+  }, 120_000);
+
+  it('10 concurrent chats of ~3.5 MB: at most MAX_LARGE_BODIES taken in at once, the rest 503 + Retry-After; peak RSS ≤ 200 MB', async () => {
+    const slow = await startFakeGateway();
+    slow.handler = () => ({ text: 'Gates is on the main campus.', delayMs: 1_500 });
+    const service = await spawnService({
+      entry: 'dist',
+      env: { LLM_GATEWAY_API_KEY: 'sk-test-large-bodies', LLM_GATEWAY_BASE_URL: slow.baseUrl },
+      nodeArgs: imageNodeOptions(),
+    });
+    try {
+      const history = Array.from({ length: 12 }, (_, i) => ({ role: 'user', content: `photo ${i}: ${IMAGE}` }));
+      const body = JSON.stringify({ query: 'Where is Gates?', message_history: history });
+      expect(body.length).toBeGreaterThan(3_000_000);
+      const results = await Promise.all(
+        Array.from({ length: 10 }, async () => {
+          const res = await fetch(`${service.url}/agent/respond`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+          return { status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
+        }),
+      );
+      const answered = results.filter((r) => r.status === 200);
+      const refused = results.filter((r) => r.status === 503);
+      expect(answered.length + refused.length).toBe(10);
+      expect(answered.length).toBeGreaterThanOrEqual(1);
+      expect(answered.length).toBeLessThanOrEqual(10);
+      for (const r of answered) expect(r.body.response_text).toBe('Gates is on the main campus.');
+      // Refused by the gate (Retry-After: 1) or, past it, by the overload guard (5): always before any work.
+      for (const r of refused) expect(['1', '5']).toContain(r.retryAfter);
+      // The gate held: never more than MAX_LARGE_BODIES read at once (each answered turn held its slot 1.5 s).
+      expect(refused.filter((r) => r.retryAfter === '1').length).toBeGreaterThanOrEqual(10 - MAX_LARGE_BODIES);
+      const peakMb = procStatusKb(service.child.pid!, 'VmHWM') / 1024;
+      console.log(`large bodies: ${answered.length} answered, ${refused.length} refused, peak RSS ${peakMb.toFixed(1)} MB`);
+      expect(peakMb).toBeLessThanOrEqual(200);
+    } finally {
+      await service.stop();
+      await slow.close();
+    }
+  }, 120_000);
+});
