@@ -10,7 +10,7 @@ import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Usage } from './usage.js';
 import { estimateUsage, reportedUsage } from './estimate-usage.js';
 import { ModelTimeoutError, ModelUnavailableError } from './gateway-errors.js';
-import { limitResponseBytes, responseByteLimit } from './response-limit.js';
+import { limitResponseBytes, responseByteLimit, type ResponseBounds } from './response-limit.js';
 import type { CompleteAnswer, CompleteRequest, ModelGateway, ModelMessage, PassEvent, PassRequest, ToolCallRequest, ToolDefinition } from './gateway.js';
 
 export interface OpenAIGatewayOptions {
@@ -18,8 +18,8 @@ export interface OpenAIGatewayOptions {
   apiKey: string;
   /** The seam for tests and the offline model: passed to the openai client (under the byte limit). */
   fetch?: typeof globalThis.fetch;
-  /** Bytes one response may carry (response-limit.ts); default: the limit for 1,500-token passes. */
-  maxResponseBytes?: number;
+  /** Bytes one response and one of its lines may carry (response-limit.ts); default: the bounds for 1,500-token passes. */
+  responseBounds?: ResponseBounds;
   /**
    * What every message text and tool description passes through before it is sent: the leak policy's
    * `redact`, so no configured secret reaches the model provider, whoever wrote it (a user who pasted
@@ -76,7 +76,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
     baseURL: options.baseUrl,
     apiKey: options.apiKey,
     maxRetries: 0,
-    fetch: limitResponseBytes(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.maxResponseBytes ?? responseByteLimit(1_500)),
+    fetch: limitResponseBytes(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.responseBounds ?? responseByteLimit(1_500)),
   });
   const outbound = createOutbound(options.outbound);
   const callTimeoutMs = options.callTimeoutMs ?? 60_000;

@@ -90,7 +90,7 @@ export async function buildDeps(
   // Both: the same limits, and nothing configured as secret in what is sent (the leak policy on the way out).
   const gatewayLimits = {
     callTimeoutMs: config.modelCallTimeoutMs,
-    maxResponseBytes: responseByteLimit(config.budget.maxOutputTokens),
+    responseBounds: responseByteLimit(config.budget.maxOutputTokens),
     outbound: leaks.redact,
   };
   const untraced = config.gateway.apiKey
