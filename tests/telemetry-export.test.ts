@@ -88,6 +88,8 @@ const TOOL_ARG = 'wean-heron-argument';
 const TOOL_RESULT = 'Wean Hall (WEH): pelican-result-block';
 const FACT = 'Attends the quokka-lantern seminar';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const HOSTILE = 'hostile-tool-names please';
+const CONFIGURED_SECRETS = [SHARED_SECRET, GATEWAY_KEY, COLLECTOR_KEY];
 const PARENT_SPAN = '00f067aa0ba902b7';
 
 describe('telemetry export (OTLP/HTTP JSON)', () => {
@@ -111,6 +113,10 @@ describe('telemetry export (OTLP/HTTP JSON)', () => {
     gw.handler = (body: any) => {
       if (body?.response_format?.type === 'json_object') return { text: JSON.stringify({ operations: [{ op: 'add', text: FACT }] }) };
       const toolDone = body.messages.some((m: any) => m.role === 'tool');
+      // A hostile model writes every configured secret as a tool name and as a tool call id.
+      if (JSON.stringify(body.messages).includes(HOSTILE) && body.tools && !toolDone) {
+        return { toolCalls: CONFIGURED_SECRETS.flatMap((secret) => [{ name: secret, arguments: {}, id: secret }, { name: 'maps_search_buildings', arguments: { query: 'x' }, id: secret }]) };
+      }
       if (body.tools && !toolDone) return { toolCalls: [{ name: 'maps_search_buildings', arguments: { query: TOOL_ARG } }] };
       return { text: ANSWER.match(/.{1,12}/g)! };
     };
@@ -249,6 +255,25 @@ describe('telemetry export (OTLP/HTTP JSON)', () => {
     for (const secret of [QUERY, 'quokka', 'marmoset', TOOL_ARG, 'heron', 'pelican', FACT, SHARED_SECRET, GATEWAY_KEY, COLLECTOR_KEY, USER_ID]) {
       expect(everything, secret).not.toContain(secret);
     }
+  }, 60_000);
+
+  it('a model that writes each configured secret as a tool name and a call id puts none in any export', async () => {
+    const res = await post('/agent/respond', { query: `Where is Wean Hall? ${HOSTILE}` });
+    expect(res.status).toBe(200);
+    await res.json();
+    const spans = await until('the hostile turn’s tool spans', () => {
+      const found = spansOf(collector.received).filter((s) => s.name.startsWith('execute_tool '));
+      return found.filter((s) => s.name === 'execute_tool unknown').length >= CONFIGURED_SECRETS.length ? found : undefined;
+    });
+    // Named tools keep their name; the ids the model wrote are secrets, so no span carries them.
+    const offered = spans.filter((s) => s.name === 'execute_tool maps_search_buildings' && s.attributes['gen_ai.tool.call.id'] === undefined);
+    expect(offered.length).toBeGreaterThanOrEqual(CONFIGURED_SECRETS.length);
+    // A metric export after the turn: its tool series are `unknown`, never a secret.
+    const exportsBefore = collector.received.length;
+    await until('a metric export after the turn', () => collector.received.slice(exportsBefore).some((r) => r.path === '/v1/metrics'));
+    const everything = collector.received.map((r) => r.raw).join('\n');
+    expect(everything).toContain('"unknown"');
+    for (const secret of CONFIGURED_SECRETS) expect(everything, secret).not.toContain(secret);
   }, 60_000);
 
   it('continues an incoming traceparent, and the turn’s log lines carry its trace id and request id', async () => {

@@ -82,7 +82,13 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
   const { config, logger } = deps;
   const verify = createVerifyStage({ leaks: deps.leaks });
   const execute = deps.gateway
-    ? createExecute({ gateway: deps.gateway, logger, maxOutputTokens: config.budget.maxOutputTokens, maxAnswerChars: config.maxAnswerChars })
+    ? createExecute({
+        gateway: deps.gateway,
+        logger,
+        maxOutputTokens: config.budget.maxOutputTokens,
+        maxAnswerChars: config.maxAnswerChars,
+        leaks: deps.leaks,
+      })
     : null;
 
   /** Runs one turn; yields client events only, ending with `done` or `error`. */

@@ -15,6 +15,7 @@ import { toolPassHold } from '../../admission/turn-reservation.js';
 import type { Logger } from '../../logger.js';
 import { estimateUsage, reservationTokens } from '../../model/estimate-usage.js';
 import type { ModelGateway, ModelMessage, ToolCallRequest } from '../../model/gateway.js';
+import type { LeakPolicy } from '../../security/leak-policy.js';
 import type { TurnEvent } from '../events.js';
 import type { PreparedTurn } from '../prepare.js';
 import type { ToolRun } from '../toolbox.js';
@@ -49,6 +50,23 @@ export interface ExecuteOptions {
   maxOutputTokens: number;
   /** Characters of answer text after which the model is no longer read (MAX_ANSWER_CHARS). */
   maxAnswerChars: number;
+  /** The leak policy: what the model writes into telemetry (a tool call's id) passes it first. */
+  leaks: LeakPolicy;
+}
+
+/** What telemetry calls a tool the model named but this turn did not offer: one value, not one series per invention. */
+export const UNOFFERED_TOOL = 'unknown';
+
+/**
+ * A tool call as telemetry may carry it. The model writes the name and the id: a name becomes an
+ * attribute value only when it is one of the turn's offered tools (else UNOFFERED_TOOL, so invented
+ * names neither leak nor grow metric series), and the id reaches a span (never a metric) only when it is
+ * an ordinary id that the leak policy leaves as it is.
+ */
+export function toolCallLabels(call: ToolCallRequest, id: string, offered: readonly { name: string }[], leaks: LeakPolicy): { tool: string; callId: string | null } {
+  const tool = offered.some((d) => d.name === call.name) ? call.name : UNOFFERED_TOOL;
+  const callId = /^[\w.:-]{1,64}$/.test(id) && !leaks.scan(id).redacted ? id : null;
+  return { tool, callId };
 }
 
 export type Execute = (prepared: PreparedTurn, ctx: TurnContext) => AsyncGenerator<TurnEvent>;
@@ -147,7 +165,7 @@ export function createExecute(options: ExecuteOptions): Execute {
       }
       // Independent calls of one pass run concurrently, up to the cap; a run never throws.
       const runs = await Promise.all(
-        calls.map((c, i) => (i < MAX_TOOL_CALLS_PER_PASS ? runTool(toolbox, c, ids[i]!, ctx) : { content: TOOL_CALLS_DEFERRED, outcome: null, events: [] })),
+        calls.map((c, i) => (i < MAX_TOOL_CALLS_PER_PASS ? runTool(toolbox, c, ids[i]!, ctx, options.leaks) : { content: TOOL_CALLS_DEFERRED, outcome: null, events: [] })),
       );
       if (ctx.signal.aborted) return;
       for (const [i, run] of runs.entries()) {
@@ -160,11 +178,12 @@ export function createExecute(options: ExecuteOptions): Execute {
 }
 
 /** One tool call under an `execute_tool` span, measured by tool (never its arguments or result). */
-async function runTool(toolbox: PreparedTurn['toolbox'], call: ToolCallRequest, id: string, ctx: TurnContext): Promise<ToolRun> {
-  const span = ctx.span.child(`execute_tool ${call.name}`, {
+async function runTool(toolbox: PreparedTurn['toolbox'], call: ToolCallRequest, id: string, ctx: TurnContext, leaks: LeakPolicy): Promise<ToolRun> {
+  const { tool, callId } = toolCallLabels(call, id, toolbox.definitions, leaks);
+  const span = ctx.span.child(`execute_tool ${tool}`, {
     'gen_ai.operation.name': 'execute_tool',
-    'gen_ai.tool.name': call.name,
-    'gen_ai.tool.call.id': id,
+    'gen_ai.tool.name': tool,
+    ...(callId && { 'gen_ai.tool.call.id': callId }),
     'gen_ai.tool.type': 'function',
   });
   const startedAt = performance.now();
@@ -175,7 +194,7 @@ async function runTool(toolbox: PreparedTurn['toolbox'], call: ToolCallRequest, 
   const failure = !run.outcome ? 'invalid_call' : run.outcome.ok ? null : 'tool_error';
   if (failure) span.fail(failure);
   span.end();
-  ctx.metrics.toolCall({ tool: call.name, durationS: (performance.now() - startedAt) / 1000, errorType: failure });
+  ctx.metrics.toolCall({ tool, durationS: (performance.now() - startedAt) / 1000, errorType: failure });
   return run;
 }
 
