@@ -110,6 +110,8 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new TurnTimeoutError()), config.turnTimeoutMs);
     const signal = AbortSignal.any([options.signal, deadline.signal]);
+    /** The answer of a good turn (`done`), for memory extraction once the turn has ended. */
+    let answered: string | null = null;
     const deliver = createDeliverStage({ admission: deps.admission, logger: log, leaks: deps.leaks, ...(canned && { refused: canned.reason }) });
 
     try {
@@ -145,18 +147,22 @@ export function createTurnRunner(deps: TurnRunnerDeps) {
 
       for await (const e of within(span.child('deliver'), deliver(verified, ctx))) {
         if (!isClientEvent(e)) continue;
-        if (e.type === 'done') {
-          // Before yielding: a consumer that stops right after `done` must not skip memory extraction.
-          memory.afterTurn({ query: request.query, history: request.history, answer: e.response.response_text });
-        }
+        if (e.type === 'done') answered = e.response.response_text;
         options.observe?.(e);
         yield e;
       }
     } finally {
       clearTimeout(timer);
-      // After the stages closed (their passes are settled): what is still reserved goes back.
-      await options.budget?.release();
-      options.onEnd?.();
+      try {
+        // After the stages closed (their passes are settled): what is still reserved goes back.
+        await options.budget?.release();
+      } finally {
+        // Memory extraction after the turn's hold went back, so its own reservation sees the day's real
+        // room (in process it reserves at once: a user near the limit lost the fact). This runs however
+        // the consumer stops, so one that stops right after `done` does not skip it; it never throws.
+        if (answered !== null) memory.afterTurn({ query: request.query, history: request.history, answer: answered });
+        options.onEnd?.();
+      }
     }
   }
 
