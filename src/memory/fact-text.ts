@@ -2,6 +2,7 @@
  * The text rules of a fact, shared by both stores and the tools: how a fact is cleaned before it is
  * stored, the normalised form duplicates meet on, and what a fact id looks like.
  */
+import { removeInvisibleTags } from '../security/invisible-tags.js';
 import { MAX_FACT_LENGTH } from './store.js';
 
 /**
@@ -10,9 +11,9 @@ import { MAX_FACT_LENGTH } from './store.js';
  */
 const UNSTORABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-/** Removes characters no store can hold (see UNSTORABLE). */
+/** Removes characters no store can hold (see UNSTORABLE) and invisible tag characters (security/invisible-tags.ts). */
 export function removeUnstorable(text: string): string {
-  return text.replace(UNSTORABLE, '');
+  return removeInvisibleTags(text).replace(UNSTORABLE, '');
 }
 
 /** Trims, removes unstorable characters, collapses whitespace and cuts to MAX_FACT_LENGTH characters (whole code points). */

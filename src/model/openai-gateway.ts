@@ -10,6 +10,7 @@ import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Usage } from './usage.js';
 import { estimateUsage, reportedUsage } from './estimate-usage.js';
 import { ModelTimeoutError, ModelUnavailableError } from './gateway-errors.js';
+import { removeInvisibleTags } from '../security/invisible-tags.js';
 import { limitResponseBytes, responseByteLimit, type ResponseBounds } from './response-limit.js';
 import type { CompleteAnswer, CompleteRequest, ModelGateway, ModelMessage, PassEvent, PassRequest, ToolCallRequest, ToolDefinition } from './gateway.js';
 
@@ -51,10 +52,11 @@ function isRetryable(err: unknown): boolean {
 function createOutbound(filter: ((text: string) => string) | undefined, cacheSize = 256) {
   const cache = new Map<string, string>();
   const text = (raw: string): string => {
-    if (!filter) return raw;
+    // Invisible tag characters never reach the model, whatever else is configured.
+    if (!filter) return removeInvisibleTags(raw);
     let out = cache.get(raw);
     if (out === undefined) {
-      out = filter(raw);
+      out = filter(removeInvisibleTags(raw));
       if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!);
     } else cache.delete(raw);
     cache.set(raw, out);
@@ -62,7 +64,7 @@ function createOutbound(filter: ((text: string) => string) | undefined, cacheSiz
   };
   return {
     messages: (messages: ModelMessage[]): ModelMessage[] =>
-      filter ? messages.map((m) => (typeof m.content === 'string' ? ({ ...m, content: text(m.content) } as ModelMessage) : m)) : messages,
+      messages.map((m) => (typeof m.content === 'string' ? ({ ...m, content: text(m.content) } as ModelMessage) : m)),
     tools: (tools: ToolDefinition[] | undefined): ChatCompletionTool[] | undefined =>
       tools?.length
         ? tools.map((t) => ({ type: 'function', function: { name: t.name, description: text(t.description), parameters: t.parameters } }))

@@ -8,6 +8,7 @@
  * survived) and the one `answer` event deliver builds `done` from.
  */
 import { createAnswerStream } from '../../guards/answer-stream.js';
+import { createInvisibleTagFilter } from '../../security/invisible-tags.js';
 import type { LeakPolicy } from '../../security/leak-policy.js';
 import type { Stage } from '../stage.js';
 import { NO_MAP, type CmuMaps } from '../../campus/cmu-maps.js';
@@ -26,6 +27,8 @@ export function createVerifyStage(options: VerifyOptions): Stage {
     const upstream = events[Symbol.asyncIterator]();
     const first = upstream.next();
     const answer = createAnswerStream({ scanner: options.leaks.stream(ctx.systemPrompt) });
+    // Invisible tag characters (hidden text) never reach the answer.
+    const tags = createInvisibleTagFilter();
     let map: CmuMaps = NO_MAP;
     const toolsUsed: string[] = [];
     let otherToolFailed = false;
@@ -38,7 +41,7 @@ export function createVerifyStage(options: VerifyOptions): Stage {
         const e = step.value;
         switch (e.type) {
           case 'text': {
-            const delta = answer.push(e.text);
+            const delta = answer.push(tags.push(e.text));
             if (delta) yield { type: 'delta', text: delta };
             break;
           }
