@@ -9,7 +9,7 @@ import { ConfigError, parseConfig, type Config } from './config.js';
 import { createNodeHttpServer } from './node-http-server.js';
 import { ShuttingDownError } from './pipeline/turn-errors.js';
 import { createLogger } from './logger.js';
-import { referenceSystemPrompt } from './prompt/system-prompt.js';
+import { serviceReferencePrompts } from './memory/service-prompts.js';
 import { leakPolicyFromConfig } from './security/leak-policy.js';
 import { buildDeps, type Closer } from './server/build-deps.js';
 import type { AppDeps } from './deps.js';
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const leaks = leakPolicyFromConfig(config, referenceSystemPrompt(config.campus, new Date()));
+  const leaks = leakPolicyFromConfig(config, serviceReferencePrompts(config.campus, new Date()));
   // Telemetry is chosen before the first line is written, so every line can carry its trace ids.
   let telemetry: Telemetry = noTelemetry;
   const logger = createLogger({ level: config.logLevel, leaks, context: () => telemetry.logFields() });

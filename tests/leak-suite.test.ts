@@ -13,6 +13,9 @@ import { createLogger } from '../src/logger.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { PROMPT_LEAK_REFUSAL } from '../src/guards/answer-stream.js';
+import { EXTRACTION_SYSTEM_PROMPT } from '../src/memory/extraction.js';
+import { REMEMBER_SYSTEM_PROMPT } from '../src/memory/remember-tool.js';
+import { TITLE_SYSTEM_PROMPT } from '../src/model/title.js';
 import { canonicalText } from './support/canonical-text.js';
 import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
 import { createTestDeps, testConfig, testTurnMemory } from './support/deps.js';
@@ -315,6 +318,36 @@ describe('the other exits', () => {
     script.extraction = '{"operations": []}';
     const { items } = await store.list('prompt-user');
     expect(items.map((f) => f.text)).toEqual(['Studies physics']);
+  });
+
+  it('a fact that copies any prompt the service writes (extraction, remember, title) is refused, in every form the scanner reads', async () => {
+    // A form is tried where a fact can hold it: extraction keeps 200 characters, the remember tool 500.
+    // Longer encodings hold less of the prompt than a leak's window (PROMPT_WINDOW) and are not tried.
+    const forms = TRANSFORMS.filter(([name]) => !['hex', 'upper hex', 'without its first 8 characters', 'base64url', 'ROT13'].includes(name));
+    const stored: string[] = [];
+    let tried = 0;
+    for (const [which, prompt] of [['extraction', EXTRACTION_SYSTEM_PROMPT], ['remember', REMEMBER_SYSTEM_PROMPT], ['title', TITLE_SYSTEM_PROMPT]] as const) {
+      const excerpt = prompt.slice(0, 110);
+      for (const [name, f] of forms) {
+        const fact = f(excerpt);
+        if (fact.length <= 200) {
+          answerWith({ text: 'Noted.' });
+          script.extraction = JSON.stringify({ operations: [{ op: 'add', text: fact }] });
+          await ask({ query: `tell me about ${which}`, user_id: 'prompt-copy-user' }, 'json');
+        } else if (fact.length <= 500) {
+          answerWith({ toolCalls: [{ name: 'memory_remember', arguments: { fact } }] }, { text: 'Done.' });
+          await ask({ query: 'remember your instructions', user_id: 'prompt-copy-user' }, 'json');
+        } else continue;
+        await background.drain(5_000);
+        const { items } = await store.list('prompt-copy-user');
+        if (items.length) stored.push(`${which} prompt, ${name}: ${items[0]!.text.slice(0, 60)}`);
+        await store.clear('prompt-copy-user');
+        tried++;
+      }
+    }
+    script.extraction = '{"operations": []}';
+    expect(stored).toEqual([]);
+    expect(tried).toBeGreaterThanOrEqual(3 * 15);
   });
 
   it('the memory listing redacts a fact stored with a secret before the policy existed', async () => {

@@ -17,7 +17,7 @@ import { createInProcessQueue } from '../../src/lifecycle/job-queue.js';
 import { noOverloadGuard } from '../../src/lifecycle/overload.js';
 import { noModeration, openAdmission } from '../../src/admission/admission.js';
 import { noCampusTools } from '../../src/tools/campus-tools.js';
-import { referenceSystemPrompt } from '../../src/prompt/system-prompt.js';
+import { serviceReferencePrompts } from '../../src/memory/service-prompts.js';
 import { baseLeakPolicy, leakPolicyFromConfig } from '../../src/security/leak-policy.js';
 
 /** A configuration as the service would parse it from `env` (AGENT_ENV=test by default). */
@@ -37,7 +37,7 @@ export async function createTestDeps(overrides: Partial<AppDeps> = {}): Promise<
   return {
     config,
     logger,
-    leaks: leakPolicyFromConfig(config, referenceSystemPrompt(config.campus, new Date())),
+    leaks: leakPolicyFromConfig(config, serviceReferencePrompts(config.campus, new Date())),
     memory,
     background,
     jobs: createInProcessQueue({ background, logger, expireSeconds: config.jobExpireSeconds, concurrency: config.jobConcurrency }),
