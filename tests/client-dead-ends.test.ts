@@ -9,6 +9,9 @@
  * - A spent budget's 429 returns at once from the official client with default retries (it used to sleep
  *   the whole Retry-After: hours); a full in-flight cap's 429 is retried after its short Retry-After.
  * - A client configured without `/v1` reaches the same routes at the root.
+ * - A `/v1` stream the service ends after it started (the turn's deadline) leaves the client no
+ *   misleading half-answer: no empty-answer apology before the error, and streamed text ends with a note
+ *   that it was interrupted (the front end keeps what it streamed).
  * - In the compiled service with the image's heap flags, 10 concurrent chats of ~3.5 MB each: at most
  *   MAX_LARGE_BODIES are taken in at once (the rest 503 + Retry-After), every admitted one is answered,
  *   and the process's peak RSS stays under 200 MB (the platform's limit is 256 MB).
@@ -30,6 +33,9 @@ import { createTestDeps, testConfig } from './support/deps.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { imageNodeOptions } from './support/image-flags.js';
 import { listen, type Listening } from './support/listen.js';
+import { startAdmissionApp } from './support/admission-harness.js';
+import { startTestMcpServer, type TestMcpServer } from './support/test-mcp-server.js';
+import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { REPO_ROOT, spawnService } from './support/spawn-service.js';
 
 const SECRET = 'client-dead-ends-secret-0123456789';
@@ -41,8 +47,13 @@ let gw: FakeGateway;
 let server: Listening;
 let budget: TokenBudgetStore;
 let client: OpenAI;
+/** A campus tool that answers after the turn's deadline. */
+let slowTools: TestMcpServer;
 
 beforeAll(async () => {
+  slowTools = await startTestMcpServer({
+    tools: [{ name: 'maps_search_buildings', run: async () => new Promise((r) => setTimeout(() => r('GHC'), 3_000)) }],
+  });
   gw = await startFakeGateway();
   gw.handler = () => ({ text: 'Gates is on the main campus.' });
   const config = testConfig({ AGENT_SHARED_SECRET: SECRET, DAILY_TOKEN_LIMIT: String(LIMIT), MAX_TURNS_IN_FLIGHT: '1' });
@@ -55,6 +66,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await slowTools?.close();
   await server?.close();
   await gw?.close();
   await budget?.close();
@@ -205,4 +217,38 @@ describe('large bodies in the compiled service', () => {
       await slow.close();
     }
   }, 120_000);
+});
+
+describe('a /v1 stream the service ends after it started', () => {
+  it('keeps no misleading half-answer: no apology before the error, and streamed text is marked as interrupted', async () => {
+    const h = await startAdmissionApp({
+      env: { TURN_TIMEOUT_MS: '1500' },
+      campusTools: createMcpCampusTools({ url: slowTools.url, logger: silentLogger }),
+    });
+    try {
+      const base = await h.listen();
+      const ask = async () => {
+        const res = await fetch(`${base}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'campus-agent', stream: true, messages: [{ role: 'user', content: 'where is gates' }] }),
+        });
+        const frames = (await res.text()).split('\n').filter((l) => l.startsWith('data: ') && l !== 'data: [DONE]').map((l) => JSON.parse(l.slice(6)));
+        const content = frames.map((f) => f.choices?.[0]?.delta?.content ?? '').join('');
+        return { content, error: frames.at(-1)?.error };
+      };
+      // A tool outlives the turn's deadline: nothing was written, so the client keeps nothing.
+      h.gw.enqueue({ toolCalls: [{ name: 'maps_search_buildings', arguments: { query: 'Gates' } }] });
+      const silent = await ask();
+      expect(silent.error).toMatchObject({ code: 'turn_timed_out' });
+      expect(silent.content).toBe('');
+      // The model stalls mid-answer: what was streamed is kept with a note saying it was cut off.
+      h.gw.enqueue({ text: ['Gates is', ' on'], hang: true });
+      const cut = await ask();
+      expect(cut.error).toMatchObject({ code: 'turn_timed_out' });
+      expect(cut.content).toBe('Gates is on\n\n*(This answer was interrupted: the answer took too long to put together; please try again.)*');
+    } finally {
+      await h.close();
+    }
+  });
 });

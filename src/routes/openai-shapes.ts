@@ -14,6 +14,15 @@ export interface TurnExtras {
   memory: string[];
 }
 
+/**
+ * The content that ends a streamed answer a failure interrupted, before the error frame: an OpenAI client
+ * keeps the content it streamed (the front end stores it as the assistant's message), so the kept text
+ * says it is incomplete and why, instead of reading as a whole answer.
+ */
+export function interruptedNote(detail: string): string {
+  return `\n\n*(This answer was interrupted: ${detail.replace(/[.\s]+$/, '')}.)*`;
+}
+
 /** Markdown that follows the answer: a map link line, a line per memory change. Empty without extras. */
 export function markdownTail(extras: TurnExtras): string {
   const lines: string[] = [];

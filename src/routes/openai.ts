@@ -22,6 +22,7 @@ import { INTERNAL_ERROR } from '../http/errors.js';
 import {
   completionChunk,
   completionObject,
+  interruptedNote,
   markdownTail,
   openAIError,
   usageChunk,
@@ -59,10 +60,15 @@ async function* asChunks(turn: StartedTurn, who: CompletionIdentity, includeUsag
   const frame = (data: unknown): SseEvent => ({ data: JSON.stringify(data) });
   const extras: TurnExtras = { map: null, memory: [] };
   yield frame(completionChunk(who, { role: 'assistant', content: '' }));
+  let wrote = false;
   for await (const e of turn.events) {
-    if (e.type === 'delta') yield frame(completionChunk(who, { content: e.text }));
-    else if (noteExtra(e, extras)) continue;
+    if (e.type === 'delta') {
+      wrote = true;
+      yield frame(completionChunk(who, { content: e.text }));
+    } else if (noteExtra(e, extras)) continue;
     else if (e.type === 'error') {
+      // Text already sent stays with the client: it is marked as cut off, never left as a whole answer.
+      if (wrote) yield frame(completionChunk(who, { content: interruptedNote(e.envelope.detail) }));
       // After the stream started the status is gone: the SDKs raise an error frame as an APIError.
       yield frame(openAIError(e.status ?? 500, e.envelope));
       return;

@@ -72,7 +72,9 @@ export function createVerifyStage(options: VerifyOptions): Stage {
       // The consumer stopped early (client gone): end upstream too, so it aborts the model call.
       if (!drained) await upstream.return?.();
     }
-    if (finished) return;
+    // A turn the service ended (deadline, shutdown) gets its error from deliver: no empty-answer apology
+    // or held tail before it, which a client that keeps streamed text would keep as the answer.
+    if (finished || ctx.signal.aborted) return;
 
     const final = answer.finish({ map, toolsUsed, otherToolFailed, query: ctx.request.query });
     if (final.delta) yield { type: 'delta', text: final.delta };
