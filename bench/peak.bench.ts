@@ -96,7 +96,8 @@ async function startReplicas(count: number, databaseUrl: string): Promise<Servic
       await spawnService({
         entry: 'dist',
         cwd: install.dir,
-        nodeArgs: imageNodeOptions(),
+        // PEAK_NODE_ARGS adds flags (a profile: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+        nodeArgs: [...imageNodeOptions(), ...(process.env.PEAK_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [])],
         env: {
           ...productionEnv(databaseUrl, tools.value, fakes.value.gateway),
           // Both drivers (postgres, pg) name their connections by it: pg_stat_activity tells replicas apart.
@@ -175,7 +176,11 @@ interface LevelResult {
   reported: number;
 }
 
-async function runLevel(replicaCount: number, rate: number): Promise<LevelResult> {
+/**
+ * `base` numbers this level's turns apart from every other level's (the gateway keeps each turn's model
+ * time by its number for the whole run).
+ */
+async function runLevel(replicaCount: number, rate: number, base: number): Promise<LevelResult> {
   const tag = `r${replicaCount}l${rate}`;
   const db = await startTestPostgres();
   const sql = postgres(db.url, { max: 1, onnotice: () => undefined });
@@ -205,7 +210,7 @@ async function runLevel(replicaCount: number, rate: number): Promise<LevelResult
   const started = Date.now();
   const stopAt = started + (WARMUP_S + MEASURE_S) * 1_000;
   let next = started;
-  let n = 0;
+  let n = base;
   let measuring = false;
   while (next < stopAt) {
     const wait = next - Date.now();
@@ -333,7 +338,7 @@ try {
   for (const replicas of REPLICA_COUNTS) {
     for (const rate of LEVELS) {
       log(`${replicas} replica(s), ${rate} turns/s`);
-      const result = await runLevel(replicas, rate);
+      const result = await runLevel(replicas, rate, (results.length + 1) * 1_000_000);
       const { figures, met } = judge(result);
       log(`  answered ${figures.answered}, refused ${figures.refused}, failed ${figures.failed} ${figures.failedReasons.join(' | ')}; ` +
         `overhead p99 ${Math.round(figures.overheadP99)} ms; lag p99 ${Math.round(figures.lagP99)} ms; drain ${result.drainMs} ms; ` +
