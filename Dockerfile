@@ -1,5 +1,3 @@
-# syntax=docker/dockerfile:1
-#
 # Container image of the campus assistant agent for the campus platform (DEPLOY.md).
 # Three stages: `build` compiles TypeScript with the dev dependencies; `prod-deps` installs the
 # production dependencies only, with the toolchain better-sqlite3's native addon compiles with;
@@ -9,7 +7,11 @@
 # needs is set on the platform as a runtime variable. tests/production-entry.test.ts runs these same
 # steps (build, `npm ci --omit=dev`, `node dist/src/server.js`) outside Docker.
 
-ARG NODE_IMAGE=node:22-bookworm-slim
+# The base, pinned to an exact Node release (the memory figures and heap flags below were measured on
+# it: BENCHMARKS.md). To update: pick the release, re-run `npm run image:check` and the benches on it, and
+# where a registry is reachable pin its digest too: `--build-arg NODE_IMAGE=node:22.23.3-bookworm-slim@sha256:…`
+# with the digest from `docker buildx imagetools inspect node:22.23.3-bookworm-slim` (DEPLOY.md §6).
+ARG NODE_IMAGE=node:22.23.3-bookworm-slim
 
 # ---- build: dev dependencies + tsc -------------------------------------------------------------
 FROM ${NODE_IMAGE} AS build
@@ -29,6 +31,11 @@ FROM ${NODE_IMAGE} AS prod-deps
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
+# better-sqlite3's install would first download a prebuilt binary from GitHub, then, compiling, Node's
+# headers from nodejs.org: the build reaches only the npm registry and Debian, so it compiles from source
+# against the headers the Node image ships (/usr/local/include/node).
+ENV npm_config_build_from_source=true \
+    npm_config_nodedir=/usr/local
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts/deploy/prune-prod-deps.sh ./
@@ -57,15 +64,22 @@ COPY --from=build /app/dist ./dist
 # Migrations are applied by the service at start (src/db/migrate.ts reads ./drizzle), never at build.
 COPY drizzle ./drizzle
 COPY package.json ./
-# The one writable place besides /tmp: mount a volume here for TOKEN_BUDGET_STORE=sqlite
-# (TOKEN_USAGE_DB=/app/data/token-usage.sqlite); a named volume inherits this ownership.
-RUN mkdir -p /app/data && chown node:node /app/data
+# The platform's health check runs inside the container with `wget` (falling back to `curl`), and the
+# slim image has neither: BusyBox's wget applet (one 0.8 MB binary that needs only libc) is the
+# smallest that answers it; only the `wget` name is linked. The one writable place besides /tmp: mount a
+# volume on /app/data for TOKEN_BUDGET_STORE=sqlite (TOKEN_USAGE_DB=/app/data/token-usage.sqlite).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends busybox \
+ && rm -rf /var/lib/apt/lists/* \
+ && ln -s /bin/busybox /usr/local/bin/wget \
+ && mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 5055
-# The platform checks /api/health too; this one makes `docker ps` honest. Slim images have no curl:
-# Node's own fetch does the request. 127.0.0.1 reaches the 0.0.0.0 listener from inside.
+# The same check as the platform's, with the same wget: it no longer starts a Node process (57 MB at
+# its peak, counted against the service's own 256 MB). 127.0.0.1 reaches the 0.0.0.0 listener; a 503
+# (degraded) is unhealthy.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||5055)+'/api/health').then(r=>process.exit(r.status===200?0:1),()=>process.exit(1))"]
+  CMD wget -q -T 4 -O /dev/null "http://127.0.0.1:${PORT:-5055}/api/health" || exit 1
 STOPSIGNAL SIGTERM
 # Node itself is PID 1 (exec form, not `npm start`): it receives SIGTERM and drains (src/server.ts).
 CMD ["node", "dist/src/server.js"]

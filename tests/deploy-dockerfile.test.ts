@@ -27,9 +27,10 @@ const instructions = dockerfile
 const runtimeStage = instructions.slice(instructions.findLastIndex((l) => /^FROM\s/i.test(l)));
 const find = (stage: string[], keyword: string) => stage.filter((l) => l.toUpperCase().startsWith(`${keyword} `));
 
-function runExecForm(line: string, env: Record<string, string>): Promise<number | null> {
-  const argv = JSON.parse(line.replace(/^\S+\s+(--\S+\s+)*(CMD\s+)?/i, '')) as string[];
-  const child = spawn(argv[0]!, argv.slice(1), { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' });
+/** Runs a shell-form `HEALTHCHECK … CMD <command>` as Docker does: `/bin/sh -c <command>`. */
+function runShellForm(line: string, env: Record<string, string>): Promise<number | null> {
+  const command = line.replace(/^\S+\s+(--\S+\s+)*CMD\s+/i, '');
+  const child = spawn('/bin/sh', ['-c', command], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' });
   return new Promise((resolve) => child.once('close', resolve));
 }
 
@@ -40,7 +41,9 @@ afterAll(async () => {
 
 describe('Dockerfile', () => {
   it('runs a slim Node 22 image as a non-root user, exposing 5055, with node itself as PID 1', () => {
-    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:22-bookworm-slim$/m);
+    // Pinned to an exact release; no `# syntax=` line (BuildKit would pull a frontend image for it).
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:22\.\d+\.\d+-bookworm-slim$/m);
+    expect(dockerfile).not.toMatch(/^# ?syntax=/m);
     expect(runtimeStage[0]).toMatch(/^FROM \$\{NODE_IMAGE\} AS runtime$/);
     const users = find(runtimeStage, 'USER');
     expect(users.at(-1)).toBe('USER node');
@@ -62,7 +65,11 @@ describe('Dockerfile', () => {
       'COPY drizzle ./drizzle',
       'COPY package.json ./',
     ]);
-    expect(find(runtimeStage, 'RUN').join('\n')).not.toMatch(/apt-get|npm (ci|install)|migrat/);
+    const runs = find(runtimeStage, 'RUN').join('\n');
+    expect(runs).not.toMatch(/npm (ci|install)|migrat/);
+    // The one package the runtime adds: BusyBox, for the platform's wget health check.
+    expect([...runs.matchAll(/apt-get install -y --no-install-recommends ([\w .-]+?)\s+&&/g)].map((m) => m[1])).toEqual(['busybox']);
+    expect(runs).toMatch(/ln -s \/bin\/busybox \/usr\/local\/bin\/wget/);
   });
 
   it('bounds the heap for a 256 MB limit and reads no secret at build time', () => {
@@ -87,12 +94,15 @@ describe('Dockerfile', () => {
     for (const never of ['**/.env*', '**/*.sqlite*']) expect(dockerignore).toContain(never);
   });
 
-  it('HEALTHCHECK probes /api/health: healthy against a running service, unhealthy once it stopped', async () => {
+  it('HEALTHCHECK is the platform\'s wget probe of /api/health: healthy against a running service, unhealthy once it stopped', async () => {
     const healthcheck = instructions.find((l) => l.startsWith('HEALTHCHECK '));
     expect(healthcheck).toMatch(/\/api\/health/);
+    // No Node process per check: wget, as the platform's own check runs it.
+    expect(healthcheck).toMatch(/CMD wget /);
+    expect(healthcheck).not.toMatch(/node/);
     service = await spawnService({ entry: 'source', env: {} });
-    expect(await runExecForm(healthcheck!, { PORT: String(service.port) })).toBe(0);
+    expect(await runShellForm(healthcheck!, { PORT: String(service.port) })).toBe(0);
     await service.stop('SIGTERM');
-    expect(await runExecForm(healthcheck!, { PORT: String(service.port) })).toBe(1);
+    expect(await runShellForm(healthcheck!, { PORT: String(service.port) })).toBe(1);
   });
 });

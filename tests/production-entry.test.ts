@@ -84,6 +84,35 @@ describe('production entry point (dist, production dependencies only)', () => {
     expect(short.stderr).not.toContain('too-short');
   });
 
+  describe('another AGENT_ENV from the same build, which has no sandbox (as the image)', () => {
+    it('starts with its services configured: health 200, a turn answered, no playground', async () => {
+      expect(existsSync(join(install.dir, 'dist', 'src', 'sandbox'))).toBe(false);
+      const staging = await spawnService({ entry: 'dist', cwd: install.dir, env: { ...productionEnv(), AGENT_ENV: 'development' } });
+      try {
+        expect((await fetch(`${staging.url}/api/health`)).status).toBe(200);
+        gateway.handler = () => ({ text: ANSWER });
+        const res = await fetch(`${staging.url}/agent/respond`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${SHARED_SECRET}` },
+          body: JSON.stringify({ query: 'Is anything open?' }),
+        });
+        expect(res.status).toBe(200);
+        expect(((await res.json()) as { response_text: string }).response_text).toContain(ANSWER.join(''));
+        expect((await fetch(`${staging.url}/`)).status).toBe(404);
+        expect(staging.logs.some((l) => l.msg === 'sandbox not in this build: no playground')).toBe(true);
+      } finally {
+        expect((await staging.stop('SIGTERM')).code).toBe(0);
+      }
+    });
+
+    it('stops at start, naming what to set, when it would need the sandbox', async () => {
+      const result = await runServiceToExit({ entry: 'dist', cwd: install.dir, env: { AGENT_ENV: 'test', MCP_SERVER_URL: mcp.url } });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/this build does not contain it \(the image leaves it out\): set LLM_GATEWAY_API_KEY$/m);
+      expect(result.stderr).not.toMatch(/Cannot find module/);
+    });
+  });
+
   describe('with everything production requires', () => {
     let service: ServiceProcess;
     const importRecord = join(mkdtempSync(join(tmpdir(), 'prod-imports-')), 'imports.txt');

@@ -40,6 +40,37 @@ export interface BuildOptions {
   jobs?: 'configured' | 'in-process';
 }
 
+/** What a build without the sandbox (the image) is told when configuration left a stand-in to it. */
+export class NoSandboxInBuildError extends Error {
+  override name = 'NoSandboxInBuildError';
+  constructor(env: string, missing: string[]) {
+    super(
+      `AGENT_ENV=${env} would use the sandbox for ${missing.join(' and ')}, but this build does not contain it ` +
+        `(the image leaves it out): set ${missing.join(' and ')}`,
+    );
+  }
+}
+
+/**
+ * The sandbox when this build has it. The image removes `dist/src/sandbox` (production never loads it),
+ * yet a staging deploy of the same image runs with another AGENT_ENV: the choice is made from what the
+ * build contains. Without it, a configuration that names its model gateway and tool server runs without
+ * a playground; one that leaves either to the sandbox stops with a message that names what to set.
+ */
+async function startSandboxIfBuilt(config: Config, logger: Logger) {
+  const needs = { model: !config.gateway.apiKey, tools: !config.mcpServerUrl };
+  const loaded = await import('../sandbox/start-sandbox.js').catch((err: unknown) => {
+    const notBuilt = (err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes('start-sandbox');
+    if (!notBuilt) throw err;
+    return null;
+  });
+  if (loaded) return loaded.startSandbox(needs);
+  const missing = [...(needs.model ? ['LLM_GATEWAY_API_KEY'] : []), ...(needs.tools ? ['MCP_SERVER_URL'] : [])];
+  if (missing.length > 0) throw new NoSandboxInBuildError(config.env, missing);
+  logger.info('sandbox not in this build: no playground', { env: config.env });
+  return null;
+}
+
 export async function buildDeps(
   config: Config,
   logger: Logger,
@@ -79,10 +110,7 @@ export async function buildDeps(
   closers.push({ name: 'memory store', close: () => memory.close() });
   // Outside production, the sandbox stands in for what configuration leaves out, and serves the
   // playground page. Loaded on demand: production never loads a sandbox module.
-  const sandbox =
-    config.env === 'production'
-      ? null
-      : await (await import('../sandbox/start-sandbox.js')).startSandbox({ model: !config.gateway.apiKey, tools: !config.mcpServerUrl });
+  const sandbox = config.env === 'production' ? null : await startSandboxIfBuilt(config, logger);
   // The sandbox tool server closes after the MCP client (closers run in reverse).
   if (sandbox) closers.push({ name: 'sandbox', close: () => sandbox.close() });
   // Chat model: the gateway, or the offline sandbox model behind the same openai client code path
@@ -91,6 +119,7 @@ export async function buildDeps(
   const gatewayLimits = {
     callTimeoutMs: config.modelCallTimeoutMs,
     responseBounds: responseByteLimit(config.budget.maxOutputTokens),
+    promptCacheKey: config.budget.promptCacheKey,
     outbound: leaks.redact,
   };
   const untraced = config.gateway.apiKey
