@@ -43,7 +43,8 @@ const systemPrompt = buildSystemPrompt({
   disabledGroups: [],
   memoryTools: true,
   recall: null,
-  today: new Date('2026-11-21T12:00:00Z'),
+  now: new Date('2026-11-21T12:00:00Z'),
+  timeZone: config.campus.timeZone,
 });
 
 const ANSWERS = [
@@ -69,7 +70,7 @@ function tokens(text: string): string[] {
 
 const ctx = (query: string): TurnContext => ({
   request: { query, userId: null, history: [], model: 'openai/gpt-4o-mini', disabledGroups: [] },
-  plan: { groups: ['maps', 'courses', 'eats', 'guide'], ungroupedTools: true, showMap: true, conversational: false, recallMemory: false, memoryTools: false },
+  plan: { groups: ['maps', 'courses', 'eats', 'guide'], ungroupedTools: true, showMap: true, conversational: false, genEds: false, recallMemory: false, memoryTools: false },
   signal: new AbortController().signal,
   requestId: 'bench',
   systemPrompt,

@@ -26,6 +26,16 @@ const optionalString = z
 
 const optionalUrl = optionalString.refine((s) => s === null || URL.canParse(s), 'must be a URL');
 
+/** Whether Intl knows `zone` (an IANA name such as America/New_York). */
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const positiveInt = (fallback: number) =>
   z
     .string()
@@ -73,12 +83,22 @@ const envSchema = z.object({
     .transform((s) => (s ?? 'sqlite').trim().toLowerCase() || 'sqlite')
     .pipe(z.enum(['sqlite', 'postgres'])),
   DAILY_TOKEN_LIMIT: positiveInt(1_000_000),
+  // `prompt_cache_key` sent with every model call; `off` sends none.
+  PROMPT_CACHE_KEY: optionalString,
+  // What a prompt token the provider served from its cache counts in the budget, 0-1.
+  CACHED_TOKEN_WEIGHT: z
+    .string()
+    .optional()
+    .transform((s) => (s && s.trim() ? Number(s) : 0.5))
+    .pipe(z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1')),
   MAX_OUTPUT_TOKENS: positiveInt(1_500),
   MAX_ANSWER_CHARS: positiveInt(20_000).pipe(z.number().max(100_000, 'must be at most 100000')),
   CAMPUS_BUILDINGS_FILE: optionalString,
   CAMPUS_MAP_BASE_URL: optionalUrl,
   ASSISTANT_NAME: optionalString,
   CAMPUS_NAME: optionalString,
+  // The campus's IANA time zone: the date and hour the model sees ("what's open tomorrow?" at 7 PM).
+  CAMPUS_TIME_ZONE: optionalString.refine((s) => s === null || isTimeZone(s), 'must be an IANA time zone such as America/New_York'),
   CAMPUS_COUNSELING_PHONE: optionalString,
   CAMPUS_POLICE_PHONE: optionalString,
   SHUTDOWN_TIMEOUT_MS: positiveInt(15_000),
@@ -274,12 +294,21 @@ export interface Config {
      * reserved with the pass's input estimate before it is sent.
      */
     maxOutputTokens: number;
+    /** PROMPT_CACHE_KEY (default `campus-agent`; `off`: none): the `prompt_cache_key` of every model call. */
+    promptCacheKey: string | null;
+    /**
+     * CACHED_TOKEN_WEIGHT: what a prompt token served from the provider's cache counts in the budget
+     * (default 0.5: OpenAI bills cached input at half price or less).
+     */
+    cachedTokenWeight: number;
   };
   campus: {
     buildingsFile: string | null;
     mapBaseUrl: string;
     assistantName: string;
     campusName: string;
+    /** CAMPUS_TIME_ZONE (IANA), default America/New_York: the campus's date and time in the prompt. */
+    timeZone: string;
     counselingPhone: string;
     policePhone: string;
   };
@@ -337,6 +366,7 @@ export const DEFAULTS = {
   mapBaseUrl: 'https://maps.scottylabs.org',
   assistantName: 'Campus Assistant',
   campusName: 'Carnegie Mellon University',
+  timeZone: 'America/New_York',
   // Public numbers: CMU Counseling and Psychological Services, CMU Police (non-emergency).
   counselingPhone: '412-268-2922',
   policePhone: '412-268-2323',
@@ -401,12 +431,15 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       sqlitePath: e.TOKEN_USAGE_DB ?? join(tmpdir(), 'campus-agent-token-usage.sqlite'),
       dailyTokenLimit: e.DAILY_TOKEN_LIMIT,
       maxOutputTokens: e.MAX_OUTPUT_TOKENS,
+      cachedTokenWeight: e.CACHED_TOKEN_WEIGHT,
+      promptCacheKey: e.PROMPT_CACHE_KEY === null ? 'campus-agent' : e.PROMPT_CACHE_KEY.toLowerCase() === 'off' ? null : e.PROMPT_CACHE_KEY,
     },
     campus: {
       buildingsFile: e.CAMPUS_BUILDINGS_FILE,
       mapBaseUrl: (e.CAMPUS_MAP_BASE_URL ?? DEFAULTS.mapBaseUrl).replace(/\/+$/, ''),
       assistantName: e.ASSISTANT_NAME ?? DEFAULTS.assistantName,
       campusName: e.CAMPUS_NAME ?? DEFAULTS.campusName,
+      timeZone: e.CAMPUS_TIME_ZONE ?? DEFAULTS.timeZone,
       counselingPhone: e.CAMPUS_COUNSELING_PHONE ?? DEFAULTS.counselingPhone,
       policePhone: e.CAMPUS_POLICE_PHONE ?? DEFAULTS.policePhone,
     },

@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const leaks = leakPolicyFromConfig(config, serviceReferencePrompts(config.campus, new Date()));
+  const leaks = leakPolicyFromConfig(config, serviceReferencePrompts(config.campus));
   // Telemetry is chosen before the first line is written, so every line can carry its trace ids.
   let telemetry: Telemetry = noTelemetry;
   const logger = createLogger({ level: config.logLevel, leaks, context: () => telemetry.logFields() });

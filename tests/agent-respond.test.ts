@@ -43,8 +43,8 @@ describe('POST /agent/respond: plain answers', () => {
     const sent = h.gw.chatRequests()[0];
     expect(sent.messages[0].role).toBe('system');
     expect(sent.messages.at(-1)).toEqual({ role: 'user', content: 'thanks!' });
-    // A conversational message binds no data tools; the map tool is always there.
-    expect(toolNames(sent)).toEqual(['maps_show_map']);
+    // A conversational message binds no tool at all, not even the map (issue 36: fewer tokens).
+    expect(sent.tools).toBeUndefined();
     expect(h.charges).toEqual([{ promptTokens: 20, completionTokens: 6, totalTokens: 26, estimated: false }]);
   });
 

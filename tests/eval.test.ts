@@ -42,7 +42,7 @@ describe('npm run eval with no configuration (offline model, sandbox tools)', ()
     const run = await runEval(['--threshold', '0.5', '--json', file]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^Campus eval: \d+ cases against the offline sandbox model, tools from the sandbox tool server\./);
-    expect(run.stdout).toContain('| Rank | Model | Score | Cases passed | Tokens (in / out) | Cost | Turn p50 | Turn p95 |');
+    expect(run.stdout).toContain('| Rank | Model | Score | Cases passed | Tokens (in / cached in / out) | Cost | Turn p50 | Turn p95 |');
     expect(run.stdout).toMatch(/\| 1 \| openai\/gpt-4o-mini \| (0\.\d{3}|1\.000) \|/);
     expect(run.stderr).toMatch(/eval: openai\/gpt-4o-mini \d+\/\d+/); // the progress line
     const json = JSON.parse(readFileSync(file, 'utf8'));
@@ -100,7 +100,7 @@ describe('npm run eval against a gateway, two models', () => {
         const pick = campus.find((n) => /search|open_at_time|fetch_course_by_id/.test(n)) ?? campus[0];
         if (pick) return { toolCalls: [{ name: pick, arguments: { query: body.messages.at(-1).content } }] };
       }
-      return { text: `Here is what I found. ${results.join(' ').slice(0, 600)}`.trim(), usage: { prompt_tokens: 50, completion_tokens: 40, cost: 0.0001 } };
+      return { text: `Here is what I found. ${results.join(' ').slice(0, 600)}`.trim(), usage: { prompt_tokens: 50, completion_tokens: 40, cost: 0.0001, cached_tokens: 30 } };
     };
   });
   afterAll(async () => {
@@ -136,6 +136,10 @@ describe('npm run eval against a gateway, two models', () => {
     expect(good.inputTokens + good.outputTokens).toBeGreaterThan(0);
     expect(bad.inputTokens + bad.outputTokens).toBeGreaterThan(0);
     expect(good.cost).toBeGreaterThan(0);
+    // The input the provider's cache served, as the gateway reported it (30 of 50 on each answer pass).
+    expect(good.cachedInputTokens).toBeGreaterThan(0);
+    expect(good.cachedInputTokens).toBeLessThan(good.inputTokens);
+    expect(rows[0]).toMatch(new RegExp(`\\(${good.inputTokens} / ${good.cachedInputTokens} / ${good.outputTokens}\\)`));
     // The bad model's failures are the checks that catch it.
     const badChecks = bad.cases.flatMap((c: any) => c.checks.filter((r: any) => !r.pass).map((r: any) => r.name));
     expect(badChecks).toContain('tools_called');

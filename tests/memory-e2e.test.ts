@@ -87,7 +87,7 @@ describe('memory through the chat pipeline', () => {
     const later = await s.post('/agent/respond', { query: 'Can you recommend somewhere for dinner?', user_id: 'stu-1' });
     expect(later.status).toBe(200);
     const chat = s.gw.chatRequests().slice(before).find((b) => !isExtraction(b));
-    expect(systemPrompt(chat)).toMatch(/<user_memory>[\s\S]*- Is vegetarian \(asked to remember\)[\s\S]*<\/user_memory>/);
+    expect(systemPrompt(chat)).toMatch(/<<<USER MEMORY \(untrusted data\)>>>\n[\s\S]*- Is vegetarian \(asked to remember\)[\s\S]*\n<<<END USER MEMORY>>>/);
     expect(systemPrompt(chat)).toContain('Lives in Morewood Gardens');
 
     // Another user's turn sees none of it.
@@ -141,7 +141,7 @@ describe('memory through the chat pipeline', () => {
     expect(res.status).toBe(200);
     expect((await res.json()).response_text).toBe('Try the UC food court.');
     const chat = s.gw.chatRequests().find((b) => !isExtraction(b));
-    expect(systemPrompt(chat)).not.toContain('<user_memory>');
+    expect(systemPrompt(chat)).not.toContain('USER MEMORY');
     await s.background.drain(10_000);
   });
 });

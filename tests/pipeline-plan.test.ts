@@ -25,7 +25,8 @@ describe('planTurn', () => {
     ['What are the prerequisites for 15-122?', ['courses']],
     ['Is 15122 taught in the spring?', ['courses']],
     ['How do I get to Gates from Wean?', ['maps']],
-    ['When does the shuttle run and how do meal plans work?', ['guide']],
+    // Meal plans are the guide's policy and the dining locations' payment (issue 36: bind what may be needed).
+    ['When does the shuttle run and how do meal plans work?', ['eats', 'guide']],
     ['Which dining halls are open now?', ['eats']],
     // Words outside ASCII are whole words too (JavaScript's \b would never end one after "é").
     ['Tepper Café hours?', ['eats']],
@@ -43,10 +44,10 @@ describe('planTurn', () => {
   });
 
   it.each(['thanks!', 'Thank you so much!', 'ok', 'reply in one sentence', 'Can you make it shorter?'])(
-    'binds no data tools for a conversational message: %s',
+    'binds no tools for a conversational message, not even the map: %s',
     (query) => {
       const plan = planTurn(req(query), noUserMemory);
-      expect(plan).toMatchObject({ groups: [], conversational: true, ungroupedTools: false, showMap: true });
+      expect(plan).toMatchObject({ groups: [], conversational: true, ungroupedTools: false, showMap: false });
     },
   );
 
@@ -55,7 +56,8 @@ describe('planTurn', () => {
       { role: 'user', content: 'Is there coffee in Gates?' },
       { role: 'assistant', content: 'Yes, La Prima.' },
     ];
-    expect(planTurn(req('what about Wean Hall?', { history }), noUserMemory).groups).toEqual(['eats']);
+    // "Wean Hall" names a place (maps); the conversation was about coffee (eats).
+    expect(planTurn(req('what about Wean Hall?', { history }), noUserMemory).groups).toEqual(['maps', 'eats']);
     // A follow-up that names a new subject adds it to the conversation's groups.
     expect(planTurn(req('and what about the course 15-213?', { history }), noUserMemory).groups).toEqual(['courses', 'eats']);
   });

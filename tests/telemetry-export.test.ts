@@ -89,6 +89,7 @@ const TOOL_RESULT = 'Wean Hall (WEH): pelican-result-block';
 const FACT = 'Attends the quokka-lantern seminar';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const HOSTILE = 'hostile-tool-names please';
+const CACHED = 'cached-prefix please';
 const CONFIGURED_SECRETS = [SHARED_SECRET, GATEWAY_KEY, COLLECTOR_KEY];
 const PARENT_SPAN = '00f067aa0ba902b7';
 
@@ -113,6 +114,8 @@ describe('telemetry export (OTLP/HTTP JSON)', () => {
     gw.handler = (body: any) => {
       if (body?.response_format?.type === 'json_object') return { text: JSON.stringify({ operations: [{ op: 'add', text: FACT }] }) };
       const toolDone = body.messages.some((m: any) => m.role === 'tool');
+      // A provider that served most of the prompt from its cache says so in its usage.
+      if (JSON.stringify(body.messages).includes(CACHED)) return { text: 'Cached answer.', usage: { prompt_tokens: 2_048, completion_tokens: 3, cached_tokens: 1_920 } };
       // A hostile model writes every configured secret as a tool name and as a tool call id.
       if (JSON.stringify(body.messages).includes(HOSTILE) && body.tools && !toolDone) {
         return { toolCalls: CONFIGURED_SECRETS.flatMap((secret) => [{ name: secret, arguments: {}, id: secret }, { name: 'maps_search_buildings', arguments: { query: 'x' }, id: secret }]) };
@@ -255,6 +258,17 @@ describe('telemetry export (OTLP/HTTP JSON)', () => {
     for (const secret of [QUERY, 'quokka', 'marmoset', TOOL_ARG, 'heron', 'pelican', FACT, SHARED_SECRET, GATEWAY_KEY, COLLECTOR_KEY, USER_ID]) {
       expect(everything, secret).not.toContain(secret);
     }
+  }, 60_000);
+
+  it('reports the input tokens the provider served from its cache: span attribute and metric', async () => {
+    const res = await post('/agent/respond', { query: `thanks! ${CACHED}` });
+    expect(res.status).toBe(200);
+    await res.json();
+    const chat = await until('the chat span with cached tokens', () =>
+      spansOf(collector.received).find((s) => s.name.startsWith('chat ') && s.attributes['gen_ai.usage.cache_read.input_tokens'] !== undefined),
+    );
+    expect(chat.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 2_048, 'gen_ai.usage.cache_read.input_tokens': 1_920 });
+    await until('the cached-token metric', () => metricNames(collector.received).has('campus.model.cached_input_tokens'));
   }, 60_000);
 
   it('a model that writes each configured secret as a tool name and a call id puts none in any export', async () => {

@@ -1,6 +1,7 @@
 /**
  * The evaluation's report: one table with a row per model, best score first (score, cases passed,
- * tokens, cost when the gateway reported it, turn time p50/p95), then the failing checks by case; and
+ * tokens with the input the provider's cache served, cost when the gateway reported it, turn time
+ * p50/p95), then the failing checks by case; and
  * the JSON file (`--json`) with every case's checks per model.
  */
 import type { EvalRun, ModelResult } from './run-eval.js';
@@ -15,13 +16,13 @@ export function ranked(run: EvalRun): ModelResult[] {
 export function renderReport(run: EvalRun, threshold: number | null): string {
   const lines: string[] = [];
   lines.push(`Campus eval: ${run.caseCount} cases against ${run.gateway}, tools from ${run.tools}.`, '');
-  lines.push('| Rank | Model | Score | Cases passed | Tokens (in / out) | Cost | Turn p50 | Turn p95 |');
+  lines.push('| Rank | Model | Score | Cases passed | Tokens (in / cached in / out) | Cost | Turn p50 | Turn p95 |');
   lines.push('|---:|---|---:|---:|---:|---:|---:|---:|');
   for (const [i, m] of ranked(run).entries()) {
     const ran = m.cases.length - m.skipped;
     lines.push(
       `| ${i + 1} | ${m.model} | ${m.score.toFixed(3)} | ${m.casesPassed}/${m.cases.length}${m.skipped ? ` (${m.skipped} not run)` : ''} | ` +
-        `${m.inputTokens + m.outputTokens} (${m.inputTokens} / ${m.outputTokens}) | ${m.cost === null ? '-' : m.cost.toFixed(4)} | ` +
+        `${m.inputTokens + m.outputTokens} (${m.inputTokens} / ${m.cachedInputTokens} / ${m.outputTokens}) | ${m.cost === null ? '-' : m.cost.toFixed(4)} | ` +
         `${ran ? seconds(m.turnP50Ms) : '-'} | ${ran ? seconds(m.turnP95Ms) : '-'} |`,
     );
   }
@@ -58,6 +59,7 @@ export function reportJson(run: EvalRun, threshold: number | null): unknown {
       casesPassed: m.casesPassed,
       casesNotRun: m.skipped,
       inputTokens: m.inputTokens,
+      cachedInputTokens: m.cachedInputTokens,
       outputTokens: m.outputTokens,
       cost: m.cost,
       turnP50Ms: Math.round(m.turnP50Ms),

@@ -23,6 +23,7 @@ import { createApp } from '../../src/app.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { referenceSystemPrompt } from '../../src/prompt/system-prompt.js';
+import { serviceReferencePrompts } from '../../src/memory/service-prompts.js';
 import { readSseEvents } from '../../src/sandbox/chat/sse-reader.js';
 import { leakPolicyFromConfig } from '../../src/security/leak-policy.js';
 import { buildDeps, type Closer } from '../../src/server/build-deps.js';
@@ -64,6 +65,8 @@ export interface ModelResult {
   cases: CaseResult[];
   skipped: number;
   inputTokens: number;
+  /** Of the input tokens, those the provider served from its prompt cache (reported by the gateway). */
+  cachedInputTokens: number;
   outputTokens: number;
   /** Summed from the gateway's reported costs; null when it reported none. */
   cost: number | null;
@@ -81,6 +84,7 @@ export interface EvalRun {
 
 interface Usage {
   input: number;
+  cached: number;
   output: number;
   cost: number | null;
 }
@@ -106,8 +110,8 @@ function evalConfig(env: Record<string, string | undefined>): Config {
 
 export async function runEval(env: Record<string, string | undefined>, options: EvalOptions): Promise<EvalRun> {
   const config = evalConfig(env);
-  const systemPrompt = referenceSystemPrompt(config.campus, new Date());
-  const leaks = leakPolicyFromConfig(config, systemPrompt);
+  const systemPrompt = referenceSystemPrompt(config.campus);
+  const leaks = leakPolicyFromConfig(config, serviceReferencePrompts(config.campus));
   // Log lines go to stderr (stdout is the report), warnings and errors only unless LOG_LEVEL says otherwise.
   const logger = createLogger({ level: env.LOG_LEVEL ? config.logLevel : 'warn', leaks, sink: (line) => process.stderr.write(line + '\n') });
   const scope = new AsyncLocalStorage<TurnScope>();
@@ -121,6 +125,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
         const usage = scope.getStore()?.usage;
         if (!usage) return;
         usage.input += o.inputTokens ?? 0;
+        usage.cached += o.cachedInputTokens ?? 0;
         usage.output += o.outputTokens ?? 0;
         if (o.cost !== null) usage.cost = (usage.cost ?? 0) + o.cost;
       },
@@ -180,7 +185,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
   async function runCase(c: EvalCase, index: number, model: string, usage: Usage): Promise<CaseResult> {
     const userId = `${options.userPrefix}-${run}-${model.replace(/[^A-Za-z0-9]/g, '')}-${index}`;
     users.push(userId);
-    const caseUsage: Usage = { input: 0, output: 0, cost: null };
+    const caseUsage: Usage = { input: 0, cached: 0, output: 0, cost: null };
     const checks: CaseResult['checks'] = [];
     const turnMs: number[] = [];
     let history: { role: 'user' | 'assistant'; content: string }[] = [];
@@ -196,6 +201,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
     await deps.background.drain(30_000);
     const tokens = caseUsage.input + caseUsage.output;
     usage.input += caseUsage.input;
+    usage.cached += caseUsage.cached;
     usage.output += caseUsage.output;
     if (caseUsage.cost !== null) usage.cost = (usage.cost ?? 0) + caseUsage.cost;
     const passedChecks = checks.filter((r) => r.pass).length;
@@ -205,7 +211,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
   const results: ModelResult[] = [];
   try {
     for (const model of models) {
-      const usage: Usage = { input: 0, output: 0, cost: null };
+      const usage: Usage = { input: 0, cached: 0, output: 0, cost: null };
       const caseResults: CaseResult[] = new Array(selected.length);
       let next = 0;
       let done = 0;
@@ -239,6 +245,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
         cases: caseResults,
         skipped: caseResults.filter((r) => r.skipped).length,
         inputTokens: usage.input,
+        cachedInputTokens: usage.cached,
         outputTokens: usage.output,
         cost: usage.cost,
         turnP50Ms: quantile(turnMs, 0.5),

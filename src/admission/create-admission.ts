@@ -36,11 +36,17 @@ export interface AdmissionOptions {
   now: () => Date;
 }
 
-/** Tokens a pass costs: the reported total, never less than its parts (some gateways omit the total). */
-export function tokensOf(usage: Usage): number {
+/**
+ * Tokens a pass costs the budget: the reported total, never less than its parts (some gateways omit the
+ * total), with the prompt tokens the provider served from its cache counted at `cachedWeight`
+ * (CACHED_TOKEN_WEIGHT): they cost a fraction of a fresh token, as providers bill them.
+ */
+export function tokensOf(usage: Usage, cachedWeight = 1): number {
   const parts = Math.max(0, usage.promptTokens) + Math.max(0, usage.completionTokens);
   const total = Math.max(0, usage.totalTokens, parts);
-  return Number.isFinite(total) ? Math.ceil(total) : 0;
+  const discount = Math.max(0, usage.cachedPromptTokens ?? 0) * (1 - Math.min(1, Math.max(0, cachedWeight)));
+  const charged = total - discount;
+  return Number.isFinite(charged) ? Math.ceil(charged) : 0;
 }
 
 /** Builds the admission control of the chat routes over a budget store and a moderation client. */
@@ -57,6 +63,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
   let promptSize = PROMPT_SIZE_FLOOR_TOKENS;
   let promptSeen = false;
   const maxOutput = config.budget.maxOutputTokens;
+  const cachedWeight = config.budget.cachedTokenWeight;
 
   /** A conditional reservation: the new total, or null when it would pass the limit; throws when the store fails. */
   const reserveIn = (bucket: string, day: string, tokens: number) => budget.reserve(bucket, day, tokens, limit);
@@ -110,7 +117,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
           }
         },
         write: (tokens, what) => write(bucket, day, tokens, what),
-      });
+      }, cachedWeight);
       const moderationSpan = span.child('moderation');
       try {
         const verdict = await spanned(moderationSpan, moderation.check(request.query, signal), (v) =>
@@ -138,7 +145,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
         log.warn('token budget store failed; the model call is not made', { err });
         return null;
       }
-      const held = createHeldTokens(tokens, { reserve: async () => false, write: (n, what) => write(bucket, day, n, what) });
+      const held = createHeldTokens(tokens, { reserve: async () => false, write: (n, what) => write(bucket, day, n, what) }, cachedWeight);
       return {
         async settle(usage) {
           if (usage) await held.charge(usage);
@@ -172,8 +179,8 @@ interface BudgetWrites {
   write(tokens: number, what: 'excess' | 'refund'): Promise<void>;
 }
 
-/** Tokens held in the store for one turn or call, `initial` to begin with. */
-function createHeldTokens(initial: number, store: BudgetWrites): TurnBudget {
+/** Tokens held in the store for one turn or call, `initial` to begin with; cached prompt tokens count at `cachedWeight`. */
+function createHeldTokens(initial: number, store: BudgetWrites, cachedWeight: number): TurnBudget {
   let held = initial;
   let released = false;
   return {
@@ -188,7 +195,7 @@ function createHeldTokens(initial: number, store: BudgetWrites): TurnBudget {
       return true;
     },
     async charge(usage) {
-      const used = tokensOf(usage);
+      const used = tokensOf(usage, cachedWeight);
       if (used <= held) {
         // Already counted in the store as held: nothing to write.
         held -= used;

@@ -15,7 +15,7 @@ import type { Embedder } from './embeddings.js';
 import { createExtractor } from './extraction.js';
 import { redactingStore } from './fact-guard.js';
 import { createForgetTool } from './forget-tool.js';
-import { planMemory } from './memory-plan.js';
+import { carriesSelfStatement, planMemory } from './memory-plan.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createRecall } from './recall.js';
 import { createRememberTool } from './remember-tool.js';
@@ -82,6 +82,8 @@ export function createTurnMemory(options: TurnMemoryOptions): TurnMemory {
         afterTurn(done) {
           try {
             if (!done.answer.trim()) return;
+            // Nothing about the user in the message: nothing to extract, no call (memory-plan.ts).
+            if (!carriesSelfStatement(done.query)) return;
             if (!limiter.tryAcquire(userId)) {
               deps.logger.debug('memory extraction skipped: rate limited');
               return;

@@ -28,6 +28,23 @@ const SELF_OR_PREFERENCE = [
   /\b(hungry|lunch|dinner|breakfast|brunch|something to eat|grab a bite)\b/i,
 ];
 
+/**
+ * The user says something about themselves that could be a durable fact: what memory extraction reads.
+ * A turn without it ("where is Gates?", "thanks!") has nothing to extract, so no extraction call is made
+ * (measured: 13 of 15 extraction calls changed nothing, 14-17% of all prompt tokens).
+ */
+const SELF_STATEMENT = [
+  /\b(i am|i'm|im|i was|i have|i've|i had|i like|i love|i hate|i enjoy|i prefer|i don'?t|i can'?t|i cannot|i live|i'm living|i moved|i study|i major|i minor|i work|i take|i'm taking|i need|i use|i go|i eat|i'll be|i will be|i just)\b/i,
+  /\b(my|mine|myself)\b/i,
+  /\b(allerg\w*|vegetarian|vegan|halal|kosher|gluten|lactose|dairy|diet\w*|pescatarian)\b/i,
+  /\b(first-?year|freshman|sophomore|junior|senior|grad(uate)? student|phd|transfer student|international student)\b/i,
+];
+
+/** Whether memory extraction has anything to read in this message. */
+export function carriesSelfStatement(query: string): boolean {
+  return SELF_STATEMENT.some((r) => r.test(query));
+}
+
 export interface MemoryPlan {
   recall: boolean;
   tools: boolean;

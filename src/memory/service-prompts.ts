@@ -10,6 +10,6 @@ import { referenceSystemPrompt } from '../prompt/system-prompt.js';
 import { EXTRACTION_SYSTEM_PROMPT } from './extraction.js';
 import { REMEMBER_SYSTEM_PROMPT } from './remember-tool.js';
 
-export function serviceReferencePrompts(campus: { assistantName: string; campusName: string }, today: Date): string {
-  return [referenceSystemPrompt(campus, today), EXTRACTION_SYSTEM_PROMPT, REMEMBER_SYSTEM_PROMPT, TITLE_SYSTEM_PROMPT].join('\n\n');
+export function serviceReferencePrompts(campus: { assistantName: string; campusName: string }): string {
+  return [referenceSystemPrompt(campus), EXTRACTION_SYSTEM_PROMPT, REMEMBER_SYSTEM_PROMPT, TITLE_SYSTEM_PROMPT].join('\n\n');
 }

@@ -47,13 +47,22 @@ export function estimateUsage(sent: unknown, received: string): Usage {
 }
 
 /** A reported usage in the service's shape. */
-export function reportedUsage(u: { prompt_tokens: number; completion_tokens: number; total_tokens?: number }): Usage {
+export function reportedUsage(u: {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number | null } | null;
+}): Usage {
   const cost = (u as { cost?: unknown }).cost;
+  // Never more than the prompt: a gateway's odd report must not make a call cost less than nothing.
+  const cached = u.prompt_tokens_details?.cached_tokens;
+  const cachedPromptTokens = typeof cached === 'number' && Number.isFinite(cached) && cached > 0 ? Math.min(cached, u.prompt_tokens) : 0;
   return {
     promptTokens: u.prompt_tokens,
     completionTokens: u.completion_tokens,
     totalTokens: u.total_tokens ?? u.prompt_tokens + u.completion_tokens,
     estimated: false,
     ...(typeof cost === 'number' && Number.isFinite(cost) && { cost }),
+    ...(cachedPromptTokens > 0 && { cachedPromptTokens }),
   };
 }

@@ -29,6 +29,12 @@ export interface OpenAIGatewayOptions {
   outbound?: (text: string) => string;
   /** Deadline of one model call, first byte to last chunk. */
   callTimeoutMs?: number;
+  /**
+   * PROMPT_CACHE_KEY: sent as `prompt_cache_key` with every call, so a provider that routes its prefix
+   * cache by key (OpenAI) keeps this service's requests, which share their tools and system prompt,
+   * together; null sends none (for a gateway that refuses unknown parameters).
+   */
+  promptCacheKey?: string | null;
   /** Wait before the single retry; a `Retry-After` of up to `maxRetryAfterMs` is honoured instead. */
   retryBackoffMs?: number;
   maxRetryAfterMs?: number;
@@ -136,6 +142,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
       max_tokens: request.maxTokens,
       stream: true as const,
       stream_options: { include_usage: true },
+      ...(options.promptCacheKey && { prompt_cache_key: options.promptCacheKey }),
     };
     for (let attempt = 0; ; attempt++) {
       let retryCause: unknown;
@@ -198,6 +205,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
       max_tokens: request.maxTokens,
       temperature: request.temperature,
       ...(request.json && { response_format: { type: 'json_object' as const } }),
+      ...(options.promptCacheKey && { prompt_cache_key: options.promptCacheKey }),
     };
     for (let attempt = 0; ; attempt++) {
       const call = callSignal(request.signal);

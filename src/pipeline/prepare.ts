@@ -49,7 +49,8 @@ export async function prepareTurn(
     disabledGroups: request.disabledGroups,
     memoryTools: memoryTools.length > 0,
     recall,
-    today: deps.now(),
+    now: deps.now(),
+    timeZone: deps.config.campus.timeZone,
   });
   const messages: ModelMessage[] = [
     { role: 'system', content: systemPrompt },

@@ -52,7 +52,7 @@ export interface RunOptions {
 }
 
 /** A canned turn binds nothing. */
-const CANNED_PLAN: Plan = { groups: [], ungroupedTools: false, showMap: false, conversational: true, recallMemory: false, memoryTools: false };
+const CANNED_PLAN: Plan = { groups: [], ungroupedTools: false, showMap: false, conversational: true, genEds: false, recallMemory: false, memoryTools: false };
 
 async function* failing(err: unknown): AsyncGenerator<TurnEvent> {
   throw err;

@@ -61,11 +61,18 @@ function parseArgs(raw: string): Record<string, unknown> | null {
   }
 }
 
+/** The course group's gen-ed tools (`courses_fetch_geneds_tool`, `…_for_department_tool`): bound when the plan asks. */
+const GEN_ED_TOOL = /^courses_.*geneds/;
+
 /** Selects this turn's tools from the plan and returns the definitions and the runner. */
 export function bindTools(input: BindToolsInput): Toolbox {
   const { plan, campus, logger } = input;
   const campusBound = input.campusTools.filter((t) =>
-    t.name === SHOW_MAP_TOOL ? false : t.group === null ? plan.ungroupedTools : plan.groups.includes(t.group),
+    t.name === SHOW_MAP_TOOL
+      ? false
+      : t.group === null
+        ? plan.ungroupedTools
+        : plan.groups.includes(t.group) && (plan.genEds || !GEN_ED_TOOL.test(t.name)),
   );
   const local: LocalTool<LocalToolEvent>[] = [];
   if (plan.showMap && input.showMapTool) local.push(input.showMapTool);

@@ -34,8 +34,13 @@ export interface LeakPolicy {
   carriesPrompt(text: string): boolean;
 }
 
-// The user's own saved facts sit in the prompt between these markers (prompt/system-prompt.ts).
-// Repeating them to the user is not a leak ("what do you remember about me?"), so they are cut out.
+/**
+ * The user's own saved facts sit in the prompt between these markers (prompt/system-prompt.ts writes
+ * them, the sandbox's offline model reads them). Repeating them to the user is not a leak ("what do you
+ * remember about me?"), so the policy cuts them out of the prompt it guards.
+ */
+export const USER_MEMORY_OPEN = '<<<USER MEMORY (untrusted data)>>>';
+export const USER_MEMORY_CLOSE = '<<<END USER MEMORY>>>';
 const USER_MEMORY_BLOCK = /<<<USER MEMORY[^>]*>>>[\s\S]*?<<<END USER MEMORY>>>/g;
 
 /** ROT13 of the Latin letters of `text`. */

@@ -180,6 +180,10 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
     description: 'Tokens used per model call, by gen_ai.token.type (input or output)',
     advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
   });
+  const cachedTokens = meter.createCounter('campus.model.cached_input_tokens', {
+    unit: '{token}',
+    description: 'Input tokens the provider served from its prompt cache (part of the input tokens)',
+  });
   const operationDuration = seconds('gen_ai.client.operation.duration', 'Duration of a model call');
   const turns = meter.createCounter('campus.turns', { unit: '{turn}', description: 'Chat turns ended, by campus.turn.outcome' });
   const turnDuration = seconds('campus.turn.duration', 'Duration of a chat turn, admission to its last event');
@@ -204,6 +208,8 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
       operationDuration.record(o.durationS, { ...base, ...(o.errorType && { 'error.type': o.errorType }) });
       if (o.inputTokens !== null) tokenUsage.record(o.inputTokens, { ...base, 'gen_ai.token.type': 'input' });
       if (o.outputTokens !== null) tokenUsage.record(o.outputTokens, { ...base, 'gen_ai.token.type': 'output' });
+      // Cached input is part of input: its own series, so a dashboard can show the share the cache served.
+      if (o.cachedInputTokens) cachedTokens.add(o.cachedInputTokens, base);
     },
     turnStarted: () => open.add(1),
     turnEnded(o) {

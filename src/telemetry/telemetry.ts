@@ -53,6 +53,8 @@ export interface ModelOperation {
   responseModel: string | null;
   inputTokens: number | null;
   outputTokens: number | null;
+  /** Input tokens the provider served from its cache (part of inputTokens), when reported. */
+  cachedInputTokens: number | null;
   /** The call's cost when the gateway reported one. */
   cost: number | null;
   durationS: number;

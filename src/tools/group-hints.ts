@@ -15,40 +15,69 @@ const words = (alternatives: string): RegExp => new RegExp(`(?<![\\p{L}\\p{N}_])
 const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
   [
     'eats',
-    words(String.raw`food|eat|eats|eating|dining|dine|lunch|dinner|breakfast|brunch|coffee|cafe|café|restaurants?|pizza|sushi|hungry|snacks?|menu|cuisine|vegetarian|vegan|halal|kosher|drinks?|tea|boba|bagels?|sandwich(es)?|salad|burgers?|open now`),
+    words(String.raw`food|eat|eats|eating|dining|dine|lunch|dinner|breakfast|brunch|coffee|cafe|café|restaurants?|pizza|sushi|hungry|snacks?|menu|cuisine|vegetarian|vegan|halal|kosher|drinks?|tea|boba|bagels?|sandwich(es)?|salad|burgers?|open now|meal (plans?|blocks?|swipes?)|dining dollars|flex dollars`),
   ],
   [
     'courses',
-    words(String.raw`courses?|class(es)?|prereq(uisite)?s?|co-?req(uisite)?s?|professors?|instructors?|lectures?|units|syllabus|gen-?eds?|semester|taught|teaches|department|\d{2}-?\d{3}`),
+    words(String.raw`courses?|class(es)?|prereq(uisite)?s?|co-?req(uisite)?s?|professors?|instructors?|lectures?|units|syllabus|gen[- ]?eds?|general education|semester|taught|teaches|department|\d{2}-?\d{3}`),
   ],
   [
     'maps',
-    words(String.raw`where|directions?|buildings?|near|nearby|nearest|closest|close to|next to|how (do|can) i get|get to|route|walk(ing)?|map|located|location|distance|far|room`),
+    words(String.raw`where|directions?|buildings?|(?<!dining |residence )halls?|near|nearby|nearest|closest|close to|next to|how (do|can) i get|get to|route|walk(ing)?|map|located|location|distance|far|room`),
   ],
   [
     'guide',
-    words(String.raw`housing|dorms?|residence|room selection|roommates?|first-?years?|meal ?plans?|dinextra|polic(y|ies)|registration|register|shuttles?|escort|bus(es)?|parking|tuition|financial aid|orientation|wi-?fi|eduroam|internet|andrew (id|account)|(student )?id cards?|student id|lost (my )?(id|card)|academic calendar|calendar|deadlines?|drop(ping)? (a |my )?(class|course)|withdraw(al|ing)?|finals|final exams?|spring break|laundry|mail|mailroom|packages?|move-?in|move out|librar(y|ies)|print(ing|er)?|study spaces?|health|counsel(or|ors|ing|ling)|caps|mental health|emergenc(y|ies)|guide`),
+    words(String.raw`housing|dorms?|residence|room selection|roommates?|first-?years?|meal ?plans?|dinextra|polic(y|ies)|registration|register|shuttles?|escort|bus(es)?|parking|tuition|financial aid|orientation|wi-?fi|eduroam|internet|andrew (id|account)|(student )?id cards?|student id|lost (my )?(id|card)|academic calendar|calendar|deadlines?|drop(ping)? (a |my )?(class|course)|withdraw(al|ing)?|finals|final exams?|spring break|laundry|mail|mailroom|packages?|move-?in|move out|meal (blocks?|swipes?)|dining dollars|librar(y|ies)|print(ing|er)?|study spaces?|quiet(ly)?|(place|spot|room|somewhere) to (study|read|work)|new students?|just arrived|arriv(e|ed|ing)|first week|health|healthy?care|doctors?|nurses?|clinic|medical|medicine|pharmacy|prescriptions?|sick|ill|fever|flu|injur(y|ed)|hurt|vaccin\w*|counsel(or|ors|ing|ling)|caps|therap(y|ist)|mental health|stress(ed)?|anxi(ety|ous)|depress(ed|ion)|overwhelmed|lonely|someone to talk to|emergenc(y|ies)|safety|police|accessib(le|ility)|disabilit(y|ies)|jobs?|career|internships?|clubs?|guide`),
   ],
 ];
 
 const SMALL_TALK =
   /^(thanks|thank you|thx|ty|ok(ay)?|cool|great|nice|awesome|perfect|got it|sounds good|hi|hello|hey|bye|good ?bye|good (morning|night|evening)|you'?re (great|awesome|the best)|lol|haha)\b[\s!.,:)]*(so much|a lot|again|!)*[\s!.,:)]*$/i;
+/**
+ * Courtesy of any length ("Thanks, that's really helpful!", "ok great, thank you so much :)"): what is
+ * left once these phrases, fillers and punctuation are taken out is nothing.
+ */
+const COURTESY_PHRASES =
+  /\b(thanks?( you)?|thx|ty|cheers|much appreciated|appreciate (it|that|this|the help)|(that|this|it)('?s| is| was)|that|this|it|you('?re| are)|very|really|so much|much|so|super|such|a lot|again|indeed|totally|ok(ay)?|alright|cool|great|nice|awesome|perfect|amazing|wonderful|excellent|fantastic|brilliant|helpful|useful|clear|good|got it|makes sense|sounds good|will do|noted|that helps|helps|the best|a (big )?help|lifesaver|have a (good|great|nice) (day|one|night|evening|weekend)|you too|bye|good ?bye|see (you|ya)|later|hi|hello|hey|lol|haha|wow|yes|yep|yeah|no problem|np|and|for|the|help|info|information|answer)\b/gi;
+
 const FORMAT_REQUEST =
   /\b(reply|answer|respond|say (it|that)|explain (it|that)|make it|rewrite|rephrase|summari[sz]e|shorter|longer|simpler|in one sentence|in (a )?bullet|translate|in (english|spanish|french|german|chinese))\b/i;
 const FOLLOW_UP = /^\s*(and|also|what about|how about|and what about|what of|same for|same question for|or)\b/i;
+/** A word that points back at the conversation ("which of those", "its lecture", "how do I get there"). */
+const BACK_REFERENCE = /\b(those|these|them|that one|this one|the one|its|it|there|that place|that course|that class)\b/i;
+
+/**
+ * General-education requirements: the gen-ed tools (two of the course group's eight, about 100 prompt
+ * tokens a pass) are bound only when a message asks about them.
+ */
+const GEN_EDS = words(String.raw`gen[- ]?eds?|general education|requirements?|core (courses|requirements?)|distribution`);
+export function asksAboutGenEds(text: string): boolean {
+  return GEN_EDS.test(text);
+}
 
 /** Known groups whose hint words appear in the text, in a fixed order. */
 export function hintedGroups(text: string): ToolGroup[] {
   return HINTS.filter(([, re]) => re.test(text)).map(([g]) => g);
 }
 
-/** Small talk or a request about the form of the previous answer: no data tools needed. */
+/** Small talk, courtesy of any length, or a request about the form of the previous answer: no data tools needed. */
 export function isConversational(text: string): boolean {
   const t = text.trim();
-  return SMALL_TALK.test(t) || (FORMAT_REQUEST.test(t) && hintedGroups(t).length === 0);
+  if (SMALL_TALK.test(t) || (FORMAT_REQUEST.test(t) && hintedGroups(t).length === 0)) return true;
+  // Courtesy only: nothing but courtesy phrases, punctuation and emoji once those are taken out.
+  return t.length <= 200 && !t.includes('?') && t.replace(COURTESY_PHRASES, ' ').replace(/[\s\p{P}\p{S}]+/gu, '') === '';
 }
 
-/** A message that leans on the conversation so far ("what about Wean Hall?"). */
+/**
+ * A request to remember or forget something, and nothing else ("Remember that I'm vegetarian"): its
+ * words describe the fact, not a question for the campus tools, so it binds the memory tools only.
+ */
+const MEMORY_COMMAND = /^\s*(please\s+|can you\s+|could you\s+)?(remember|memori[sz]e|keep in mind|note (that|down)|don'?t forget|save (this|that)|forget|delete|erase)\b/i;
+export function isMemoryCommand(text: string): boolean {
+  return MEMORY_COMMAND.test(text) && !text.includes('?');
+}
+
+/** A message that leans on the conversation so far ("what about Wean Hall?", "which of those is closest?"). */
 export function isFollowUp(text: string): boolean {
-  return FOLLOW_UP.test(text);
+  return FOLLOW_UP.test(text) || BACK_REFERENCE.test(text);
 }

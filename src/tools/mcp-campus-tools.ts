@@ -42,10 +42,20 @@ function textOf(content: unknown): string {
     .join('\n');
 }
 
+/**
+ * The tool's input schema as the model is sent it. `$schema` (the draft's URL, which the SDK's zod
+ * conversion adds to every tool) says nothing to a model and costs about 15 tokens a tool on every pass.
+ */
 function toSchema(schema: unknown): JsonSchemaObject {
-  const s = (schema ?? {}) as Record<string, unknown>;
+  const { $schema: _draft, ...s } = (schema ?? {}) as Record<string, unknown>;
   return { ...s, type: 'object', properties: (s.properties as Record<string, unknown>) ?? {} };
 }
+
+/**
+ * Tools of the tool server that are the operator's, not a student's question's (CAMPUS_TOOLS.md):
+ * `guide_refresh_index` rebuilds the guide's search index. Never offered to the model.
+ */
+const OPERATOR_TOOLS = new Set(['guide_refresh_index']);
 
 /** A lost session: the server forgot our `Mcp-Session-Id` and answers 404 (Streamable HTTP spec). */
 function isSessionLost(err: unknown): boolean {
@@ -108,7 +118,7 @@ export function createMcpCampusTools(options: McpCampusToolsOptions): CampusTool
     try {
       const result = await withSession((c) => c.listTools(undefined, { timeout: callTimeoutMs }));
       const tools = result.tools
-        .filter((t) => t.name !== SHOW_MAP_TOOL)
+        .filter((t) => t.name !== SHOW_MAP_TOOL && !OPERATOR_TOOLS.has(t.name))
         .map((t) => ({
           name: t.name,
           group: toolGroupOf(t.name),

@@ -37,7 +37,7 @@ export async function createTestDeps(overrides: Partial<AppDeps> = {}): Promise<
   return {
     config,
     logger,
-    leaks: leakPolicyFromConfig(config, serviceReferencePrompts(config.campus, new Date())),
+    leaks: leakPolicyFromConfig(config, serviceReferencePrompts(config.campus)),
     memory,
     background,
     jobs: createInProcessQueue({ background, logger, expireSeconds: config.jobExpireSeconds, concurrency: config.jobConcurrency }),

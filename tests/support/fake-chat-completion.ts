@@ -17,6 +17,8 @@ export interface FakeUsage {
   completion_tokens: number;
   /** What the call cost, as OpenRouter reports it (sent only when set). */
   cost?: number;
+  /** Prompt tokens served from the provider's cache: sent as `prompt_tokens_details.cached_tokens`. */
+  cached_tokens?: number;
 }
 
 export interface FakeReply {
@@ -103,7 +105,11 @@ export function buildCompletion(reply: FakeReply, body: any, seq: () => number):
           completion_tokens: estimateTokens(fullText + calls.map((c) => c.arguments).join('')),
         });
   const usage = scripted && cap !== null ? { ...scripted, completion_tokens: Math.min(cap, scripted.completion_tokens) } : scripted;
-  const usageBody = usage && { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+  const usageBody = usage && (({ cached_tokens, ...u }) => ({
+    ...u,
+    total_tokens: u.prompt_tokens + u.completion_tokens,
+    ...(cached_tokens !== undefined && { prompt_tokens_details: { cached_tokens } }),
+  }))(usage);
 
   const json = {
     id,

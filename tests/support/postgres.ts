@@ -31,6 +31,11 @@ export function realPostgresUrl(): string | undefined {
   return process.env.TEST_DATABASE_URL || undefined;
 }
 
+/** What a bench's method says of its Postgres. */
+export function postgresLabel(): string {
+  return realPostgresUrl() ? 'a real PostgreSQL with pgvector (TEST_DATABASE_URL)' : 'PGlite (Postgres with pgvector in WebAssembly, over the wire)';
+}
+
 /**
  * For tests that only mean something on a real server (concurrent connections, `SKIP LOCKED` races, two
  * replicas under load): the reason they are skipped, or null when they run. Under CI a missing server

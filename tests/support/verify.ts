@@ -16,6 +16,7 @@ import { noSpan, noTelemetry } from '../../src/telemetry/telemetry.js';
 export const PLAN: Plan = {
   groups: ['maps', 'courses', 'eats', 'guide'],
   ungroupedTools: true,
+  genEds: false,
   showMap: true,
   conversational: false,
   recallMemory: false,

@@ -4,7 +4,7 @@
  * groups never), whether unknown-group tools and `maps_show_map` are bound, and the memory hooks.
  */
 import type { UserMemory } from '../../memory/turn-memory.js';
-import { hintedGroups, isConversational, isFollowUp } from '../../tools/group-hints.js';
+import { asksAboutGenEds, hintedGroups, isConversational, isFollowUp, isMemoryCommand } from '../../tools/group-hints.js';
 import { TOOL_GROUPS, type ToolGroup } from '../../tools/tool-groups.js';
 import type { TurnRequest } from '../../request/chat-request.js';
 
@@ -17,10 +17,12 @@ export interface Plan {
   groups: ToolGroup[];
   /** Whether tools of groups the service does not know (e.g. `bus_*`) are bound. */
   ungroupedTools: boolean;
-  /** `maps_show_map` is bound on every turn unless maps are disabled. */
+  /** `maps_show_map` is bound unless maps are disabled or the turn is conversational (courtesy, memory command). */
   showMap: boolean;
   /** Conversational message ("thanks!"): no data tools. */
   conversational: boolean;
+  /** The gen-ed tools of the course group are bound (the message or the recent conversation asks about gen eds). */
+  genEds: boolean;
   /** Memory hooks (filled by the memory planner). */
   recallMemory: boolean;
   memoryTools: boolean;
@@ -39,11 +41,16 @@ function ordered(groups: Iterable<ToolGroup>): ToolGroup[] {
 /**
  * Plans a turn. A message with no hint words that is neither conversational nor a follow-up of a
  * conversation with groups binds every enabled group: unsure is better answered with tools than without.
+ * A conversational message (courtesy, a request about the last answer's form) and a memory command bind
+ * no campus tool and no map tool.
  */
 export function planTurn(request: TurnRequest, memory: Pick<UserMemory, 'plan'>): Plan {
   const { query } = request;
-  const hinted = hintedGroups(query);
-  const conversational = hinted.length === 0 && isConversational(query);
+  // "Remember that I'm vegetarian": the words are the fact, not a campus question (the memory tools
+  // are bound by the memory plan below; anonymous turns get none and the model says so).
+  const memoryCommand = isMemoryCommand(query);
+  const hinted = memoryCommand ? [] : hintedGroups(query);
+  const conversational = memoryCommand || (hinted.length === 0 && isConversational(query));
   let groups: ToolGroup[];
   if (conversational) groups = [];
   else if (hinted.length > 0) groups = isFollowUp(query) ? ordered([...hinted, ...recentGroups(request)]) : ordered(hinted);
@@ -56,8 +63,9 @@ export function planTurn(request: TurnRequest, memory: Pick<UserMemory, 'plan'>)
   return {
     groups: groups.filter((g) => !request.disabledGroups.includes(g)),
     ungroupedTools: !conversational,
-    showMap: !request.disabledGroups.includes('maps'),
+    showMap: !conversational && !request.disabledGroups.includes('maps'),
     conversational,
+    genEds: [query, ...request.history.filter((t) => t.role === 'user').slice(-RECENT_USER_TURNS).map((t) => t.content)].some(asksAboutGenEds),
     recallMemory: memoryPlan.recall,
     memoryTools: memoryPlan.tools,
   };

@@ -4,6 +4,7 @@
  * since that question with their results unwrapped from the pipeline's untrusted-data markers, today's
  * weekday and the saved facts of the system prompt's memory block.
  */
+import { USER_MEMORY_CLOSE, USER_MEMORY_OPEN } from '../../security/leak-policy.js';
 
 export interface OfferedTool {
   name: string;
@@ -99,7 +100,8 @@ export function readConversation(body: { messages?: unknown; tools?: unknown }):
     .map((m) => textOf(m.content).trim());
   const date = /\bToday is (\d{4}-\d{2}-\d{2})\b/.exec(system)?.[1];
   const today = date ? new Date(`${date}T12:00:00Z`).getUTCDay() : null;
-  const block = /<user_memory>([\s\S]*?)<\/user_memory>/.exec(system)?.[1] ?? '';
+  const opens = system.indexOf(USER_MEMORY_OPEN);
+  const block = opens < 0 ? '' : system.slice(opens + USER_MEMORY_OPEN.length, Math.max(opens, system.indexOf(USER_MEMORY_CLOSE, opens)));
   const facts = [...block.matchAll(/^- (.+?)(?: \(asked to remember\))?$/gm)].map((m) => m[1]!);
   return { question, offered, done, earlier, today, facts };
 }
