@@ -12,34 +12,37 @@ import { startAdmissionApp, type AdmissionApp } from './support/admission-harnes
 import { testConfig } from './support/deps.js';
 import { startFakeGateway } from './support/fake-gateway.js';
 
-let h: AdmissionApp;
+let h: AdmissionApp | null = null;
 afterEach(async () => {
   await h?.close();
+  h = null;
 });
 
 describe('cached prompt tokens', () => {
   it('are charged at CACHED_TOKEN_WEIGHT; tokens without a cache report at full weight', async () => {
-    h = await startAdmissionApp({ env: { CACHED_TOKEN_WEIGHT: '0.25' } });
-    h.gw.enqueue({ text: 'Gates is north of the Mall.', usage: { prompt_tokens: 1_000, completion_tokens: 100, cached_tokens: 800 } });
-    const res = await h.post('/agent/respond', { query: 'Thanks!', user_id: 'cached-user' });
+    const app = await startAdmissionApp({ env: { CACHED_TOKEN_WEIGHT: '0.25' } });
+    h = app;
+    app.gw.enqueue({ text: 'Gates is north of the Mall.', usage: { prompt_tokens: 1_000, completion_tokens: 100, cached_tokens: 800 } });
+    const res = await app.post('/agent/respond', { query: 'Thanks!', user_id: 'cached-user' });
     expect(res.status).toBe(200);
-    await h.waitForCharges(1);
-    expect(h.charges[0]).toMatchObject({ promptTokens: 1_000, completionTokens: 100, cachedPromptTokens: 800 });
-    expect(await h.budget.used('cached-user', utcDay(new Date()))).toBe(500);
+    await app.waitForCharges(1);
+    expect(app.charges[0]).toMatchObject({ promptTokens: 1_000, completionTokens: 100, cachedPromptTokens: 800 });
+    expect(await app.budget.used('cached-user', utcDay(new Date()))).toBe(500);
 
-    h.gw.enqueue({ text: 'Gates is north of the Mall.', usage: { prompt_tokens: 1_000, completion_tokens: 100 } });
-    const full = await h.post('/agent/respond', { query: 'Thanks!', user_id: 'uncached-user' });
+    app.gw.enqueue({ text: 'Gates is north of the Mall.', usage: { prompt_tokens: 1_000, completion_tokens: 100 } });
+    const full = await app.post('/agent/respond', { query: 'Thanks!', user_id: 'uncached-user' });
     expect(full.status).toBe(200);
-    await h.waitForCharges(2);
-    expect(await h.budget.used('uncached-user', utcDay(new Date()))).toBe(1_100);
+    await app.waitForCharges(2);
+    expect(await app.budget.used('uncached-user', utcDay(new Date()))).toBe(1_100);
   });
 
   it('defaults to half weight, and refuses a weight outside 0-1 at start', async () => {
-    h = await startAdmissionApp();
-    h.gw.enqueue({ text: 'ok', usage: { prompt_tokens: 2_000, completion_tokens: 10, cached_tokens: 2_000 } });
-    await h.post('/agent/respond', { query: 'Thanks!', user_id: 'default-weight' });
-    await h.waitForCharges(1);
-    expect(await h.budget.used('default-weight', utcDay(new Date()))).toBe(1_010);
+    const app = await startAdmissionApp();
+    h = app;
+    app.gw.enqueue({ text: 'ok', usage: { prompt_tokens: 2_000, completion_tokens: 10, cached_tokens: 2_000 } });
+    await app.post('/agent/respond', { query: 'Thanks!', user_id: 'default-weight' });
+    await app.waitForCharges(1);
+    expect(await app.budget.used('default-weight', utcDay(new Date()))).toBe(1_010);
     await expect(startAdmissionApp({ env: { CACHED_TOKEN_WEIGHT: '1.5' } })).rejects.toThrow(/CACHED_TOKEN_WEIGHT/);
   });
 });
