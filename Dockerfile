@@ -77,9 +77,10 @@ USER node
 EXPOSE 5055
 # The same check as the platform's, with the same wget: it no longer starts a Node process (57 MB at
 # its peak, counted against the service's own 256 MB). 127.0.0.1 reaches the 0.0.0.0 listener; a 503
-# (degraded) is unhealthy.
+# (degraded) is unhealthy. No `-T`: Debian bookworm's BusyBox wget crashes with it (found by
+# `npm run image:check`); `--timeout` bounds the check instead.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD wget -q -T 4 -O /dev/null "http://127.0.0.1:${PORT:-5055}/api/health" || exit 1
+  CMD wget -q -O /dev/null "http://127.0.0.1:${PORT:-5055}/api/health" || exit 1
 STOPSIGNAL SIGTERM
 # Node itself is PID 1 (exec form, not `npm start`): it receives SIGTERM and drains (src/server.ts).
 CMD ["node", "dist/src/server.js"]

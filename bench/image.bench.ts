@@ -36,6 +36,8 @@ const STREAMS = 100;
 
 const log = (line: string) => process.stderr.write(`image: ${line}\n`);
 const podman = (...args: string[]) => execFileSync(join(STORE, 'podman'), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+/** `podman run` through the tool, which adds what this machine needs (runtime, cgroup nesting, rlimits). */
+const containerRun = (...args: string[]) => execFileSync('bash', [TOOL, 'run', STORE, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 const checks: { what: string; ok: boolean; detail: string }[] = [];
 const check = (what: string, ok: boolean, detail: string) => {
   checks.push({ what, ok, detail });
@@ -49,7 +51,7 @@ const pinnedVersion = /^node:(\d+\.\d+\.\d+)-/.exec(pinned)?.[1];
 log(`base images in ${STORE} (first run: debootstrap and the Node package, a few minutes)`);
 execFileSync('bash', [TOOL, 'base', STORE, '22'], { stdio: ['ignore', 'ignore', 'inherit'] });
 const standIn = 'docker.io/library/node:22-bookworm-slim';
-const standInVersion = podman('run', '--rm', standIn, 'node', '-p', 'process.versions.node');
+const standInVersion = containerRun('--rm', standIn, 'node', '-p', 'process.versions.node');
 if (standInVersion !== pinnedVersion) {
   throw new Error(`the Dockerfile pins ${pinned}, the local Node 22 base is ${standInVersion}: update the pin (and re-measure)`);
 }
@@ -60,7 +62,7 @@ const buildStarted = Date.now();
 execFileSync('bash', [TOOL, 'build', STORE, REPO_ROOT, '-t', IMAGE, '-f', join(REPO_ROOT, 'Dockerfile')], { stdio: ['ignore', 'ignore', 'inherit'] });
 const buildSeconds = (Date.now() - buildStarted) / 1000;
 const imageBytes = Number(podman('image', 'inspect', '--format', '{{.Size}}', IMAGE));
-const wget = podman('run', '--rm', '--entrypoint', 'sh', IMAGE, '-c', 'command -v wget || true');
+const wget = containerRun('--rm', '--entrypoint', 'sh', IMAGE, '-c', 'command -v wget || true');
 check("the image carries wget for the platform's health check", wget === '/usr/local/bin/wget', wget || 'none');
 
 // Held answers of 6 s (60 tokens 100 ms apart): long enough that 100 overlap, short enough that SIGTERM's
@@ -168,7 +170,7 @@ try {
   check('AGENT_ENV=development from the same image starts', true, `healthy ${(devMs / 1000).toFixed(1)} s after start`);
   podman('rm', '-f', dev);
   // ...and a clear refusal when it would need the sandbox the image leaves out.
-  const bare = spawn(join(STORE, 'podman'), ['run', '--rm', '-e', 'AGENT_ENV=test', '-e', `MCP_SERVER_URL=${fakes.value.mcp}`, IMAGE], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const bare = spawn('bash', [TOOL, 'run', STORE, '--rm', '-e', 'AGENT_ENV=test', '-e', `MCP_SERVER_URL=${fakes.value.mcp}`, IMAGE], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   bare.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const code = await new Promise<number | null>((resolve) => bare.once('close', resolve));
