@@ -19,7 +19,7 @@ import { runMigrations } from '../src/db/migrate.js';
 import { silentLogger } from '../src/logger.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
 import type { Usage } from '../src/model/usage.js';
-import { startTestPostgres } from '../tests/support/postgres.js';
+import { postgresLabel, startTestPostgres } from '../tests/support/postgres.js';
 import { ms, quantile, timeRuns } from './stats.js';
 
 const RUNS = 2_000;
@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   const database = createDatabase(pg.url, { max: 4 });
   try {
     await runMigrations(database);
-    rows.push(...(await measure('Postgres (PGlite, loopback)', createPostgresBudgetStore({ database }))));
+    rows.push(...(await measure(`Postgres (${postgresLabel()})`, createPostgresBudgetStore({ database }))));
   } finally {
     await database.close();
     await pg.stop();
@@ -87,8 +87,8 @@ async function main(): Promise<void> {
     '## Token budget: reserve, settle and release per turn',
     '',
     `Method: \`createAdmission\` with moderation off, ${RUNS} sequential runs per row after 20 warm-up runs, ` +
-      `turns spread over ${USERS} users; wall time per call. Postgres is PGlite over the wire protocol on ` +
-      'loopback (single-threaded, WASM): a networked Postgres adds its round-trip time per statement.',
+      `turns spread over ${USERS} users; wall time per call. Postgres is ${postgresLabel()} on loopback: a networked ` +
+      'Postgres adds its round-trip time per statement.',
     '',
     '| Store | Operation | Median | p99 |',
     '|---|---|---|---|',

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { ServiceProcess } from '../tests/support/spawn-service.js';
 import { imageNodeOptions, mb, procStatusKb, resetPeak } from './proc.js';
 import { BENCH_SECRET as SECRET, startProductionFixtures, type ProductionFixtures } from './production-fixtures.js';
+import { postgresLabel } from '../tests/support/postgres.js';
 
 const CONCURRENT = 100;
 const ROUNDS = 3;
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
         '## Footprint: resident memory of the production entry point',
         '',
         'Method: `node dist/src/server.js` from a clean `npm ci --omit=dev` install, `AGENT_ENV=production`, ' +
-          'Postgres+pgvector (PGlite over the wire), a real MCP server, the fake gateway streaming ' +
+          `Postgres: ${postgresLabel()}, a real MCP server, the fake gateway streaming ` +
           `${CHUNKS} chunks ${CHUNK_DELAY_MS} ms apart. Load: ${ROUNDS} rounds of ${CONCURRENT} concurrent ` +
           '`/agent/respond/stream` turns by 25 signed-in users, so memory extraction jobs go through the Postgres ' +
           'job queue (pg-boss polling, its `pg` pool of 2) during the load. RSS from /proc (VmRSS; peak = VmHWM, reset before the load). ' +

@@ -1,9 +1,12 @@
 /**
  * `npm run bench`: runs every `bench/*.bench.ts` in its own process (one at a time, so they do not
  * disturb each other), collects the Markdown section each prints on stdout, and writes BENCHMARKS.md.
+ * `npm run bench -- peak image` runs the benches whose file names contain those words and replaces only
+ * their sections in BENCHMARKS.md (each section sits between `<!-- bench: <file> -->` markers), keeping
+ * the others as they were recorded.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +19,7 @@ const files = readdirSync(here)
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort();
 
-const sections: string[] = [];
+const sections = new Map<string, string>();
 for (const file of files) {
   process.stderr.write(`bench: ${file}\n`);
   const result = spawnSync(process.execPath, ['--import', 'tsx', join(here, file)], {
@@ -29,12 +32,14 @@ for (const file of files) {
   if (result.status !== 0) {
     // A bench that measured but missed a target (or lost turns) still shows what it measured.
     const measured = result.stdout.trim();
-    sections.push(`${measured ? `${measured}\n\n` : `## ${file}\n\n`}Exited with code ${result.status}: a target was missed or a run failed.\n`);
+    sections.set(file, `${measured ? `${measured}\n\n` : `## ${file}\n\n`}Exited with code ${result.status}: a target was missed or a run failed.\n`);
     process.exitCode = 1;
   } else {
-    sections.push(result.stdout.trim() + '\n');
+    sections.set(file, result.stdout.trim() + '\n');
   }
 }
+
+const marked = (file: string, section: string) => `<!-- bench: ${file} -->\n${section}<!-- /bench: ${file} -->\n`;
 
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
 const header = [
@@ -45,5 +50,17 @@ const header = [
     'machine: compare runs on the same machine, not across machines.',
   '',
 ].join('\n');
-if (only.length === 0) writeFileSync(join(root, 'BENCHMARKS.md'), header + '\n' + sections.join('\n'));
-else process.stdout.write(sections.join('\n'));
+const path = join(root, 'BENCHMARKS.md');
+if (only.length === 0) {
+  writeFileSync(path, header + '\n' + [...sections].map(([file, section]) => marked(file, section)).join('\n'));
+} else {
+  // The sections of the benches run replace their own; a bench new to the file is added at the end.
+  let text = existsSync(path) ? readFileSync(path, 'utf8') : header;
+  for (const [file, section] of sections) {
+    const block = new RegExp(`<!-- bench: ${file.replace(/\./g, '\\.')} -->\\n[\\s\\S]*?<!-- /bench: ${file.replace(/\./g, '\\.')} -->\\n`);
+    const stamped = marked(file, section.replace(/\n$/, `\n\n_Section recorded ${new Date().toISOString()}, Node ${process.version}._\n`));
+    text = block.test(text) ? text.replace(block, () => stamped) : `${text.trimEnd()}\n\n${stamped}`;
+  }
+  writeFileSync(path, text);
+  process.stdout.write([...sections.values()].join('\n'));
+}

@@ -26,6 +26,7 @@ import { REPO_ROOT, type ServiceProcess } from '../tests/support/spawn-service.j
 import { imageNodeOptions, mb, procCpuMs, procStatusKb, resetPeak } from './proc.js';
 import { BENCH_SECRET, HELD_MARK, startIsolatedFixtures } from './production-fixtures.js';
 import { ms, quantile } from './stats.js';
+import { postgresLabel } from '../tests/support/postgres.js';
 
 const CHUNKS = Array.from({ length: 20 }, (_, i) => `word${i} `);
 const ROUNDS = 5;
@@ -189,7 +190,7 @@ async function cpuSection(): Promise<string[]> {
       '',
       `Method: the production entry point (image flags \`${flags.join(' ')}\`, AGENT_ENV=production, Postgres budget and memory, ` +
         'access log at info) and the floor (`bench/floor-server.mjs`: Hono + `streamSSE` + the openai client, each gateway chunk ' +
-        're-framed as a `delta` event, no pipeline) as child processes pinned to one core; the client (this process), PGlite and the ' +
+        `re-framed as a \`delta\` event, no pipeline) as child processes pinned to one core; the client (this process), ${postgresLabel()} and the ` +
         `fakes, each in a process of its own, pinned to the other. The same anonymous plain answer (20 chunks + usage, zero latency) per turn; ${WARM_UP} warm-up turns each, then ` +
         `${ROUNDS} interleaved rounds of ${BATCH} sequential turns per variant. CPU = the server process's user + system time from ` +
         '/proc over its batches ÷ turns (10 ms ticks over ≥ 500 turns). Times are as the client sees them over loopback.',
@@ -366,7 +367,7 @@ async function heldSection(): Promise<string[]> {
     '',
     `Method: per level a fresh floor and a fresh service (production entry point, its overload guard off so every level is served, as the floor serves it), each alone on the server core, one warm-up turn, ` +
       `then N streaming turns opened at once, each answer ${HELD_TOKENS} tokens ${HELD_GAP_MS} ms apart (${(HELD_TOKENS * HELD_GAP_MS) / 1000} s open; ` +
-      'the service with 250 users, so memory recall and extraction run). The client (this process), PGlite and the fakes run in ' +
+      `the service with 250 users, so memory recall and extraction run). The client (this process), ${postgresLabel()} and the fakes run in ` +
       'processes of their own on the other core. CPU = user + system time of the server process from /proc from the first request ' +
       'to the last stream\'s end; peak RSS = its VmHWM, reset after the warm-up; first delta from the request leaving the client to ' +
       'the first `delta` frame arriving, over the streams served.',
