@@ -13,6 +13,7 @@
  * TOKENS_BENCH_BEFORE names another checkout (a worktree of an earlier commit, with this repository's
  * node_modules linked in): its service is measured the same way first, and the table shows before and after.
  */
+import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO_ROOT, spawnService } from '../tests/support/spawn-service.js';
 import { startHelper } from './production-fixtures.js';
@@ -128,6 +129,15 @@ async function measure(tree: string): Promise<{ stats: Stats; answered: number }
   }
 }
 
+/** The commit a checkout is at, for the method line. */
+function commitOf(tree: string): string {
+  try {
+    return execFileSync('git', ['-C', tree, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return tree;
+  }
+}
+
 const beforeTree = process.env.TOKENS_BENCH_BEFORE ?? null;
 const before = beforeTree ? await measure(beforeTree) : null;
 const after = await measure(REPO_ROOT);
@@ -149,7 +159,7 @@ const lines = [
     "gpt-tokenizer's o200k_base over exactly what was sent (tool definitions and messages). Cacheable: per request, the longest " +
     "prefix (tools first, then messages) shared with an earlier request, counted from 1,024 tokens in steps of 128 (OpenAI's " +
     'rule), over all prompt tokens.' +
-    (beforeTree ? ` "Before" is the service of \`${beforeTree}\` (an earlier commit, TOKENS_BENCH_BEFORE) measured the same way in the same run.` : ''),
+    (beforeTree ? ` "Before" is the service at commit ${commitOf(beforeTree)} (TOKENS_BENCH_BEFORE) measured the same way in the same run.` : ''),
   '',
   beforeTree ? '| per answered turn | requests before | requests after | prompt tokens before | prompt tokens after | completion tokens before | completion tokens after |' : '| per answered turn | requests | prompt tokens | completion tokens |',
   beforeTree ? '|---|---:|---:|---:|---:|---:|---:|' : '|---|---:|---:|---:|',

@@ -100,12 +100,13 @@ describe.each([sqliteBackend(), postgresBackend()])('budget at the edge through 
 
   it('a user at 999 of 1,000 has none of 50 concurrent turns admitted', async () => {
     const budget = await backend.open();
-    const h = await start({ budget, env: { DAILY_TOKEN_LIMIT: '1000', MAX_TURNS_IN_FLIGHT: '100' } });
+    // The overload guard's event-loop check is off: 50 requests at once on a busy test machine must meet the budget, not it.
+    const h = await start({ budget, env: { DAILY_TOKEN_LIMIT: '1000', MAX_TURNS_IN_FLIGHT: '100', OVERLOAD_MAX_LOOP_DELAY_MS: '0' } });
     await budget.charge('nearly-spent', DAY, 999);
     const statuses = await Promise.all(
       Array.from({ length: 50 }, async (_, i) => (await h.post('/agent/respond', { query: `q ${i}`, user_id: 'nearly-spent' })).status),
     );
-    expect(statuses.every((s) => s === 429)).toBe(true);
+    expect([...new Set(statuses)]).toEqual([429]);
     expect(h.chatCalls()).toBe(0);
     expect(await budget.used('nearly-spent', DAY)).toBe(999);
   });

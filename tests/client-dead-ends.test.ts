@@ -17,6 +17,7 @@
  *   and the process's peak RSS stays under 200 MB (the platform's limit is 256 MB).
  */
 import { spawnSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noModeration } from '../src/admission/admission.js';
@@ -250,5 +251,35 @@ describe('a /v1 stream the service ends after it started', () => {
     } finally {
       await h.close();
     }
+  });
+});
+
+describe('chunked bodies (no Content-Length) on the chat routes', () => {
+  /** Posts `body` in 16 KiB chunks with Transfer-Encoding: chunked; the status and the body. */
+  function postChunked(path: string, body: string): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const url = new URL(path, server.base);
+      const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' } }, (res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => (text += d.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      // The server may answer and close before the whole body is written.
+      req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
+      const bytes = Buffer.from(body);
+      for (let i = 0; i < bytes.length; i += 16 * 1024) req.write(bytes.subarray(i, i + 16 * 1024));
+      req.end();
+    });
+  }
+
+  it('a small one is answered, one with an earlier attachment too, one over 4 MiB is a 413', async () => {
+    const small = await postChunked('/agent/respond', JSON.stringify({ query: 'Where is Gates?' }));
+    expect(small.status).toBe(200);
+    expect(JSON.parse(small.text).response_text).toBe('Gates is on the main campus.');
+    const withAttachment = await postChunked('/agent/respond', JSON.stringify({ query: 'Where is Gates?', message_history: [{ role: 'user', content: IMAGE }] }));
+    expect(withAttachment.status).toBe(200);
+    const huge = await postChunked('/agent/respond', JSON.stringify({ query: 'hi', padding: 'x'.repeat(4 * 1024 * 1024) }));
+    expect(huge.status).toBe(413);
+    expect(JSON.parse(huge.text)).toMatchObject({ error: 'payload too large' });
   });
 });

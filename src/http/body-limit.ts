@@ -41,22 +41,52 @@ export function bodyLimit(maxBytes: number = MAX_BODY_BYTES): MiddlewareHandler 
 }
 
 /**
- * Admits at most `max` requests whose body is over `threshold` bytes (or of unknown length: chunked) at
- * once; the slot is held until the route has answered (the body parsed, the turn started; a stream's
- * request keeps only what validation made of the body, see validate.ts).
+ * Admits at most `max` requests whose body is over `threshold` bytes at once; the slot is held until the
+ * route has answered (the body parsed, the turn started; a stream's request keeps only what validation
+ * made of the body, see validate.ts). A declared length decides at once. A chunked body (no length) is
+ * read here up to `maxBytes`: it takes a slot only when it passes `threshold` (one more is refused then,
+ * before the rest is read), and reaches the route as the bytes read, with their length.
  */
-export function largeBodyGate(max: number = MAX_LARGE_BODIES, threshold: number = MAX_BODY_BYTES): MiddlewareHandler {
+export function largeBodyGate(max: number = MAX_LARGE_BODIES, threshold: number = MAX_BODY_BYTES, maxBytes: number = MAX_CHAT_BODY_BYTES): MiddlewareHandler {
   let open = 0;
   return async (c, next) => {
     const declared = c.req.header('content-length');
-    const large = declared === undefined ? c.req.raw.body !== null : Number(declared) > threshold;
-    if (!large) return next();
-    if (open >= max) return envelopeResponse(new LargeBodiesBusyError());
-    open++;
+    let holding = false;
     try {
+      if (declared !== undefined) {
+        if (Number(declared) > threshold) {
+          if (open >= max) return envelopeResponse(new LargeBodiesBusyError());
+          open++;
+          holding = true;
+        }
+      } else if (c.req.raw.body) {
+        const chunks: Uint8Array[] = [];
+        let size = 0;
+        const reader = c.req.raw.body.getReader();
+        for (let r = await reader.read(); !r.done; r = await reader.read()) {
+          size += r.value.byteLength;
+          if (size > maxBytes) {
+            await reader.cancel().catch(() => undefined);
+            return envelopeResponse(new PayloadTooLargeError(maxBytes));
+          }
+          if (!holding && size > threshold) {
+            if (open >= max) {
+              await reader.cancel().catch(() => undefined);
+              return envelopeResponse(new LargeBodiesBusyError());
+            }
+            open++;
+            holding = true;
+          }
+          chunks.push(r.value);
+        }
+        const body = Buffer.concat(chunks);
+        const headers = new Headers(c.req.raw.headers);
+        headers.set('content-length', String(body.byteLength));
+        c.req.raw = new Request(c.req.raw.url, { method: c.req.raw.method, headers, body, signal: c.req.raw.signal });
+      }
       await next();
     } finally {
-      open--;
+      if (holding) open--;
     }
   };
 }
