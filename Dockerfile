@@ -48,15 +48,17 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 # ---- runtime: slim, no toolchain, no dev dependencies, no sources ---------------------------------
 FROM ${NODE_IMAGE} AS runtime
 # NODE_OPTIONS bounds the V8 heap so the process stays inside the platform's 256 MB limit: V8 collects
-# harder near 128 MB of old space instead of growing, and 16 MB semi-spaces size the young generation.
-# Chosen from CPU and peak RSS at 100/250/500 held streams against 8 MB semi-spaces and Node's defaults
-# (bench/streams.bench.ts, which reads this line; BENCHMARKS.md "Heap flags from the measurement"):
-# 8 MB semi-spaces cost the most CPU in scavenges, defaults the most memory. Change it only together
-# with the platform's memory limit.
+# harder near 128 MB of old space instead of growing, and 8 MB semi-spaces size the young generation.
+# Chosen on the Node this image runs (22.23.3) from CPU and peak RSS at 100/250/500 held streams against
+# 16 MB semi-spaces and Node's defaults (bench/streams.bench.ts, which reads this line; BENCHMARKS.md
+# "Held streams on Node 22"): on Node 22, 16 MB semi-spaces peaked at 240 MB at 500 streams against
+# 225 MB with 8 MB, for no less CPU at 250 and 500 (16.2 / 36.8 s against 14.5 / 34.3 s); Node's
+# defaults reached 353 MB. (On Node 20, 16 MB had cost less CPU: the flags were measured there before.)
+# Change it only together with the platform's memory limit.
 ENV NODE_ENV=production \
     AGENT_ENV=production \
     PORT=5055 \
-    NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=16"
+    NODE_OPTIONS="--max-old-space-size=128 --max-semi-space-size=8"
 WORKDIR /app
 # Owned by root, read-only to the service: the running process cannot rewrite its own code.
 COPY --from=prod-deps /app/node_modules ./node_modules
