@@ -9,7 +9,7 @@ import { createApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import { silentLogger } from '../src/logger.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
-import { createTurnRunner } from '../src/pipeline/run-turn.js';
+import { createTurnStarter } from '../src/pipeline/turn.js';
 import { drainTurn } from '../src/pipeline/drain-turn.js';
 import { toTurnRequest, chatRequestSchema } from '../src/request/chat-request.js';
 import { startFakeGateway } from '../tests/support/fake-gateway.js';
@@ -24,7 +24,7 @@ const config = parseConfig({ AGENT_ENV: 'test', LLM_GATEWAY_API_KEY: 'sk-bench',
 const client = new OpenAI({ baseURL: gw.baseUrl, apiKey: 'sk-bench', maxRetries: 0 });
 const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-bench' });
 const deps = await createTestDeps({ config, logger: silentLogger, gateway });
-const runner = createTurnRunner(deps);
+const startTurn = createTurnStarter(deps);
 const app = createApp(deps);
 const body = { query: 'thanks, and in one sentence please', message_history: [{ role: 'user', content: 'hello' }] };
 const request = toTurnRequest(chatRequestSchema.parse(body), config.gateway.defaultModel);
@@ -42,7 +42,8 @@ async function bare(): Promise<void> {
 }
 
 async function turn(): Promise<void> {
-  const res = await drainTurn(runner.run(request, { signal: new AbortController().signal, requestId: 'bench' }));
+  const turn = await startTurn(request, { signal: new AbortController().signal, requestId: 'bench' });
+  const res = await drainTurn(turn.events);
   if (!res.response_text) throw new Error('empty turn');
 }
 

@@ -131,7 +131,7 @@ describe('production entry point (dist, production dependencies only)', () => {
       const own = loaded.filter((url) => url.includes('/dist/src/'));
       // The record is real: the entry, the app and the pipeline were loaded through the hook.
       expect(own.some((url) => url.endsWith('/dist/src/server.js'))).toBe(true);
-      expect(own.some((url) => url.endsWith('/dist/src/pipeline/run-turn.js'))).toBe(true);
+      expect(own.some((url) => url.endsWith('/dist/src/pipeline/turn.js'))).toBe(true);
       expect(own.filter((url) => url.includes('/dist/src/sandbox/'))).toEqual([]);
       expect(existsSync(join(install.dir, 'dist', 'src', 'sandbox'))).toBe(false);
     });

@@ -29,7 +29,7 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from '../logger.js';
 import { DEFAULT_JOB_CONCURRENCY, jobSignal, type JobHandler, type JobKind, type JobQueue, type QueueHealth } from '../lifecycle/job-queue.js';
-import { errorType, noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
+import { errorType, noTelemetry, spanned, type Telemetry } from '../telemetry/telemetry.js';
 import type { Database } from './client.js';
 
 export interface PostgresJobQueueOptions {
@@ -104,17 +104,15 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       logger.info('job already done or running elsewhere; skipped', { kind, job_id: job.id });
       return;
     }
-    const span = telemetry.backgroundSpan(kind, link, { 'campus.job.id': job.id });
     try {
-      await handler(payload, { key, span, signal: jobSignal(options.expireSeconds) });
-      await database.sql`update job_runs set done_at = now() where key = ${key}`;
+      await spanned(telemetry.backgroundSpan(kind, link, { 'campus.job.id': job.id }), async (span) => {
+        await handler(payload, { key, span, signal: jobSignal(options.expireSeconds) });
+        await database.sql`update job_runs set done_at = now() where key = ${key}`;
+      });
     } catch (err) {
-      span.fail(errorType(err));
       // Given up: the claim goes back, so the retry (on any replica) may take it at once.
       await database.sql`delete from job_runs where key = ${key} and done_at is null`.catch(() => undefined);
       throw err;
-    } finally {
-      span.end();
     }
   }
 
@@ -141,10 +139,10 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
         // The database is away: run it here rather than lose it.
         logger.warn('job could not be queued; running it in this process', { kind, error: errorType(err) });
         const handler = handlers.get(kind);
-        const span = telemetry.backgroundSpan(kind, linkedTo);
-        handler?.(payload, { key, span, signal: jobSignal(options.expireSeconds) })
-          .catch((failure: unknown) => logger.error('job failed', { kind, err: failure }))
-          .finally(() => span.end());
+        if (!handler) return;
+        spanned(telemetry.backgroundSpan(kind, linkedTo), (span) => handler(payload, { key, span, signal: jobSignal(options.expireSeconds) })).catch(
+          (failure: unknown) => logger.error('job failed', { kind, err: failure }),
+        );
       });
     },
     async start() {

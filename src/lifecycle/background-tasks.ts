@@ -3,7 +3,7 @@
  * what is registered, within a bound, so SIGTERM does not lose a memory write that already started.
  */
 import type { Logger } from '../logger.js';
-import { errorType, noTelemetry, type Telemetry, type TraceSpan } from '../telemetry/telemetry.js';
+import { noTelemetry, spanned, type Telemetry, type TraceSpan } from '../telemetry/telemetry.js';
 
 export interface BackgroundTasks {
   /**
@@ -28,17 +28,10 @@ export function createBackgroundTasks(logger: Logger, telemetry: Telemetry = noT
         logger.warn('background task refused during shutdown', { task: name });
         return;
       }
-      const span = telemetry.backgroundSpan(name, linkedTo);
       const p: Promise<unknown> = Promise.resolve()
-        .then(() => task(span))
-        .catch((err: unknown) => {
-          span.fail(errorType(err));
-          logger.error('background task failed', { task: name, err });
-        })
-        .finally(() => {
-          span.end();
-          running.delete(p);
-        });
+        .then(() => spanned(telemetry.backgroundSpan(name, linkedTo), task))
+        .catch((err: unknown) => logger.error('background task failed', { task: name, err }))
+        .finally(() => running.delete(p));
       running.add(p);
     },
     get pending() {

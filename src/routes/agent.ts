@@ -10,11 +10,11 @@ import { requestTrace } from '../http/trace.js';
 import { validJson } from '../http/validate.js';
 import { drainTurn } from '../pipeline/drain-turn.js';
 import { clientEventData, type ClientEvent } from '../pipeline/events.js';
+import { createTurnStarter, type TurnDeps } from '../pipeline/turn.js';
 import { chatRequestSchema, toTurnRequest } from '../request/chat-request.js';
 import { sseStream, type SseEvent } from '../sse/sse-stream.js';
-import { createTurnStarter, type TurnStartDeps } from './turn-start.js';
 
-export interface AgentRouteDeps extends TurnStartDeps {
+export interface AgentRouteDeps extends TurnDeps {
   guard: MiddlewareHandler;
 }
 
@@ -27,16 +27,16 @@ export function createAgentRoutes(deps: AgentRouteDeps) {
 
   return new Hono<AppEnv>()
     .post('/agent/respond', deps.guard, validJson(chatRequestSchema), async (c) => {
-      const { events } = await startTurn(request(c.req.valid('json')), c.req.raw.signal, c.get('requestId'), requestTrace(c));
-      return c.json(await drainTurn(events));
+      const turn = await startTurn(request(c.req.valid('json')), { signal: c.req.raw.signal, requestId: c.get('requestId'), trace: requestTrace(c) });
+      return c.json(await drainTurn(turn.events));
     })
     .post('/agent/respond/stream', deps.guard, validJson(chatRequestSchema), async (c) => {
       const requestId = c.get('requestId');
-      const { events, controller } = await startTurn(request(c.req.valid('json')), c.req.raw.signal, requestId, requestTrace(c));
-      return sseStream(c, events, {
+      const turn = await startTurn(request(c.req.valid('json')), { signal: c.req.raw.signal, requestId, trace: requestTrace(c) });
+      return sseStream(c, turn.events, {
         frame: asSseEvent,
         keepAliveMs: deps.config.sseKeepAliveMs,
-        onAbort: () => controller.abort(),
+        onAbort: () => turn.abort(),
         onError: (err) => deps.logger.error('turn stream failed', { request_id: requestId, err }),
       });
     });

@@ -14,6 +14,7 @@ import type { AppEnv } from '../http/app-env.js';
 import { requestTrace } from '../http/trace.js';
 import { validJson } from '../http/validate.js';
 import { turnError } from '../pipeline/drain-turn.js';
+import { createTurnStarter, type StartedTurn, type TurnDeps } from '../pipeline/turn.js';
 import type { ClientEvent } from '../pipeline/events.js';
 import { CAMPUS_AGENT_MODEL, openAIChatRequestSchema, toChatRequestBody } from '../request/openai-request.js';
 import { toTurnRequest } from '../request/chat-request.js';
@@ -29,9 +30,8 @@ import {
   type CompletionIdentity,
   type TurnExtras,
 } from './openai-shapes.js';
-import { createTurnStarter, type StartedTurn, type TurnStartDeps } from './turn-start.js';
 
-export interface OpenAIRouteDeps extends TurnStartDeps {
+export interface OpenAIRouteDeps extends TurnDeps {
   guard: MiddlewareHandler;
   /** The chat routes' guard: the larger body limit and its gate (http/body-limit.ts). */
   chatGuard: MiddlewareHandler;
@@ -75,8 +75,9 @@ async function* asChunks(turn: StartedTurn, who: CompletionIdentity, includeUsag
     } else if (e.type === 'done') {
       const tail = markdownTail(extras);
       if (tail) yield frame(completionChunk(who, { content: tail }));
-      yield frame(completionChunk(who, {}, turn.outcome.cut ? 'length' : 'stop'));
-      if (includeUsage) yield frame(usageChunk(who, turn.outcome));
+      const outcome = await turn.outcome;
+      yield frame(completionChunk(who, {}, outcome.cut ? 'length' : 'stop'));
+      if (includeUsage) yield frame(usageChunk(who, outcome));
       yield { data: '[DONE]' };
       return;
     }
@@ -95,13 +96,13 @@ export function createOpenAIRoutes(deps: OpenAIRouteDeps) {
       const body = c.req.valid('json');
       const request = toTurnRequest(toChatRequestBody(body, c.req.header('x-user-id')), deps.config.gateway.defaultModel);
       const requestId = c.get('requestId');
-      const turn = await startTurn(request, c.req.raw.signal, requestId, requestTrace(c));
+      const turn = await startTurn(request, { signal: c.req.raw.signal, requestId, trace: requestTrace(c) });
       const who: CompletionIdentity = { id: `chatcmpl-${requestId}`, created: Math.floor(deps.now().getTime() / 1000), model: body.model };
 
       if (body.stream) {
         return sseStream(c, asChunks(turn, who, body.stream_options?.include_usage === true), {
           keepAliveMs: deps.config.sseKeepAliveMs,
-          onAbort: () => turn.controller.abort(),
+          onAbort: () => turn.abort(),
           onError: (err) => deps.logger.error('turn stream failed', { request_id: requestId, err }),
           failure: { data: JSON.stringify(openAIError(500, INTERNAL_ERROR)) },
         });
@@ -112,7 +113,8 @@ export function createOpenAIRoutes(deps: OpenAIRouteDeps) {
         if (e.type === 'error') throw turnError(e);
         if (e.type === 'done') {
           const content = e.response.response_text + markdownTail(extras);
-          return c.json(completionObject(who, content, turn.outcome.cut ? 'length' : 'stop', turn.outcome));
+          const outcome = await turn.outcome;
+          return c.json(completionObject(who, content, outcome.cut ? 'length' : 'stop', outcome));
         }
       }
       throw turnError(null);

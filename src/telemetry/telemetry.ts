@@ -141,12 +141,13 @@ export function errorType(err: unknown): string {
 }
 
 /**
- * `work` under `span`: the span fails with the error's type when `work` rejects and ends when it
- * settles; `onValue` may set attributes from the result first.
+ * Work under a span, the one way it is written: the span fails with the error's type when `work`
+ * rejects and ends when it settles; `onValue` may set attributes from the result first. `work` may be
+ * a function given the span (background work that records on it) or a promise already running.
  */
-export async function spanned<T>(span: TraceSpan, work: Promise<T>, onValue?: (value: T) => void): Promise<T> {
+export async function spanned<T>(span: TraceSpan, work: Promise<T> | ((span: TraceSpan) => Promise<T>), onValue?: (value: T) => void): Promise<T> {
   try {
-    const value = await work;
+    const value = await (typeof work === 'function' ? work(span) : work);
     onValue?.(value);
     return value;
   } catch (err) {
@@ -155,6 +156,24 @@ export async function spanned<T>(span: TraceSpan, work: Promise<T>, onValue?: (v
   } finally {
     span.end();
   }
+}
+
+/**
+ * A stream of events under a span that ends with it (fails on a throw). Only when the span records: a
+ * no-op span adds no generator hop to the stream.
+ */
+export function spannedEvents<E>(span: TraceSpan, events: AsyncGenerator<E>): AsyncGenerator<E> {
+  if (!span.recording) return events;
+  return (async function* () {
+    try {
+      yield* events;
+    } catch (err) {
+      span.fail(errorType(err));
+      throw err;
+    } finally {
+      span.end();
+    }
+  })();
 }
 
 /** `gen_ai.provider.name` of a gateway model id: its vendor prefix (`openai/gpt-4o-mini` → `openai`). */

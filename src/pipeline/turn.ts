@@ -1,0 +1,321 @@
+/**
+ * A chat turn, from its admission to its last event, as one object that owns what it holds: its
+ * controller (the client's disconnect, the deadline and the service's shutdown all abort it), its
+ * in-flight slot, its budget reservation, its span and its metrics. Everything it took is given back in
+ * one ordered `close`, however the turn ends: refused at the door, answered, failed, abandoned by its
+ * client, or never read at all. Every chat encoding (the agent routes' JSON and SSE, the OpenAI-compatible
+ * route) starts turns here and only encodes their events.
+ *
+ * Admission, in CONTRACT.md's order after the guard and validation: gateway configured (503) → overload
+ * (503 + Retry-After) → turns in flight (429) → budget (429/503) and moderation. A refusal there throws
+ * the AppError that `onError` answers before any stream starts.
+ *
+ * The turn itself binds its user's memory once (none for an anonymous or canned turn), plans, prepares
+ * (tools, recall, prompt), then runs deliver(verify(execute(prepared))). A refusal (moderation, flagrant
+ * injection) is a canned turn through the same verify and deliver stages, with no model call, no tools
+ * and no map.
+ */
+import { budgetBucket, type Admission, type AdmissionDecision } from '../admission/admission.js';
+import type { AnswerNotes } from '../guards/answer-notes.js';
+import { detectFlagrantInjection, INJECTION_REFUSAL } from '../guards/injection.js';
+import { TooManyRequestsError } from '../http/errors.js';
+import type { OverloadGuard } from '../lifecycle/overload.js';
+import type { TurnsInFlight } from '../lifecycle/turns-in-flight.js';
+import { noUserMemory, type TurnMemory, type UserMemory } from '../memory/turn-memory.js';
+import { reservationTokens } from '../model/estimate-usage.js';
+import { ModelNotConfiguredError } from '../model/gateway-errors.js';
+import type { ModelGateway } from '../model/gateway.js';
+import type { TurnRequest } from '../request/chat-request.js';
+import type { LeakPolicy } from '../security/leak-policy.js';
+import {
+  errorType,
+  noRequestTrace,
+  providerOf,
+  spannedEvents,
+  type RefusalReason,
+  type RequestTrace,
+  type Telemetry,
+  type TraceSpan,
+  type TurnOutcomeLabel,
+} from '../telemetry/telemetry.js';
+import { isClientEvent, type ClientEvent, type TurnEvent } from './events.js';
+import { prepareTurn, type PrepareDeps } from './prepare.js';
+import type { TurnContext, TurnOutcome } from './stage.js';
+import { createDeliverStage } from './stages/deliver.js';
+import { createExecute, type Execute } from './stages/execute.js';
+import { planTurn, type Plan } from './stages/plan.js';
+import { createVerifyStage } from './stages/verify.js';
+import { TurnTimeoutError } from './turn-errors.js';
+
+export interface TurnDeps extends PrepareDeps {
+  gateway: ModelGateway | null;
+  turnMemory: TurnMemory;
+  admission: Admission;
+  leaks: LeakPolicy;
+  telemetry: Telemetry;
+  turns: TurnsInFlight;
+  overload: OverloadGuard;
+}
+
+/** Where a turn comes from: its request's signal (the client going away), id and trace. */
+export interface TurnOrigin {
+  signal: AbortSignal;
+  requestId: string;
+  trace?: RequestTrace;
+}
+
+/** How a turn ended: its tokens and cut (TurnOutcome) and the label its metrics and span carry. */
+export interface TurnResult extends TurnOutcome {
+  label: TurnOutcomeLabel;
+}
+
+export interface StartedTurn {
+  /** The turn's client events, ending with `done` or `error`; the turn holds its resources until they end. */
+  readonly events: AsyncGenerator<ClientEvent>;
+  /** Ends the turn (its client went away); a turn whose events were never read releases at once. */
+  abort(): void;
+  /**
+   * Resolves once the answer is settled, before `done` is yielded (so an encoder reads it when `done`
+   * arrives), or when the turn ended without one.
+   */
+  readonly outcome: Promise<TurnResult>;
+}
+
+/** A canned turn binds nothing. */
+const CANNED_PLAN: Plan = { groups: [], ungroupedTools: false, showMap: false, conversational: true, genEds: false, recallMemory: false, memoryTools: false };
+
+/** Where the turn's text comes from: the model, a canned refusal, or a preparation that failed. */
+type Source =
+  | { kind: 'model'; run: Execute; prepared: Awaited<ReturnType<typeof prepareTurn>> }
+  | { kind: 'canned'; text: string; reason: NonNullable<AnswerNotes['refused']> }
+  | { kind: 'failed'; err: unknown };
+
+async function* sourceEvents(source: Source, ctx: TurnContext): AsyncGenerator<TurnEvent> {
+  if (source.kind === 'failed') throw source.err;
+  if (source.kind === 'canned') yield { type: 'text', text: source.text };
+  else yield* source.run(source.prepared, ctx);
+}
+
+/** Builds the turn starter once; each call admits one request and returns the started turn. */
+export function createTurnStarter(deps: TurnDeps) {
+  const { config, telemetry } = deps;
+  const metrics = telemetry.metrics;
+  const verify = createVerifyStage({ leaks: deps.leaks });
+  const execute = deps.gateway
+    ? createExecute({
+        gateway: deps.gateway,
+        logger: deps.logger,
+        maxOutputTokens: config.budget.maxOutputTokens,
+        maxAnswerChars: config.maxAnswerChars,
+        leaks: deps.leaks,
+      })
+    : null;
+
+  /** One admitted (or refused) request: what it holds, released once by `close`. */
+  class Turn implements StartedTurn {
+    readonly events: AsyncGenerator<ClientEvent>;
+    readonly outcome: Promise<TurnResult>;
+    private readonly controller = new AbortController();
+    private readonly startedAt = performance.now();
+    private readonly span: TraceSpan;
+    private readonly releaseTrace: () => void;
+    private readonly onClientAbort = () => this.controller.abort();
+    private deadline: ReturnType<typeof setTimeout> | null = null;
+    private finishInFlight: (() => void) | null = null;
+    private decision: AdmissionDecision | null = null;
+    /** Tokens and cut, added to by execute's passes (through the context). */
+    private readonly tally: TurnOutcome = { promptTokens: 0, completionTokens: 0, cut: false };
+    private label: TurnOutcomeLabel = 'aborted';
+    private firstDeltaAt: number | null = null;
+    /** The answer of a good turn (`done`), for memory extraction once the turn's hold went back. */
+    private answered: { memory: UserMemory; text: string } | null = null;
+    private reading = false;
+    private closed = false;
+    private readonly request: TurnRequest;
+    private readonly origin: TurnOrigin;
+    private readonly settle: (result: TurnResult) => void;
+
+    constructor(request: TurnRequest, origin: TurnOrigin) {
+      this.request = request;
+      this.origin = origin;
+      let settle: (result: TurnResult) => void = () => undefined;
+      this.outcome = new Promise((resolve) => (settle = resolve));
+      this.settle = settle;
+      const trace = origin.trace ?? noRequestTrace;
+      // The turn's span (GenAI `invoke_agent`); the request's server span stays open until the turn ends.
+      this.span = trace.span.child('invoke_agent campus-assistant', {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'campus-assistant',
+        'gen_ai.provider.name': providerOf(request.model),
+        'gen_ai.request.model': request.model,
+        'campus.user.hash': request.userId !== null && trace.span.recording ? telemetry.userHash(request.userId) : undefined,
+        'campus.history.turns': request.history.length,
+      });
+      this.releaseTrace = trace.hold();
+      if (origin.signal.aborted) this.controller.abort();
+      origin.signal.addEventListener('abort', this.onClientAbort, { once: true });
+      this.events = this.run();
+    }
+
+    abort(): void {
+      this.controller.abort();
+      // A generator never started runs no `finally`: what it holds is released here instead.
+      if (!this.reading) void this.close();
+    }
+
+    /** Takes the in-flight slot and the admission's decision; on a refusal, releases and throws. */
+    async admit(): Promise<void> {
+      /** A refusal at the door: counted by its reason, the turn's span failed, everything released. */
+      const refuse = async (err: unknown, reason: RefusalReason | null) => {
+        if (reason) metrics.refusal(reason);
+        this.span.fail(errorType(err));
+        await this.close();
+        return err;
+      };
+      try {
+        // Counted from here to the turn's last event; a user at the cap is answered 429 before the budget.
+        this.finishInFlight = deps.turns.start(budgetBucket(this.request), this.controller);
+      } catch (err) {
+        throw await refuse(err, 'turns_in_flight');
+      }
+      const admission = this.span.child('admission');
+      try {
+        this.decision = await deps.admission.admit(this.request, this.controller.signal, admission);
+        admission.set({ 'campus.admission.refusal': this.decision.refusal?.reason });
+        admission.end();
+      } catch (err) {
+        admission.fail(errorType(err));
+        admission.end();
+        // A 429 from admission is the budget (the in-flight cap answered above); a 503 is not a refusal.
+        throw await refuse(err, err instanceof TooManyRequestsError ? 'budget' : null);
+      }
+      if (this.decision.refusal) {
+        metrics.refusal('moderation');
+        this.label = 'refused';
+      }
+      metrics.turnStarted();
+      this.deadline = setTimeout(() => this.controller.abort(new TurnTimeoutError()), config.turnTimeoutMs);
+    }
+
+    /** The turn's client events; one generator from the stages to the route (no wrapper on the delta path). */
+    private async *run(): AsyncGenerator<ClientEvent> {
+      this.reading = true;
+      try {
+        if (this.closed || !this.decision) return;
+        const { request } = this;
+        const refusal = this.decision.refusal;
+        const injection = !refusal && detectFlagrantInjection(request.query);
+        const canned = refusal ?? (injection ? { text: INJECTION_REFUSAL, reason: 'injection' as const } : null);
+        const signal = this.controller.signal;
+        const span = this.span;
+        // Every line the turn writes carries its request id (and, with tracing on, its trace and span ids).
+        const log = deps.logger.child({ request_id: this.origin.requestId });
+        // The one place a turn's user is decided: anonymous and canned turns have no memory.
+        const memory: UserMemory =
+          canned || request.userId === null ? noUserMemory : deps.turnMemory.forUser(request.userId, { logger: log, span });
+        const planSpan = span.child('plan');
+        const plan = canned ? CANNED_PLAN : planTurn(request, memory);
+        planSpan.set({ 'campus.plan.groups': plan.groups, 'campus.plan.recall_memory': plan.recallMemory, 'campus.plan.canned': canned !== null });
+        planSpan.end();
+
+        // Prepared before the stages are composed, so verify sees the final system prompt; a failure here
+        // still leaves through deliver as the turn's `error` event.
+        let source: Source;
+        if (canned) source = { kind: 'canned', ...canned };
+        else if (!execute) source = { kind: 'failed', err: new ModelNotConfiguredError() };
+        else {
+          try {
+            const prepared = await prepareTurn({ ...deps, logger: log }, { request, plan, memory, signal, span });
+            // Admission holds a first pass before the prompt exists: it learns how large prompts are.
+            deps.admission.notePromptSize(reservationTokens(prepared.messages[0]) + reservationTokens(prepared.toolbox.definitions));
+            source = { kind: 'model', run: execute, prepared };
+          } catch (err) {
+            source = { kind: 'failed', err };
+          }
+        }
+        const ctx: TurnContext = {
+          request,
+          plan,
+          signal,
+          requestId: this.origin.requestId,
+          systemPrompt: source.kind === 'model' ? source.prepared.systemPrompt : '',
+          budget: this.decision.budget,
+          outcome: this.tally,
+          span,
+          metrics,
+        };
+        const deliver = createDeliverStage({ admission: deps.admission, logger: log, leaks: deps.leaks, ...(canned && { refused: canned.reason }) });
+        const verified = spannedEvents(span.child('verify'), verify(sourceEvents(source, ctx), ctx));
+
+        for await (const e of spannedEvents(span.child('deliver'), deliver(verified, ctx))) {
+          if (!isClientEvent(e)) continue;
+          if (e.type === 'delta') {
+            if (this.firstDeltaAt === null) this.firstDeltaAt = performance.now();
+          } else if (e.type === 'done') {
+            this.answered = { memory, text: e.response.response_text };
+            if (this.label !== 'refused') this.label = 'completed';
+            this.settle(this.result());
+          } else if (e.type === 'error') this.label = 'failed';
+          yield e;
+        }
+      } finally {
+        await this.close();
+      }
+    }
+
+    private result(): TurnResult {
+      return { ...this.tally, label: this.label };
+    }
+
+    /**
+     * The one release, in order: the deadline; the budget's unused reservation (after the stages closed,
+     * so every pass is settled); memory extraction (after the hold went back, so its own reservation
+     * sees the day's real room; it never throws); the in-flight slot; the metrics, span and trace hold;
+     * the client's abort listener. Runs once; a refusal at the door runs it too.
+     */
+    private async close(): Promise<void> {
+      if (this.closed) return;
+      this.closed = true;
+      if (this.deadline) clearTimeout(this.deadline);
+      try {
+        await this.decision?.budget.release();
+      } finally {
+        if (this.answered) {
+          const { request } = this;
+          this.answered.memory.afterTurn({ query: request.query, history: request.history, answer: this.answered.text });
+        }
+        this.finishInFlight?.();
+        if (this.decision) {
+          const now = performance.now();
+          metrics.turnEnded({
+            outcome: this.label,
+            durationS: (now - this.startedAt) / 1000,
+            firstDeltaS: this.firstDeltaAt === null ? null : (this.firstDeltaAt - this.startedAt) / 1000,
+          });
+          this.span.set({
+            'campus.turn.outcome': this.label,
+            'gen_ai.usage.input_tokens': this.tally.promptTokens,
+            'gen_ai.usage.output_tokens': this.tally.completionTokens,
+            'campus.answer.cut': this.tally.cut,
+          });
+          if (this.label === 'failed') this.span.fail('turn_error');
+        }
+        this.span.end();
+        this.releaseTrace();
+        this.origin.signal.removeEventListener('abort', this.onClientAbort);
+        this.settle(this.result());
+      }
+    }
+  }
+
+  return async function startTurn(request: TurnRequest, origin: TurnOrigin): Promise<StartedTurn> {
+    if (!deps.gateway) throw new ModelNotConfiguredError();
+    // A saturated process refuses new turns first (503 + Retry-After), before anything is held.
+    deps.overload.admit();
+    const turn = new Turn(request, origin);
+    await turn.admit();
+    return turn;
+  };
+}
+
+export type TurnStarter = ReturnType<typeof createTurnStarter>;

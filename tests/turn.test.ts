@@ -1,0 +1,109 @@
+/**
+ * The started turn as an object that owns what it holds (src/pipeline/turn.ts): its in-flight slot,
+ * its budget reservation and its outcome, released once however it ends: answered, abandoned before
+ * its events were read, refused at the door, or cut by its client mid-answer.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { unmeteredBudget, type TurnBudget } from '../src/admission/admission.js';
+import { TooManyRequestsError } from '../src/http/errors.js';
+import { createOpenAIGateway } from '../src/model/openai-gateway.js';
+import { createTurnStarter, type StartedTurn } from '../src/pipeline/turn.js';
+import { toTurnRequest } from '../src/request/chat-request.js';
+import { fakeAdmission } from './support/admission-fakes.js';
+import { createTestDeps } from './support/deps.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+
+let gw: FakeGateway | null = null;
+afterEach(async () => {
+  await gw?.close();
+  gw = null;
+});
+
+/** A budget that counts its releases. */
+function countingBudget(): TurnBudget & { releases: number } {
+  const budget = {
+    ...unmeteredBudget,
+    releases: 0,
+    release: async () => {
+      budget.releases++;
+    },
+  };
+  return budget;
+}
+
+async function setUp(admit?: () => Promise<never>) {
+  const fake = await startFakeGateway();
+  gw = fake;
+  const budget = countingBudget();
+  const deps = await createTestDeps({
+    gateway: createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-test-gateway-key' }),
+    admission: fakeAdmission({ admit: admit ?? (async () => ({ refusal: null, budget })) }),
+  });
+  const start = createTurnStarter(deps);
+  const request = toTurnRequest({ query: 'hello there', user_id: 'u-1' }, deps.config.gateway.defaultModel);
+  const origin = () => ({ signal: new AbortController().signal, requestId: 'req-1' });
+  return { gw: fake, deps, budget, start: () => start(request, origin()), startWith: (signal: AbortSignal) => start(request, { signal, requestId: 'req-2' }) };
+}
+
+async function drain(turn: StartedTurn): Promise<string[]> {
+  const types: string[] = [];
+  for await (const e of turn.events) types.push(e.type);
+  return types;
+}
+
+describe('a started turn', () => {
+  it('holds its slot until its events end, and settles its outcome before done reaches the reader', async () => {
+    const { gw, deps, budget, start } = await setUp();
+    gw.enqueue({ text: ['Hel', 'lo'], usage: { prompt_tokens: 120, completion_tokens: 7 } });
+    const turn = await start();
+    expect(deps.turns.size).toBe(1);
+    let atDone: unknown = null;
+    for await (const e of turn.events) {
+      if (e.type !== 'done') continue;
+      // Read the way an encoder reads it on `done`: already settled, the slot still held.
+      atDone = await Promise.race([turn.outcome, new Promise((r) => setTimeout(() => r('pending'), 50))]);
+      expect(deps.turns.size).toBe(1);
+    }
+    expect(atDone).toEqual({ promptTokens: 120, completionTokens: 7, cut: false, label: 'completed' });
+    expect(deps.turns.size).toBe(0);
+    expect(budget.releases).toBe(1);
+  });
+
+  it('releases everything when aborted before its events were read (a generator never started runs no finally)', async () => {
+    const { gw, deps, budget, start } = await setUp();
+    const turn = await start();
+    expect(deps.turns.size).toBe(1);
+    turn.abort();
+    await expect(turn.outcome).resolves.toMatchObject({ label: 'aborted', promptTokens: 0 });
+    expect(deps.turns.size).toBe(0);
+    expect(budget.releases).toBe(1);
+    // Read afterwards, it ends at once with nothing, and releases nothing twice.
+    expect(await drain(turn)).toEqual([]);
+    expect(budget.releases).toBe(1);
+    expect(gw.chatRequests()).toHaveLength(0);
+  });
+
+  it('gives its slot back when admission refuses it at the door', async () => {
+    const { deps, start } = await setUp(async () => Promise.reject(new TooManyRequestsError('no tokens left today', 60)));
+    await expect(start()).rejects.toBeInstanceOf(TooManyRequestsError);
+    expect(deps.turns.size).toBe(0);
+  });
+
+  it('ends when its client goes away mid-answer: the upstream call is aborted, the slot and reservation released once', async () => {
+    const { gw, deps, budget, startWith } = await setUp();
+    gw.enqueue({ text: ['one ', 'two '], hang: true });
+    const client = new AbortController();
+    const turn = await startWith(client.signal);
+    const seen: string[] = [];
+    for await (const e of turn.events) {
+      seen.push(e.type);
+      if (e.type === 'delta') client.abort();
+    }
+    await gw.waitForAbort();
+    expect(seen).toContain('delta');
+    expect(seen).not.toContain('done');
+    await expect(turn.outcome).resolves.toMatchObject({ label: 'aborted' });
+    expect(deps.turns.size).toBe(0);
+    expect(budget.releases).toBe(1);
+  });
+});
