@@ -3,7 +3,7 @@
  * drift: no import cycle between files or between folders ("rooms") of src/, every import going down the
  * declared order of rooms (ROOMS, the README's "Rooms of src/"), nothing below the pipeline
  * reaching up into it, the database schema not reaching into memory, the sandbox loaded only through
- * the one dynamic import in server.ts, tests importing no script entry point, benches taking their fakes
+ * the one dynamic import in server/build-deps.ts, tests importing no script entry point, benches taking their fakes
  * from tests/support/ only. `npx vitest run tests/architecture.test.ts` is the command to check it.
  */
 import { join } from 'node:path';
