@@ -1,11 +1,50 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-// Tests start real servers (HTTP, MCP, PGlite over the wire protocol); two cores on CI,
-// so files run in parallel forks with generous timeouts instead of fixed sleeps.
+/**
+ * Test files only the full suite runs (`npm run test:full`, what CI runs): each starts the service or
+ * its replicas as child processes, installs the production build, drives a browser, runs `npm run
+ * eval` or stops a database under load. Everything else runs in-process against real parts (listening
+ * servers, the MCP server, the fake gateway, Postgres) and is the fast loop, `npm test`.
+ */
+export const FULL_SUITE_ONLY = [
+  'tests/chaos-database.test.ts', // 20 trials of a database stopped and restarted under streaming turns
+  'tests/job-queue-takeover.test.ts', // a replica killed mid-job, its job taken over
+  'tests/replicas-burst.test.ts', // two service processes on one real Postgres, 120 turns at once
+  'tests/production-entry.test.ts', // `npm ci --omit=dev` with a native build, then the production entry
+  'tests/playground-browser.test.ts', // headless Chromium against the playground
+  'tests/eval.test.ts', // `npm run eval` as a child process
+  'tests/lifecycle.test.ts', // SIGTERM drains of a service process
+  'tests/deploy-spawn-service.test.ts',
+  'tests/deploy-dockerfile.test.ts',
+  'tests/deploy-script.test.ts',
+  'tests/memory-e2e.test.ts',
+  'tests/memory-near-budget.test.ts',
+  'tests/telemetry-export.test.ts',
+  'tests/zero-config-run.test.ts',
+  'tests/campus-startup.test.ts',
+  'tests/sandbox-main.test.ts',
+  'tests/chat-client-session.test.ts',
+  'tests/answer-cap.test.ts', // RSS bounds of a spawned service under endless answers
+  'tests/client-dead-ends.test.ts', // 10 chats of 3.5 MB against a spawned service
+  'tests/db-memory-store.test.ts', // the database stopped and restarted under the service
+  'tests/leak-suite.test.ts', // every secret kind under every transformation, through both routes (CPU-bound, ~20 s)
+];
+
+/** `npm run test:full` sets it: every file, one at a time as CI always ran them. */
+const full = process.env.CAMPUS_FULL_SUITE === '1';
+
+// Tests start real servers (HTTP, MCP, PGlite over the wire protocol), in forks with generous timeouts
+// instead of fixed sleeps. The fast loop runs two files at once (they wait on sockets more than they
+// compute) and shares each fork's module cache between its files (no test patches a global; importing
+// the service once per fork instead of once per file is half the time): 42 s against 160 s on a
+// 2-core machine. The full suite keeps vitest's defaults (isolated files, cores - 1 at once), since its
+// memory bounds and process kills are measured without a neighbour.
 export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
+    exclude: full ? configDefaults.exclude : [...configDefaults.exclude, ...FULL_SUITE_ONLY],
     pool: 'forks',
+    ...(!full && { maxWorkers: 2, isolate: false }),
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

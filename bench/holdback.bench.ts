@@ -17,20 +17,14 @@ import { collectSecrets } from '../src/security/secrets.js';
 import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
 import { unmeteredBudget } from '../src/admission/admission.js';
 import { createAnswerStream } from '../src/guards/answer-stream.js';
+import { FAKE_SECRETS_ENV } from '../tests/support/fake-secrets.js';
 import { ms, quantile } from './stats.js';
 import { noSpan, noTelemetry } from '../src/telemetry/telemetry.js';
 
 const GAP_MS = 10;
 const RUNS_PER_ANSWER = 20;
 
-const config = parseConfig({
-  AGENT_ENV: 'test',
-  LLM_GATEWAY_API_KEY: 'sk-or-v1-5f0c9a7e3b1d4c2a8e6f0b9d7c5a3e1f2b4d6c8a0e9f7d5b',
-  EMBEDDINGS_API_KEY: 'sk-proj-Q7w9E2r4T6y8U0i1O3p5A7s9D1f3G5h7',
-  AGENT_SHARED_SECRET: 'shared-6d1f3a9c0b8e7d5c4a2f1e0d9c8b7a6f',
-  DATABASE_URL: 'postgres://campus:Pa55w0rd-Zq8@db-7f3k.internal.example.net:5432/campus',
-  MCP_SERVER_URL: 'https://tools-9x2.internal.example.org/mcp',
-});
+const config = parseConfig({ AGENT_ENV: 'test', ...FAKE_SECRETS_ENV });
 const TOOL_NAMES = [
   'maps_search_buildings', 'maps_get_path', 'maps_list_possible_locations', 'maps_distance_between', 'maps_show_map',
   'courses_fetch_course_by_id', 'courses_search_courses_by_query', 'courses_fetch_course_schedules',

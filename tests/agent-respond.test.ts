@@ -3,22 +3,20 @@
  * the turn (validation, 503 without a model, budget, moderation and injection refusals), failures,
  * answer review, memory hooks and log hygiene. Tool turns: agent-tools.test.ts.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TooManyRequestsError } from '../src/http/errors.js';
 import { INJECTION_REFUSAL } from '../src/guards/injection.js';
 import { createLogger } from '../src/logger.js';
 import type { TurnMemory } from '../src/memory/turn-memory.js';
 import { moderatedAdmission, refusingAdmission, replacingAdmission } from './support/admission-fakes.js';
 import { startTurnHarness, type TurnHarness, type TurnHarnessOptions } from './support/turn-harness.js';
+import { closeAfterEach } from './support/cleanup.js';
 
-const open: TurnHarness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0).reverse()) await h.close();
-});
+const defer = closeAfterEach();
 
 async function harness(options: TurnHarnessOptions = {}): Promise<TurnHarness> {
   const h = await startTurnHarness(options);
-  open.push(h);
+  defer(() => h.close());
   return h;
 }
 

@@ -3,7 +3,7 @@
  * `done.response_text`, status events around tools, the `error` event, and a client that disconnects
  * mid-stream aborting the upstream model request (and still being charged).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listen } from './support/listen.js';
 import type { AppDeps } from '../src/deps.js';
 import { TooManyRequestsError } from '../src/http/errors.js';
@@ -12,11 +12,9 @@ import { testConfig } from './support/deps.js';
 import { refusingAdmission } from './support/admission-fakes.js';
 import { sseEventsOf } from './support/sse.js';
 import { startTurnHarness } from './support/turn-harness.js';
+import { closeAfterEach } from './support/cleanup.js';
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
+const defer = closeAfterEach();
 
 /** Raw wire shape of a stream without comments: every frame is one `event:` line and one `data:` line. */
 const FRAMED = /^(event: [a-z]+\ndata: [^\n]+\n\n)+$/;
@@ -25,7 +23,7 @@ const FRAMED = /^(event: [a-z]+\ndata: [^\n]+\n\n)+$/;
 async function start(deps: Partial<AppDeps> = {}) {
   const h = await startTurnHarness({ tools: [{ name: 'eats_get_locations_open_now', run: async () => '### 🟢 Schatz Dining Room' }], deps });
   const server = await listen(h.app.fetch);
-  closers.push(() => h.close(), () => server.close());
+  defer(() => h.close(), () => server.close());
   const url = `${server.base}/agent/respond/stream`;
   const post = (body: unknown, signal?: AbortSignal) =>
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), ...(signal && { signal }) });

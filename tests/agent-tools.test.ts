@@ -2,10 +2,11 @@
  * Tool turns of `POST /agent/respond`: the whole pipeline against the fake gateway (real HTTP, streamed
  * chunks, split tool-call arguments) and a real MCP tool server over Streamable HTTP.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_TOOL_CALLS_PER_PASS, TOOL_CALLS_DEFERRED } from '../src/pipeline/stages/execute.js';
 import { startTestMcpServer, type TestMcpServer, type TestTool } from './support/test-mcp-server.js';
 import { startTurnHarness, type TurnHarness, type TurnHarnessOptions } from './support/turn-harness.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 const EATS_TEXT = '# Open now\n\n**2 locations found**\n\n### 🟢 La Prima Espresso\n**Hours:** 8:00 AM - 4:00 PM';
 
@@ -16,14 +17,11 @@ const defaultTools = (): TestTool[] => [
   { name: 'bus_next_arrivals', run: async () => 'Route 61C in 4 minutes' },
 ];
 
-const open: TurnHarness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0).reverse()) await h.close();
-});
+const defer = closeAfterEach();
 
 async function harness(options: TurnHarnessOptions = {}): Promise<TurnHarness> {
   const h = await startTurnHarness({ tools: defaultTools(), ...options });
-  open.push(h);
+  defer(() => h.close());
   return h;
 }
 

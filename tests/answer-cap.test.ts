@@ -7,18 +7,16 @@
  */
 import { spawnSync } from 'node:child_process';
 import { imageNodeOptions } from './support/image-flags.js';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_CUT_NOTE } from '../src/pipeline/stages/execute.js';
 import { procStatusKb } from '../bench/proc.js';
 import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { REPO_ROOT, spawnService, type ServiceProcess } from './support/spawn-service.js';
 import { collectSseEvents } from './support/sse.js';
+import { closeAfterEach } from './support/cleanup.js';
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
+const defer = closeAfterEach();
 
 /** An endless answer: `total` characters in `size`-character deltas, whatever max_tokens says. */
 const endless = (total: number, size: number) => ({
@@ -31,7 +29,7 @@ describe('the answer cap', () => {
 
   it('stops reading at MAX_ANSWER_CHARS on the JSON route: the answer ends with the note, the upstream call is aborted', async () => {
     h = await startAdmissionApp({ env: { MAX_ANSWER_CHARS: '3000' } });
-    closers.push(() => h.close());
+    defer(() => h.close());
     h.gw.enqueue({ ...endless(100_000, 50), hang: true });
     const res = await h.post('/agent/respond', { query: 'tell me everything' });
     expect(res.status).toBe(200);
@@ -44,7 +42,7 @@ describe('the answer cap', () => {
 
   it('does the same on the stream route: deltas end with the note, then done', async () => {
     h = await startAdmissionApp({ env: { MAX_ANSWER_CHARS: '3000' } });
-    closers.push(() => h.close());
+    defer(() => h.close());
     h.gw.enqueue({ ...endless(100_000, 50), hang: true });
     const base = await h.listen();
     const res = await fetch(`${base}/agent/respond/stream`, {
@@ -62,7 +60,7 @@ describe('the answer cap', () => {
 
   it('ends an answer cut by max_tokens with the same note', async () => {
     h = await startAdmissionApp({ env: { MAX_OUTPUT_TOKENS: '100' } });
-    closers.push(() => h.close());
+    defer(() => h.close());
     h.gw.enqueue({ text: 'word '.repeat(1_000).match(/.{1,40}/g)! });
     const body = await (await h.post('/agent/respond', { query: 'tell me everything' })).json();
     expect(h.gw.chatRequests()[0].max_tokens).toBe(100);
@@ -106,10 +104,10 @@ describe('in the compiled service process', () => {
 
   it('each stream ends capped, and peak RSS stays ≤ 200 MB', async () => {
     gw = await startFakeGateway();
-    closers.push(() => gw.close());
+    defer(() => gw.close());
     gw.handler = () => endless(12_000_000, 4_000);
     service = await startCompiled(gw);
-    closers.push(() => service.stop());
+    defer(() => service.stop());
     const { ends, peakMb } = await threeStreams(service);
     for (const end of ends) {
       expect(end.type).toBe('done');
@@ -122,10 +120,10 @@ describe('in the compiled service process', () => {
 
   it('three 12 MB answers in one SSE line each: each stream ends at the response byte limit, peak RSS ≤ 200 MB', async () => {
     gw = await startFakeGateway();
-    closers.push(() => gw.close());
+    defer(() => gw.close());
     gw.handler = () => ({ text: ['x'.repeat(12_000_000)], ignoreMaxTokens: true });
     service = await startCompiled(gw);
-    closers.push(() => service.stop());
+    defer(() => service.stop());
     const { ends: last, peakMb } = await threeStreams(service);
     const ends = last.map((e) => e.type);
     // Nothing of the line was parsed before the limit: the turn ends with the gateway's error event.

@@ -5,7 +5,7 @@
  * tool-using turn is charged; a client that disconnects mid-stream is still charged for the streamed
  * pass; title calls are charged to the user.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRIMMED_RESULT_MARKER } from '../src/pipeline/stages/execute.js';
 import { readSseEvents } from '../src/sandbox/chat/sse-reader.js';
 import { silentLogger } from '../src/logger.js';
@@ -13,17 +13,15 @@ import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
 import { postgresBackend, sqliteBackend } from './support/budget-backends.js';
 import { startTestMcpServer } from './support/test-mcp-server.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 const NOON = new Date('2026-11-21T12:00:00.000Z');
 const DAY = '2026-11-21';
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
+const defer = closeAfterEach();
 
 async function start(options: Parameters<typeof startAdmissionApp>[0] = {}): Promise<AdmissionApp> {
   const h = await startAdmissionApp({ now: () => NOON, ...options });
-  closers.push(() => h.close());
+  defer(() => h.close());
   return h;
 }
 
@@ -37,7 +35,7 @@ describe.each([sqliteBackend(), postgresBackend()])('budget at the edge through 
     const budget = await backend.open();
     const mcp = await startTestMcpServer({ tools: [{ name: 'eats_get_locations_open_now', run: async () => '### Schatz Dining Room' }] });
     const campusTools = createMcpCampusTools({ url: mcp.url, logger: silentLogger, callTimeoutMs: 2_000 });
-    closers.push(() => mcp.close(), () => campusTools.close());
+    defer(() => mcp.close(), () => campusTools.close());
     const h = await start({
       budget,
       campusTools,
@@ -117,7 +115,7 @@ describe('budget through the app', () => {
   it('charges every pass of a turn that calls a tool', async () => {
     const mcp = await startTestMcpServer({ tools: [{ name: 'eats_get_locations_open_now', run: async () => '### 🟢 Schatz Dining Room' }] });
     const campusTools = createMcpCampusTools({ url: mcp.url, logger: silentLogger, callTimeoutMs: 2_000 });
-    closers.push(() => mcp.close(), () => campusTools.close());
+    defer(() => mcp.close(), () => campusTools.close());
     const h = await start({ campusTools });
     h.gw.enqueue(
       { toolCalls: [{ name: 'eats_get_locations_open_now', arguments: {} }], usage: { prompt_tokens: 300, completion_tokens: 12 } },
@@ -134,7 +132,7 @@ describe('budget through the app', () => {
     const big = 'Schatz Dining Room serves breakfast, lunch and dinner. '.repeat(200).slice(0, 11_000);
     const mcp = await startTestMcpServer({ tools: [{ name: 'eats_get_locations_open_now', run: async () => big }] });
     const campusTools = createMcpCampusTools({ url: mcp.url, logger: silentLogger, callTimeoutMs: 2_000 });
-    closers.push(() => mcp.close(), () => campusTools.close());
+    defer(() => mcp.close(), () => campusTools.close());
     const h = await start({ campusTools, env: { MAX_OUTPUT_TOKENS: '300', DAILY_TOKEN_LIMIT: String(LIMIT) } });
     let squeeze = false;
     h.gw.handler = async (body) => {

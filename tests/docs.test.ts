@@ -3,9 +3,10 @@
  * DEPLOY.md and docs/design/*.md name exists (tests/support/doc-claims.ts says how each is read).
  * A file moved or renamed without its docs fails here, naming the doc and the claim.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { FULL_SUITE_ONLY } from '../vitest.config.js';
 import { checkedDocs, readTree, staleClaims } from './support/doc-claims.js';
 import { REPO_ROOT } from './support/spawn-service.js';
 
@@ -36,6 +37,10 @@ describe('docs', () => {
       'variable TURN_START_MODE',
       'link old-turns.md',
     ]);
+  });
+
+  it('lists only test files that exist as full-suite-only (vitest.config.ts)', () => {
+    expect(FULL_SUITE_ONLY.filter((f) => !existsSync(join(REPO_ROOT, f)))).toEqual([]);
   });
 
   it('accepts what exists: a path with a line number, a script, a variable, a sibling link', () => {

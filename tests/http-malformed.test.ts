@@ -107,9 +107,11 @@ describe('CONNECT and abandoned requests', () => {
         const socket = connect(ownPort, '127.0.0.1');
         await new Promise<void>((r) => socket.once('connect', () => r()));
         const logged = lines.length;
+        // The server's `request` event: the head was parsed and the app was handed the request, whose
+        // body it now reads; then the client goes away.
+        const received = new Promise<void>((r) => own.once('request', () => r()));
         socket.write(`POST /agent/respond HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n${body}`);
-        // Wait until the request reached the app (its body is being read), then go away.
-        await new Promise((r) => setTimeout(r, 100));
+        await received;
         socket.destroy();
         await vi.waitFor(() => expect(lines.slice(logged).some((l) => l.msg === 'request')).toBe(true), { timeout: 5_000 });
         const access = lines.slice(logged).find((l) => l.msg === 'request')!;

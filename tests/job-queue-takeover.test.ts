@@ -9,7 +9,7 @@
  *    one model call, one fact.
  */
 import PgBoss from 'pg-boss';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { createPostgresJobQueue } from '../src/db/postgres-job-queue.js';
 import { runMigrations } from '../src/db/migrate.js';
@@ -21,24 +21,23 @@ import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { until } from './support/until.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { spawnService, type ServiceProcess } from './support/spawn-service.js';
+import { closeAfterAll } from './support/cleanup.js';
 
 const isExtraction = (body: any) => body?.response_format?.type === 'json_object';
 
 let pg: TestPostgres;
 let database: Database;
-const closers: (() => Promise<unknown>)[] = [];
+// What a test opened (the file's database and the services and fakes of each test) closes after the file.
+const defer = closeAfterAll({ bestEffort: true });
 
 beforeAll(async () => {
   pg = await startTestPostgres();
-  closers.push(() => pg.stop());
+  defer(() => pg.stop());
   database = createDatabase(pg.url, { max: 2 });
-  closers.push(() => database.close());
+  defer(() => database.close());
   await runMigrations(database);
 }, 60_000);
 
-afterAll(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
-});
 
 const factsOf = async (userId: string) =>
   database.sql<{ text: string }[]>`select text from memory_facts where user_id = ${userId}`;
@@ -51,7 +50,7 @@ describe('a replica killed mid-extraction', () => {
 
   beforeAll(async () => {
     gw = await startFakeGateway();
-    closers.push(() => gw.close());
+    defer(() => gw.close());
     gw.handler = (body: any) => {
       if (!isExtraction(body)) return { text: 'Noted, good luck this term!' };
       extractionCalls++;
@@ -75,7 +74,7 @@ describe('a replica killed mid-extraction', () => {
   it('is taken over by the other replica, which stores the fact exactly once (5 rounds)', async () => {
     const subjects = ['chemistry', 'physics', 'history', 'music', 'design'];
     let victim: ServiceProcess = await spawnService({ entry: 'source', env: env() });
-    closers.push(() => victim.stop('SIGKILL'));
+    defer(() => victim.stop('SIGKILL'));
     for (const [round, subject] of subjects.entries()) {
       const user = `queue-round-${round}`;
       hangNext = true;
@@ -90,7 +89,7 @@ describe('a replica killed mid-extraction', () => {
       // The victim (the only replica) took the job: its extraction call is in flight, and hangs.
       await until('the victim’s extraction call', () => extractionCalls === callsBefore + 1);
       const survivor = await spawnService({ entry: 'source', env: env() });
-      closers.push(() => survivor.stop('SIGKILL'));
+      defer(() => survivor.stop('SIGKILL'));
       const killed = await victim.stop('SIGKILL');
       const killedAt = Date.now();
       expect(killed.signal).toBe('SIGKILL');
@@ -126,7 +125,7 @@ describe('a replica killed mid-extraction', () => {
 describe('two replicas racing for the same job', () => {
   it('stores the fact once, from one model call', async () => {
     const gw = await startFakeGateway();
-    closers.push(() => gw.close());
+    defer(() => gw.close());
     let calls = 0;
     gw.handler = (body: any) => {
       if (!isExtraction(body)) return { text: 'ok' };
@@ -137,11 +136,11 @@ describe('two replicas racing for the same job', () => {
     const replicas = [];
     for (let i = 0; i < 2; i++) {
       const db = createDatabase(pg.url, { max: 2 });
-      closers.push(() => db.close());
+      defer(() => db.close());
       const jobs = createPostgresJobQueue({ url: pg.url, database: db, logger: silentLogger, expireSeconds: 30, pollingSeconds: 0.5 });
       testTurnMemory({ store: createPostgresStore({ database: db, embeddingModel: null }), gateway, jobs });
       await jobs.start();
-      closers.push(() => jobs.stop(1_000));
+      defer(() => jobs.stop(1_000));
       replicas.push(jobs);
     }
     // The same job twice (a retried enqueue), both replicas polling: each may fetch one.

@@ -19,28 +19,23 @@ import { TITLE_SYSTEM_PROMPT } from '../src/model/title.js';
 import { canonicalText } from './support/canonical-text.js';
 import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
 import { createTestDeps, testConfig, testTurnMemory } from './support/deps.js';
+import { FAKE_SECRET_PARTS, FAKE_SECRETS_ENV } from './support/fake-secrets.js';
 import { startFakeGateway, type FakeGateway, type FakeReply } from './support/fake-gateway.js';
 import { listen, type Listening } from './support/listen.js';
 import { collectSseEvents } from './support/sse.js';
 
-const SECRET = 'c9f1e27a4b6d08e3f5a1c7b92d4e6f80';
-const env = {
-  LLM_GATEWAY_API_KEY: 'sk-or-v1-5f0c9a7e3b1d4c2a8e6f0b9d7c5a3e1f2b4d6c8a0e9f7d5b',
-  EMBEDDINGS_API_KEY: 'sk-proj-Q7w9E2r4T6y8U0i1O3p5A7s9D1f3G5h7',
-  AGENT_SHARED_SECRET: `shared-${SECRET}`,
-  DATABASE_URL: 'postgres://campus:Pa55w0rd-Zq8x7Lm@db-7f3k.internal.example.net:5432/campus',
-  MCP_SERVER_URL: 'https://tools-9x2.internal.example.org/mcp?token=tok-8Hq2Lx9Vb4Nc7Zt1',
-};
+const SECRET = FAKE_SECRET_PARTS.sharedSecretHex;
+const env = FAKE_SECRETS_ENV;
 
 // Each secret kind: the value as configured (hosts count only whole, so they get no fragment case).
 const KINDS: Array<{ kind: string; value: string; random: boolean }> = [
   { kind: 'gateway key', value: env.LLM_GATEWAY_API_KEY, random: true },
   { kind: 'embeddings key', value: env.EMBEDDINGS_API_KEY, random: true },
   { kind: 'shared secret', value: env.AGENT_SHARED_SECRET, random: true },
-  { kind: 'database password', value: 'Pa55w0rd-Zq8x7Lm', random: true },
-  { kind: 'tool server token', value: 'tok-8Hq2Lx9Vb4Nc7Zt1', random: true },
-  { kind: 'database host', value: 'db-7f3k.internal.example.net', random: false },
-  { kind: 'tool server host', value: 'tools-9x2.internal.example.org', random: false },
+  { kind: 'database password', value: FAKE_SECRET_PARTS.databasePassword, random: true },
+  { kind: 'tool server token', value: FAKE_SECRET_PARTS.toolServerToken, random: true },
+  { kind: 'database host', value: FAKE_SECRET_PARTS.databaseHost, random: false },
+  { kind: 'tool server host', value: FAKE_SECRET_PARTS.toolServerHost, random: false },
 ];
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
@@ -163,8 +158,15 @@ beforeAll(async () => {
   const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: env.LLM_GATEWAY_API_KEY, retryBackoffMs: 1, outbound: policy.redact });
   store = createInMemoryStore({ embeddingModel: null });
   background = createBackgroundTasks(logger);
-  const deps = await createTestDeps({ config, logger, gateway, memory: store, background });
-  deps.turnMemory = testTurnMemory({ store, gateway, background, logger, leaks: deps.leaks });
+  const memory = store;
+  const deps = await createTestDeps({
+    config,
+    logger,
+    gateway,
+    memory,
+    background,
+    turnMemory: ({ leaks }) => testTurnMemory({ store: memory, gateway, background, logger, leaks }),
+  });
   server = await listen(createApp(deps).fetch);
   // One turn to learn the system prompt the pipeline really builds.
   answerWith({ text: 'Hello.' });

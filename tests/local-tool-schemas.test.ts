@@ -27,8 +27,12 @@ beforeAll(async () => {
   const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-chat-key', retryBackoffMs: 1 });
   const store = createInMemoryStore({ embeddingModel: null });
   const background = createBackgroundTasks(silentLogger);
-  const deps = await createTestDeps({ gateway, memory: store, background });
-  deps.turnMemory = createTurnMemory({ store, embedder: null, gateway, background, logger: silentLogger, extractionModel: 'x/y', leaks: deps.leaks });
+  const deps = await createTestDeps({
+    gateway,
+    memory: store,
+    background,
+    turnMemory: ({ leaks }) => createTurnMemory({ store, embedder: null, gateway, background, logger: silentLogger, extractionModel: 'x/y', leaks }),
+  });
   gw.handler = (body) => (body.model === 'x/y' ? { text: '{"operations": []}' } : { text: 'Noted.' });
   const res = await createApp(deps).request('/agent/respond', {
     method: 'POST',

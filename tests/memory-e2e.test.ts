@@ -5,7 +5,7 @@
  * clear all; a database that stops answering makes health 503 while chat still answers; and the real
  * entry point, stopped with SIGTERM right after a turn, still stores the extracted fact.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listen } from './support/listen.js';
 import { createApp } from '../src/app.js';
 import { createDatabase } from '../src/db/client.js';
@@ -18,11 +18,9 @@ import { createTestDeps, testTurnMemory } from './support/deps.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { spawnService } from './support/spawn-service.js';
 import { collectSseEvents } from './support/sse.js';
+import { closeAfterEach } from './support/cleanup.js';
 
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
-});
+const defer = closeAfterEach({ bestEffort: true });
 
 /** Extraction requests are the JSON-mode chat completions. */
 const isExtraction = (body: any) => body?.response_format?.type === 'json_object';
@@ -30,20 +28,20 @@ const systemPrompt = (body: any): string => body.messages.find((m: any) => m.rol
 
 async function startStack() {
   const pg: TestPostgres = await startTestPostgres();
-  closers.push(() => pg.stop());
+  defer(() => pg.stop());
   const database = createDatabase(pg.url, { max: 4, connectTimeoutSeconds: 2 });
-  closers.push(() => database.close());
+  defer(() => database.close());
   const store = createPostgresStore({ database, embeddingModel: null, healthTimeoutMs: 1500 });
   await store.init();
   const gw: FakeGateway = await startFakeGateway();
-  closers.push(() => gw.close());
+  defer(() => gw.close());
   const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-test-gateway', retryBackoffMs: 1 });
   const background = createBackgroundTasks(silentLogger);
   const turnMemory = testTurnMemory({ store, gateway, background });
   const deps = await createTestDeps({ memory: store, gateway, background, turnMemory });
   const app = createApp(deps);
   const server = await listen(app.fetch);
-  closers.push(() => server.close());
+  defer(() => server.close());
   const base = server.base;
   const post = (path: string, body: unknown) =>
     fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -149,9 +147,9 @@ describe('memory through the chat pipeline', () => {
 describe('the real entry point', () => {
   it('SIGTERM right after a turn still stores the extracted fact', async () => {
     const pg = await startTestPostgres();
-    closers.push(() => pg.stop());
+    defer(() => pg.stop());
     const gw = await startFakeGateway();
-    closers.push(() => gw.close());
+    defer(() => gw.close());
     // The extraction answer is slow, so the signal arrives while it is still in flight.
     gw.handler = (body) =>
       isExtraction(body) ? { text: '{"operations": [{"op": "add", "text": "Is a first-year in CS"}]}', delayMs: 1500 } : { text: 'Welcome to campus!' };
@@ -160,7 +158,7 @@ describe('the real entry point', () => {
       entry: 'source',
       env: { AGENT_ENV: 'test', DATABASE_URL: pg.url, LLM_GATEWAY_API_KEY: 'sk-test', LLM_GATEWAY_BASE_URL: gw.baseUrl },
     });
-    closers.push(() => service.stop('SIGKILL'));
+    defer(() => service.stop('SIGKILL'));
     const res = await fetch(`${service.url}/agent/respond`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -173,7 +171,7 @@ describe('the real entry point', () => {
     expect(exit.code).toBe(0);
 
     const database = createDatabase(pg.url, { max: 1 });
-    closers.push(() => database.close());
+    defer(() => database.close());
     const store = createPostgresStore({ database, embeddingModel: null });
     expect((await store.list('stu-9')).items).toMatchObject([{ kind: 'learned', text: 'Is a first-year in CS' }]);
   }, 60_000);

@@ -2,7 +2,7 @@
  * TurnMemory through real parts: the in-memory store, the real openai-based gateway and embeddings
  * client talking HTTP to the protocol-faithful fake gateway, the real background task registry.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { EMBEDDING_DIMENSIONS } from '../src/db/embedding-dimensions.js';
 import { createBackgroundTasks, type BackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import { createLogger } from '../src/logger.js';
@@ -14,16 +14,10 @@ import type { MemoryStore } from '../src/memory/store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
 import type { LocalTool } from '../src/tools/local-tool.js';
-import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { useFakeGateway } from './support/cleanup.js';
 import { baseLeakPolicy } from '../src/security/leak-policy.js';
 
-let gw: FakeGateway;
-beforeAll(async () => {
-  gw = await startFakeGateway();
-});
-afterAll(async () => {
-  await gw.close();
-});
+const gw = useFakeGateway('all');
 afterEach(() => {
   gw.embeddingFailure = null;
   gw.handler = null;

@@ -2,19 +2,13 @@
  * The openai-package gateway against the fake gateway over real HTTP: chunk assembly, usage, the single
  * retry, the deadline, and the caller's abort reaching the upstream request.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PassEvent } from '../src/model/gateway.js';
 import { ModelTimeoutError, ModelUnavailableError } from '../src/model/gateway-errors.js';
 import { createOpenAIGateway, type OpenAIGatewayOptions } from '../src/model/openai-gateway.js';
-import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { useFakeGateway } from './support/cleanup.js';
 
-let gw: FakeGateway;
-beforeEach(async () => {
-  gw = await startFakeGateway();
-});
-afterEach(async () => {
-  await gw.close();
-});
+const gw = useFakeGateway('each');
 
 const gateway = (o: Partial<OpenAIGatewayOptions> = {}) =>
   createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-test-key', retryBackoffMs: 1, ...o });

@@ -4,7 +4,7 @@
  * resources from configuration, a flagged answer is replaced, an outage fails open, and the budget is
  * checked before moderation (a spent budget is a 429 without any moderation call).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Admission } from '../src/admission/admission.js';
 import { createAdmission } from '../src/admission/create-admission.js';
 import { createModeration } from '../src/admission/moderation.js';
@@ -13,7 +13,7 @@ import type { TokenBudgetStore } from '../src/admission/token-budget.js';
 import { AppError } from '../src/http/errors.js';
 import { createLogger } from '../src/logger.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
-import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { useFakeGateway } from './support/cleanup.js';
 import { testConfig } from './support/deps.js';
 
 const config = testConfig({
@@ -26,16 +26,12 @@ const request = (query: string, userId: string | null = 'u-1'): TurnRequest => (
 const signal = new AbortController().signal;
 
 describe('admission with moderation', () => {
-  let gw: FakeGateway;
+  const gw = useFakeGateway('all');
   let budget: TokenBudgetStore;
   let admission: Admission;
   let lines: string[];
   const moderationCalls = () => gw.requests.filter((r) => r.path === '/v1/moderations').length;
 
-  beforeAll(async () => {
-    gw = await startFakeGateway();
-  });
-  afterAll(() => gw.close());
   beforeEach(() => {
     lines = [];
     gw.moderationFailure = null;

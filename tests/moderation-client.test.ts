@@ -3,11 +3,11 @@
  * per-category thresholds with self-harm judged first, fail-open on provider errors and timeouts with
  * a warning that carries neither the text nor the key, and no client at all without a key.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createModeration, judgeModeration, moderationFromConfig, MODERATION_MODEL } from '../src/admission/moderation.js';
 import { noModeration } from '../src/admission/admission.js';
 import { createLogger } from '../src/logger.js';
-import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { useFakeGateway } from './support/cleanup.js';
 import { testConfig } from './support/deps.js';
 import { createLeakPolicy } from '../src/security/leak-policy.js';
 
@@ -35,13 +35,9 @@ describe('judgeModeration', () => {
 });
 
 describe('createModeration over the fake gateway', () => {
-  let gw: FakeGateway;
+  const gw = useFakeGateway('all');
   let lines: string[];
   const logger = () => createLogger({ level: 'debug', sink: (l) => lines.push(l), leaks: createLeakPolicy({ random: [KEY], names: [] }) });
-  beforeAll(async () => {
-    gw = await startFakeGateway();
-  });
-  afterAll(() => gw.close());
   beforeEach(() => {
     lines = [];
     gw.moderationFailure = null;

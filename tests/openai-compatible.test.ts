@@ -41,8 +41,14 @@ beforeAll(async () => {
   const admission = createAdmission({ budget, moderation: noModeration, config, logger: silentLogger, now: () => new Date() });
   const store = createInMemoryStore({ embeddingModel: null });
   const background = createBackgroundTasks(silentLogger);
-  const deps = await createTestDeps({ config, gateway, memory: store, background, admission });
-  deps.turnMemory = testTurnMemory({ store, gateway, background, leaks: deps.leaks, reserve: admission.reserveCall });
+  const deps = await createTestDeps({
+    config,
+    gateway,
+    memory: store,
+    background,
+    admission,
+    turnMemory: ({ leaks }) => testTurnMemory({ store, gateway, background, leaks, reserve: admission.reserveCall }),
+  });
   server = await listen(createApp(deps).fetch);
   client = new OpenAI({ baseURL: `${server.base}/v1`, apiKey: SECRET, maxRetries: 0 });
 });

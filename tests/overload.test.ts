@@ -4,18 +4,16 @@
  * with `done`. The guard's other readings (event-loop delay, heap) refuse the same way, and a limit of 0
  * turns its check off.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/logger.js';
 import { createOverloadGuard, OverloadedError, type ProcessReadings } from '../src/lifecycle/overload.js';
 import { createTurnsInFlight } from '../src/lifecycle/turns-in-flight.js';
 import { listen } from './support/listen.js';
 import { collectSseEvents } from './support/sse.js';
 import { startTurnHarness, type TurnHarness } from './support/turn-harness.js';
+import { closeAfterEach } from './support/cleanup.js';
 
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c().catch(() => undefined);
-});
+const defer = closeAfterEach({ bestEffort: true });
 
 const quiet: ProcessReadings = { loopDelayMs: () => 0, heapPercent: () => 10 };
 
@@ -31,9 +29,9 @@ describe('overload refusal through the chat routes', () => {
       onRefusal: (reason) => refusals.push(reason),
     });
     const h: TurnHarness = await startTurnHarness({ deps: { turns, overload } });
-    closers.push(() => h.close());
+    defer(() => h.close());
     const server = await listen(h.app.fetch);
-    closers.push(() => server.close());
+    defer(() => server.close());
     // The first turn's answer is slow: 10 chunks 100 ms apart, so it is open while the others arrive.
     h.gw.enqueue({ text: Array.from({ length: 10 }, (_, i) => `part ${i} `), chunkDelayMs: 100 });
     const post = (path: string, body: unknown) =>

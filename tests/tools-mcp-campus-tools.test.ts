@@ -2,21 +2,20 @@
  * The MCP campus tools client against a real MCP server over Streamable HTTP: discovery and its cache,
  * groups and trimmed descriptions, list_changed, session loss, timeouts, failures and a dead server.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/logger.js';
 import type { CampusTools } from '../src/tools/campus-tools.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { startTestMcpServer, type TestMcpServer, type TestTool } from './support/test-mcp-server.js';
+import { closeAfterEach } from './support/cleanup.js';
 
-const open: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const o of open.splice(0).reverse()) await o.close();
-});
+const defer = closeAfterEach();
 
 async function setup(tools: TestTool[], opts: { now?: () => number; callTimeoutMs?: number } = {}) {
   const server = await startTestMcpServer({ tools });
   const client = createMcpCampusTools({ url: server.url, logger: silentLogger, ...opts });
-  open.push(server, client);
+  defer(() => server.close());
+  defer(() => client.close());
   return { server, client };
 }
 
@@ -86,7 +85,7 @@ describe('MCP campus tools: discovery', () => {
       return globalThis.fetch(input, init);
     };
     const client = createMcpCampusTools({ url, logger: silentLogger, now: () => t, fetch });
-    open.push(client);
+    defer(() => client.close());
     expect(await client.list()).toEqual([]);
     const afterFirst = attempts;
     expect(afterFirst).toBeGreaterThan(0);

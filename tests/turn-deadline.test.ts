@@ -4,22 +4,20 @@
  * aborted and the pass is still charged. Through the real routes, the real openai gateway and the fake
  * gateway (which stalls after its text chunks).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { testConfig } from './support/deps.js';
 import { listen } from './support/listen.js';
 import { collectSseEvents } from './support/sse.js';
 import { startTurnHarness, type TurnHarness } from './support/turn-harness.js';
+import { closeAfterEach } from './support/cleanup.js';
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
+const defer = closeAfterEach();
 
 async function harness(turnTimeoutMs: number): Promise<TurnHarness> {
   // The model call's own deadline is far later: only the turn deadline can end these turns.
   const config = testConfig({ TURN_TIMEOUT_MS: String(turnTimeoutMs), MODEL_CALL_TIMEOUT_MS: '60000' });
   const h = await startTurnHarness({ deps: { config } });
-  closers.push(() => h.close());
+  defer(() => h.close());
   return h;
 }
 
@@ -28,7 +26,7 @@ describe('turn deadline', () => {
     const h = await harness(300);
     h.gw.enqueue({ text: ['Schatz is ', 'open until '], hang: true });
     const server = await listen(h.app.fetch);
-    closers.push(() => server.close());
+    defer(() => server.close());
     const res = await fetch(`${server.base}/agent/respond/stream`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -3,23 +3,21 @@
  * 429 envelope with a short Retry-After (before the budget is read or the model called), other users
  * are not affected, and the slot frees as soon as a turn ends, however it ends.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTurnsInFlight, TooManyTurnsError } from '../src/lifecycle/turns-in-flight.js';
 import { testConfig } from './support/deps.js';
 import { listen } from './support/listen.js';
 import { startTurnHarness } from './support/turn-harness.js';
+import { closeAfterEach } from './support/cleanup.js';
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
+const defer = closeAfterEach();
 
 describe('turns in flight', () => {
   it('answers 429 with Retry-After past the cap for one user, not for another, and frees the slot when a turn ends', async () => {
     const h = await startTurnHarness({ deps: { config: testConfig({ MAX_TURNS_IN_FLIGHT: '2' }) } });
-    closers.push(() => h.close());
+    defer(() => h.close());
     const server = await listen(h.app.fetch);
-    closers.push(() => server.close());
+    defer(() => server.close());
     // Two turns that hang in the model until their client goes away.
     h.gw.enqueue({ text: ['one'], hang: true }, { text: ['two'], hang: true });
     const aborts = [new AbortController(), new AbortController()];

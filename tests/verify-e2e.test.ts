@@ -4,24 +4,22 @@
  * split across chunks; a flagrant injection is refused without any model call. Checks the SSE frames
  * the front end reads: deltas, one `map` before `done`, and `done` itself.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { listen } from './support/listen.js';
 import { INJECTION_REFUSAL } from '../src/guards/injection.js';
 import { startTurnHarness, type TurnHarness } from './support/turn-harness.js';
 import { testConfig } from './support/deps.js';
 import { collectSseEvents, type SseEvent } from './support/sse.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 const GATEWAY_KEY = 'sk-or-v1-9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c';
 
-const closers: Array<() => Promise<unknown>> = [];
-afterEach(async () => {
-  for (const c of closers.splice(0).reverse()) await c();
-});
+const defer = closeAfterEach();
 
 async function startStreaming(): Promise<{ h: TurnHarness; stream: (query: string) => Promise<SseEvent[]> }> {
   const h = await startTurnHarness({ deps: { config: testConfig({ LLM_GATEWAY_API_KEY: GATEWAY_KEY }) } });
   const server = await listen(h.app.fetch);
-  closers.push(() => h.close(), () => server.close());
+  defer(() => h.close(), () => server.close());
   const url = `${server.base}/agent/respond/stream`;
   const stream = async (query: string) => {
     const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });

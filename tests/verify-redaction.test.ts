@@ -12,15 +12,11 @@ import { createVerifyStage } from '../src/pipeline/stages/verify.js';
 import { NO_MAP } from '../src/campus/cmu-maps.js';
 import type { TurnEvent } from '../src/pipeline/events.js';
 import { testConfig } from './support/deps.js';
+import { FAKE_SECRET_PARTS, FAKE_SECRETS_ENV } from './support/fake-secrets.js';
 import { chunks, everyN, makeCtx, runVerify } from './support/verify.js';
 
-const config = testConfig({
-  LLM_GATEWAY_API_KEY: 'sk-or-v1-5f0c9a7e3b1d4c2a8e6f0b9d7c5a3e1f2b4d6c8a0e9f7d5b',
-  EMBEDDINGS_API_KEY: 'sk-proj-Q7w9E2r4T6y8U0i1O3p5A7s9D1f3G5h7',
-  AGENT_SHARED_SECRET: 'shared-6d1f3a9c0b8e7d5c4a2f1e0d9c8b7a6f',
-  DATABASE_URL: 'postgres://campus:Pa55w0rd-Zq8@db-7f3k.internal.example.net:5432/campus',
-  MCP_SERVER_URL: 'https://tools-9x2.internal.example.org/mcp',
-});
+const config = testConfig(FAKE_SECRETS_ENV);
+const { databasePassword, databaseHost, toolServerHost } = FAKE_SECRET_PARTS;
 const leaks = leakPolicyFromConfig(config);
 const options = { leaks };
 
@@ -36,10 +32,10 @@ const SECRET_KINDS: Array<[string, string, string]> = [
   ['gateway key', config.gateway.apiKey!, config.gateway.apiKey!],
   ['embeddings key', config.embeddings.apiKey!, config.embeddings.apiKey!],
   ['shared secret', config.sharedSecret!, config.sharedSecret!],
-  ['database URL', config.databaseUrl!, 'Pa55w0rd-Zq8'],
-  ['database password', 'Pa55w0rd-Zq8', 'Pa55w0rd-Zq8'],
-  ['database host', 'db-7f3k.internal.example.net', 'db-7f3k.internal.example.net'],
-  ['tool server URL', config.mcpServerUrl!, 'tools-9x2.internal.example.org'],
+  ['database URL', config.databaseUrl!, databasePassword],
+  ['database password', databasePassword, databasePassword],
+  ['database host', databaseHost, databaseHost],
+  ['tool server URL', config.mcpServerUrl!, toolServerHost],
   ['unconfigured sk- key', 'sk-abcdefghijklmnopqrstuvwxyz012345', 'abcdefghijklmnopqrstuvwxyz012345'],
   ['unconfigured OpenRouter key', 'sk-or-v1-0123456789abcdef0123456789abcdef', '0123456789abcdef0123456789abcdef'],
   ['bearer token', 'Bearer eyJhbGciOiJIUzI1NiJ9.e30.Zm9vYmFy123', 'eyJhbGciOiJIUzI1NiJ9.e30.Zm9vYmFy123'],

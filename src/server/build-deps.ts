@@ -31,6 +31,18 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 /** Resources to release at shutdown, closed in reverse order of creation. */
 export type Closer = { name: string; close: () => Promise<unknown> };
 
+/** What a turn's memory is built from, for an override that builds its own over the built parts. */
+export type TurnMemoryParts = Pick<AppDeps, 'memory' | 'gateway' | 'background' | 'jobs' | 'logger' | 'leaks' | 'admission'>;
+
+/**
+ * Parts given instead of built: a part given is used as it is (wrapped for telemetry like a built one),
+ * and nothing only it needed is opened (a given admission opens no budget store; a given gateway and
+ * tool client start no sandbox). The turn's memory may be given as a function of the built parts.
+ */
+export type DepsOverrides = Partial<Omit<AppDeps, 'turnMemory'>> & {
+  turnMemory?: AppDeps['turnMemory'] | ((parts: TurnMemoryParts) => AppDeps['turnMemory']);
+};
+
 export interface BuildOptions {
   /**
    * Where background jobs run: `configured` (the Postgres queue with DATABASE_URL, else in process),
@@ -38,6 +50,8 @@ export interface BuildOptions {
    * own process, and must not hand its jobs to a running replica.
    */
   jobs?: 'configured' | 'in-process';
+  /** Parts given instead of built (the tests' fakes; see DepsOverrides). */
+  overrides?: DepsOverrides;
 }
 
 /** What a build without the sandbox (the image) is told when configuration left a stand-in to it. */
@@ -57,8 +71,8 @@ export class NoSandboxInBuildError extends Error {
  * build contains. Without it, a configuration that names its model gateway and tool server runs without
  * a playground; one that leaves either to the sandbox stops with a message that names what to set.
  */
-async function startSandboxIfBuilt(config: Config, logger: Logger) {
-  const needs = { model: !config.gateway.apiKey, tools: !config.mcpServerUrl };
+async function startSandboxIfBuilt(config: Config, logger: Logger, given: DepsOverrides) {
+  const needs = { model: given.gateway === undefined && !config.gateway.apiKey, tools: given.campusTools === undefined && !config.mcpServerUrl };
   const loaded = await import('../sandbox/start-sandbox.js').catch((err: unknown) => {
     const notBuilt = (err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes('start-sandbox');
     if (!notBuilt) throw err;
@@ -71,6 +85,10 @@ async function startSandboxIfBuilt(config: Config, logger: Logger) {
   return null;
 }
 
+/**
+ * The one composition root: production (`server.ts`), `npm run eval` and the tests (through
+ * `tests/support/deps.ts`, which gives its fakes as overrides) all build their dependencies here.
+ */
 export async function buildDeps(
   config: Config,
   logger: Logger,
@@ -79,25 +97,30 @@ export async function buildDeps(
   closers: Closer[],
   options: BuildOptions = {},
 ): Promise<AppDeps> {
+  const given = options.overrides ?? {};
   // First, so a malformed catalog file stops startup (CatalogError names the file) before anything opens.
-  const catalog = loadCatalog(config.campus.buildingsFile);
-  const showMapTool = createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl });
-  const background = createBackgroundTasks(logger, telemetry);
-  const turns = createTurnsInFlight(config.maxTurnsInFlight, config.maxAnonymousTurnsInFlight);
-  const overload = createOverloadGuard({
-    limits: config.overload,
-    turns,
-    logger,
-    onRefusal: () => telemetry.metrics.refusal('overload'),
-  });
-  closers.push({ name: 'overload guard', close: async () => overload.close() });
+  const catalog = given.catalog ?? loadCatalog(config.campus.buildingsFile);
+  const showMapTool = given.showMapTool !== undefined ? given.showMapTool : createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl });
+  const now = given.now ?? (() => new Date());
+  const background = given.background ?? createBackgroundTasks(logger, telemetry);
+  const turns = given.turns ?? createTurnsInFlight(config.maxTurnsInFlight, config.maxAnonymousTurnsInFlight);
+  let overload = given.overload;
+  if (!overload) {
+    const guard = createOverloadGuard({ limits: config.overload, turns, logger, onRefusal: () => telemetry.metrics.refusal('overload') });
+    closers.push({ name: 'overload guard', close: async () => guard.close() });
+    overload = guard;
+  }
   // Postgres when DATABASE_URL is set (migrated under an advisory lock, vector size checked), else in-memory.
-  const { store: opened, database } = await createMemoryStoreFromConfig(config, logger);
+  let opened = given.memory;
+  let database = null;
+  if (opened) await opened.init();
+  else ({ store: opened, database } = await createMemoryStoreFromConfig(config, logger));
   const memory = telemetry.enabled ? observedStore(opened, telemetry.metrics) : opened;
   // Background jobs: on the Postgres queue when there is a database (replicas share it; a killed
   // replica's job is taken over), else in this process. Stopped by server.ts's drain, not a closer.
   const jobs =
-    database && config.databaseUrl && options.jobs !== 'in-process'
+    given.jobs ??
+    (database && config.databaseUrl && options.jobs !== 'in-process'
       ? createPostgresJobQueue({
           url: config.databaseUrl,
           database,
@@ -106,11 +129,12 @@ export async function buildDeps(
           expireSeconds: config.jobExpireSeconds,
           concurrency: config.jobConcurrency,
         })
-      : createInProcessQueue({ background, logger, expireSeconds: config.jobExpireSeconds, concurrency: config.jobConcurrency });
+      : createInProcessQueue({ background, logger, expireSeconds: config.jobExpireSeconds, concurrency: config.jobConcurrency }));
   closers.push({ name: 'memory store', close: () => memory.close() });
-  // Outside production, the sandbox stands in for what configuration leaves out, and serves the
-  // playground page. Loaded on demand: production never loads a sandbox module.
-  const sandbox = config.env === 'production' ? null : await startSandboxIfBuilt(config, logger);
+  // Outside production, the sandbox stands in for what configuration leaves out (and what no override
+  // gives), and serves the playground page. Loaded on demand: production never loads a sandbox module.
+  const needsSandbox = given.gateway === undefined || given.campusTools === undefined || given.playground === undefined;
+  const sandbox = config.env === 'production' || !needsSandbox ? null : await startSandboxIfBuilt(config, logger, given);
   // The sandbox tool server closes after the MCP client (closers run in reverse).
   if (sandbox) closers.push({ name: 'sandbox', close: () => sandbox.close() });
   // Chat model: the gateway, or the offline sandbox model behind the same openai client code path
@@ -122,38 +146,51 @@ export async function buildDeps(
     promptCacheKey: config.budget.promptCacheKey,
     outbound: leaks.redact,
   };
-  const untraced = config.gateway.apiKey
-    ? createOpenAIGateway({ baseUrl: config.gateway.baseUrl, apiKey: config.gateway.apiKey, ...gatewayLimits })
-    : sandbox?.model
-      ? createOpenAIGateway({ baseUrl: sandbox.model.baseUrl, apiKey: 'offline', fetch: sandbox.model.fetch, ...gatewayLimits })
-      : null;
+  const untraced =
+    given.gateway !== undefined
+      ? given.gateway
+      : config.gateway.apiKey
+        ? createOpenAIGateway({ baseUrl: config.gateway.baseUrl, apiKey: config.gateway.apiKey, ...gatewayLimits })
+        : sandbox?.model
+          ? createOpenAIGateway({ baseUrl: sandbox.model.baseUrl, apiKey: 'offline', fetch: sandbox.model.fetch, ...gatewayLimits })
+          : null;
   // With telemetry on, every model call gets its `chat` span and the gen_ai.client.* metrics.
   const gateway = untraced && telemetry.enabled ? tracedGateway(untraced, telemetry.metrics) : untraced;
-  const mcpUrl = config.mcpServerUrl ?? sandbox?.mcpUrl ?? null;
-  const campusTools = mcpUrl
-    ? createMcpCampusTools({ url: mcpUrl, logger, callTimeoutMs: config.toolCallTimeoutMs })
-    : noCampusTools;
-  closers.push({ name: 'campus tools client', close: () => campusTools.close() });
+  let campusTools = given.campusTools;
+  if (!campusTools) {
+    const mcpUrl = config.mcpServerUrl ?? sandbox?.mcpUrl ?? null;
+    const client = mcpUrl ? createMcpCampusTools({ url: mcpUrl, logger, callTimeoutMs: config.toolCallTimeoutMs }) : noCampusTools;
+    closers.push({ name: 'campus tools client', close: () => client.close() });
+    campusTools = client;
+  }
   // Admission: the token budget (SQLite by default; Postgres when replicas must share it) and moderation
   // (off without EMBEDDINGS_API_KEY). The store opens before serving so a bad TOKEN_USAGE_DB fails startup.
-  const budget = await createBudgetStoreFromConfig(config, database ? { database } : {});
-  closers.push({ name: 'token budget store', close: () => budget.close() });
-  const moderation = moderationFromConfig(config, logger);
-  const admission = createAdmission({ budget, moderation, config, logger, now: () => new Date() });
+  const moderation = given.moderation ?? moderationFromConfig(config, logger);
+  let admission = given.admission;
+  if (!admission) {
+    const budget = await createBudgetStoreFromConfig(config, database ? { database } : {});
+    closers.push({ name: 'token budget store', close: () => budget.close() });
+    admission = createAdmission({ budget, moderation, config, logger, now });
+  }
   // Long-term memory for signed-in turns (the pipeline skips it for anonymous ones); needs a model for extraction.
-  const turnMemory = gateway
-    ? createTurnMemory({
-        store: memory,
-        embedder: createEmbedderFromConfig(config),
-        gateway,
-        background,
-        jobs,
-        logger,
-        extractionModel: config.gateway.extractionModel,
-        leaks,
-        reserve: admission.reserveCall,
-      })
-    : noTurnMemory;
+  const parts: TurnMemoryParts = { memory, gateway, background, jobs, logger, leaks, admission };
+  const turnMemory =
+    typeof given.turnMemory === 'function'
+      ? given.turnMemory(parts)
+      : (given.turnMemory ??
+        (gateway
+          ? createTurnMemory({
+              store: memory,
+              embedder: createEmbedderFromConfig(config),
+              gateway,
+              background,
+              jobs,
+              logger,
+              extractionModel: config.gateway.extractionModel,
+              leaks,
+              reserve: admission.reserveCall,
+            })
+          : noTurnMemory));
   // Handlers are registered (the memory's extraction): the queue may start taking jobs.
   await jobs.start();
   return {
@@ -165,7 +202,7 @@ export async function buildDeps(
     jobs,
     turns,
     overload,
-    now: () => new Date(),
+    now,
     catalog,
     showMapTool,
     gateway,
@@ -174,6 +211,6 @@ export async function buildDeps(
     admission,
     moderation,
     telemetry,
-    playground: sandbox?.playground ?? null,
+    playground: given.playground !== undefined ? given.playground : (sandbox?.playground ?? null),
   };
 }

@@ -1,59 +1,47 @@
 /**
- * Test dependencies: the real modules with local defaults (in-memory store, silent logger), overridable
- * per test. Tests build apps through this instead of patching globals.
+ * Test dependencies through the service's one composition root (`src/server/build-deps.ts`): the real
+ * modules with local defaults (in-memory store, silent logger, no model, no tools, open admission, no
+ * overload guard), each overridable per test. Tests build apps through this instead of patching globals.
  */
-import { loadCatalog } from '../../src/campus/catalog.js';
-import { createShowMapTool } from '../../src/campus/show-map-tool.js';
 import { parseConfig, type Config } from '../../src/config.js';
 import type { AppDeps } from '../../src/deps.js';
 import { createBackgroundTasks } from '../../src/lifecycle/background-tasks.js';
-import { createTurnsInFlight } from '../../src/lifecycle/turns-in-flight.js';
 import { silentLogger } from '../../src/logger.js';
 import { createInMemoryStore } from '../../src/memory/in-memory-store.js';
 import { noTurnMemory, type TurnMemory } from '../../src/memory/turn-memory.js';
 import { createTurnMemory, type TurnMemoryOptions } from '../../src/memory/create-turn-memory.js';
 import { noTelemetry } from '../../src/telemetry/telemetry.js';
-import { createInProcessQueue } from '../../src/lifecycle/job-queue.js';
 import { noOverloadGuard } from '../../src/lifecycle/overload.js';
 import { noModeration, openAdmission } from '../../src/admission/admission.js';
 import { noCampusTools } from '../../src/tools/campus-tools.js';
 import { serviceReferencePrompts } from '../../src/memory/service-prompts.js';
 import { baseLeakPolicy, leakPolicyFromConfig } from '../../src/security/leak-policy.js';
+import { buildDeps, type DepsOverrides } from '../../src/server/build-deps.js';
 
 /** A configuration as the service would parse it from `env` (AGENT_ENV=test by default). */
 export function testConfig(env: Record<string, string | undefined> = {}): Config {
   return parseConfig({ AGENT_ENV: 'test', ...env });
 }
 
-export async function createTestDeps(overrides: Partial<AppDeps> = {}): Promise<AppDeps> {
+/** What a test gets unless it says otherwise: nothing that reaches out, nothing that refuses. */
+const TEST_DEFAULTS: DepsOverrides = {
+  gateway: null,
+  campusTools: noCampusTools,
+  turnMemory: noTurnMemory,
+  admission: openAdmission,
+  moderation: noModeration,
+  overload: noOverloadGuard,
+  playground: null,
+};
+
+export async function createTestDeps(overrides: DepsOverrides = {}): Promise<AppDeps> {
   const config = overrides.config ?? testConfig();
   const logger = overrides.logger ?? silentLogger;
-  const memory =
-    overrides.memory ??
-    createInMemoryStore({ embeddingModel: config.embeddings.apiKey ? config.embeddings.model : null });
-  await memory.init();
-  const catalog = overrides.catalog ?? loadCatalog(config.campus.buildingsFile);
-  const background = overrides.background ?? createBackgroundTasks(logger);
-  return {
-    config,
-    logger,
-    leaks: leakPolicyFromConfig(config, serviceReferencePrompts(config.campus)),
-    memory,
-    background,
-    jobs: createInProcessQueue({ background, logger, expireSeconds: config.jobExpireSeconds, concurrency: config.jobConcurrency }),
-    turns: createTurnsInFlight(config.maxTurnsInFlight, config.maxAnonymousTurnsInFlight),
-    overload: noOverloadGuard,
-    now: overrides.now ?? (() => new Date()),
-    catalog,
-    showMapTool: createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl }),
-    gateway: null,
-    campusTools: noCampusTools,
-    turnMemory: noTurnMemory,
-    telemetry: noTelemetry,
-    admission: openAdmission,
-    moderation: noModeration,
-    ...overrides,
-  };
+  const leaks = overrides.leaks ?? leakPolicyFromConfig(config, serviceReferencePrompts(config.campus));
+  // In memory whatever DATABASE_URL a test's configuration names (a test of Postgres gives its store).
+  const memory = overrides.memory ?? createInMemoryStore({ embeddingModel: config.embeddings.apiKey ? config.embeddings.model : null });
+  // Nothing a test builds here needs closing (in-memory store and queue; the rest is given).
+  return buildDeps(config, logger, leaks, overrides.telemetry ?? noTelemetry, [], { overrides: { ...TEST_DEFAULTS, ...overrides, memory } });
 }
 
 /**

@@ -2,7 +2,7 @@
  * What the project's docs name that must exist: paths (in code spans and relative Markdown links),
  * npm scripts (`npm run x`) and environment variables (UPPER_SNAKE names in code spans). A claim is
  * stale when its path is not in the tree, its script is not in package.json, or its variable is read
- * nowhere in the code (src, tests, bench, scripts, .ci, the Dockerfile).
+ * nowhere in the code (src, tests, bench, scripts, .ci, the Dockerfile, the tools' config files).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
@@ -41,7 +41,7 @@ export interface Tree {
 
 export function readTree(root: string): Tree {
   const files = treeFiles(root);
-  const codeFiles = files.filter((f) => /^(src|tests|bench|scripts|\.ci)\//.test(f) || f === 'Dockerfile' || f === 'package.json');
+  const codeFiles = files.filter((f) => /^(src|tests|bench|scripts|\.ci)\//.test(f) || /^(Dockerfile|package\.json|[\w-]+\.config\.ts)$/.test(f));
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   return {
     root,
