@@ -117,405 +117,509 @@ function firstEscapeOpener(text: string): number {
   return -1;
 }
 
-/** One canonical reading of the text (direct, or decoded) and its matchers' state. */
-interface Track {
-  /** Offsets where the last `ring.length` symbols came from. */
-  ring: number[];
-  count: number;
-  /** `count` just after the last digit. */
-  digitAt: number;
-  sState: number;
-  sLen: number;
-  /** An open secret span (start offset, -1 when none) and its end so far. */
-  spanStart: number;
-  spanEnd: number;
-  /** State in the whole-value automaton. */
-  wState: number;
-  pState: number;
-  pLen: number;
-  /** Fed since it was last closed (closing an idle reading is skipped: punctuation ends runs often). */
-  active: boolean;
+/** What every reading reports to: the spans to redact (absolute offsets) and whether the prompt leaked. */
+class Findings {
+  spans: Array<[number, number]> = [];
+  leaked = false;
 }
 
-/** A decoder feeding one track: bits accumulated, and where the byte being built started. */
-interface Decoder {
-  track: Track;
-  acc: number;
-  bits: number;
-  byteStart: number;
+/**
+ * One canonical reading of the text (direct, unescaped, or decoded from one encoding at one phase) and
+ * its matchers' state: the secret fragments, the whole values and the system prompt.
+ */
+class Reading {
+  /** Offsets where the last `ring.length` symbols came from; allocated on the first symbol (most decoded readings are never fed). */
+  ring: number[] = [];
+  count = 0;
+  /** `count` just after the last digit. */
+  digitAt = 0;
+  sState = 0;
+  sLen = 0;
+  /** An open secret span (start offset, -1 when none) and its end so far. */
+  spanStart = -1;
+  spanEnd = 0;
+  /** State in the whole-value automaton. */
+  wState = 0;
+  pState = 0;
+  pLen = 0;
+  /** Fed since it was last closed (closing an idle reading is skipped: punctuation ends runs often). */
+  active = false;
+  // The scan's parts, as own fields: read once per symbol on the hot path.
+  private readonly targets: LeakTargets;
+  private readonly mask: number;
+  private readonly ringSize: number;
+  private readonly findings: Findings;
+  /** Prompt runs at least this long hold the text (an escaped symbol is many characters: held sooner). */
+  private readonly promptHold: number;
+
+  constructor(scan: ScanContext, promptHold: number) {
+    this.targets = scan.targets;
+    this.mask = scan.mask;
+    this.ringSize = scan.ringSize;
+    this.findings = scan.findings;
+    this.promptHold = promptHold;
+  }
+
+  feed(flagged: number, from: number, to: number): void {
+    const { targets, mask, findings } = this;
+    this.active = true;
+    if (this.ring.length === 0) this.ring = new Array<number>(this.ringSize).fill(0);
+    this.ring[this.count & mask] = from;
+    this.count++;
+    if (flagged & DIGIT_FLAG) this.digitAt = this.count;
+    const symbol = flagged & SYMBOL_MASK;
+    if (targets.fragments) {
+      const r = targets.fragments.step(this.sState, this.sLen, symbol);
+      this.sState = r.state;
+      this.sLen = r.length;
+      const leak = this.sLen >= targets.fragmentAny || (this.sLen >= FRAGMENT_WITH_DIGIT && this.digitAt > this.count - this.sLen);
+      if (leak) {
+        if (this.spanStart < 0) this.spanStart = this.ring[(this.count - this.sLen) & mask]!;
+        this.spanEnd = to;
+      } else if (this.spanStart >= 0) {
+        findings.spans.push([this.spanStart, this.spanEnd]);
+        this.spanStart = -1;
+      }
+    }
+    if (targets.whole) {
+      this.wState = targets.whole.step(this.wState, symbol);
+      const k = targets.whole.matched(this.wState);
+      if (k > 0) findings.spans.push([this.ring[(this.count - k) & mask]!, to]);
+    }
+    if (targets.prompt) {
+      const r = targets.prompt.step(this.pState, this.pLen, symbol);
+      this.pState = r.state;
+      this.pLen = r.length;
+      if (this.pLen >= PROMPT_WINDOW) findings.leaked = true;
+    }
+  }
+
+  /** End of the reading (a decoded run ends, or the text does): close an open span, forget partial matches. */
+  close(): void {
+    if (!this.active) return;
+    this.active = false;
+    if (this.spanStart >= 0) this.findings.spans.push([this.spanStart, this.spanEnd]);
+    this.spanStart = -1;
+    this.sState = this.sLen = this.pState = this.pLen = this.wState = 0;
+  }
+
+  /** Where this reading needs the text held from (Infinity: nowhere); a closed reading holds nothing. */
+  holdFrom(): number {
+    if (!this.active) return Infinity;
+    const { mask, targets } = this;
+    let h = Infinity;
+    if (this.spanStart >= 0) h = this.spanStart;
+    else if (this.sLen >= SECRET_HOLD) h = this.ring[(this.count - this.sLen) & mask]!;
+    if (targets.whole) {
+      const k = targets.whole.depth(this.wState);
+      if (k >= SECRET_HOLD) h = Math.min(h, this.ring[(this.count - k) & mask]!);
+    }
+    if (this.pLen >= this.promptHold) h = Math.min(h, this.ring[(this.count - this.pLen) & mask]!);
+    return h;
+  }
+
+  /** Takes over `other`'s state: the unescaped reading starts as the direct one at the first escape. */
+  copyOf(other: Reading): void {
+    this.ring = [...other.ring];
+    this.count = other.count;
+    this.digitAt = other.digitAt;
+    this.sState = other.sState;
+    this.sLen = other.sLen;
+    this.spanStart = -1;
+    this.wState = other.wState;
+    this.pState = other.pState;
+    this.pLen = other.pLen;
+    this.active = true;
+  }
+}
+
+/** What the readings of one scanner share. */
+interface ScanContext {
+  targets: LeakTargets;
+  ringSize: number;
+  mask: number;
+  findings: Findings;
+}
+
+/** One phase of an encoding: bits accumulated into bytes, each decoded byte read canonically. */
+class Decoder {
+  private acc = 0;
+  private bits = 0;
+  /** Where the byte being built started. */
+  private byteStart = 0;
+  readonly reading: Reading;
+
+  constructor(scan: ScanContext) {
+    this.reading = new Reading(scan, PROMPT_HOLD);
+  }
+
+  push(value: number, width: number, at: number): void {
+    if (this.bits === 0) this.byteStart = at;
+    this.acc = ((this.acc << width) | value) & 0x3fff;
+    this.bits += width;
+    if (this.bits >= 8) {
+      this.bits -= 8;
+      const symbol = canonicalSymbol((this.acc >> this.bits) & 0xff);
+      if (symbol >= 0) this.reading.feed(symbol, this.byteStart, at + 1);
+      this.byteStart = at;
+    }
+  }
+
+  end(): void {
+    this.acc = this.bits = 0;
+    this.reading.close();
+  }
+}
+
+/**
+ * The raw text read as one encoding (base64, base32, hex): a run of the alphabet's characters (spaces
+ * inside a run are skipped, as a wrapped encoding has them) is decoded at every phase at once, since a
+ * secret may start at any byte alignment; a character outside the alphabet ends the run.
+ */
+class EncodedRun {
+  private run = 0;
+  readonly decoders: Decoder[];
+
+  constructor(
+    scan: ScanContext,
+    /** The alphabet: a character code's value, or -1. */
+    private readonly values: Int8Array,
+    /** Bits per character. */
+    private readonly width: number,
+    /** Characters per whole number of bytes: the phases a secret can start at. */
+    phases: number,
+  ) {
+    this.decoders = Array.from({ length: phases }, () => new Decoder(scan));
+  }
+
+  feedRun(c: number, at: number): void {
+    const value = c < 128 ? this.values[c]! : -1;
+    if (value >= 0) {
+      // Phase p starts at the p-th character of the run.
+      const phases = Math.min(this.decoders.length, this.run + 1);
+      for (let p = 0; p < phases; p++) this.decoders[p]!.push(value, this.width, at);
+      this.run++;
+    } else if (this.run > 0 && !isSpace(c)) this.end();
+  }
+
+  end(): void {
+    for (const d of this.decoders) d.end();
+    this.run = 0;
+  }
+}
+
+/** Where an escape being read started, in which form; `none` outside one. */
+type EscapeState = 'none' | 'pct' | 'amp' | 'amp#' | 'dec' | 'hexref' | 'bs' | 'u' | 'x';
+
+/**
+ * The text with its escapes undone (percent-encoding with UTF-8 assembled, HTML character references
+ * `&#NNN;` and `&#xHH;` with the `;` optional as browsers read them, `\uHHHH` and `\xHH`), read
+ * canonically: a decoded character carries the offsets of its whole escape, anything else its own.
+ * Started only at the first character that may open an escape, as a copy of the direct reading.
+ */
+class Unescaper {
+  readonly reading: Reading;
+  private readonly reader = createCanonicalReader();
+  running = false;
+  private state: EscapeState = 'none';
+  private start = 0;
+  private raw = '';
+  private value = 0;
+  private digits = 0;
+  // UTF-8 assembly for percent-encoded bytes.
+  private utf8Need = 0;
+  private utf8Value = 0;
+  private utf8Start = 0;
+  // The span the character being read is attributed to.
+  private spanFrom = 0;
+  private spanTo = 0;
+  private readonly readSymbol = (symbol: number) => this.reading.feed(symbol, this.spanFrom, this.spanTo);
+
+  constructor(scan: ScanContext) {
+    // An escape spells one symbol in three to ten characters: the threshold that lets 15 plain symbols
+    // of a prompt run leave would let a hundred escaped characters leave, so 4 symbols hold here.
+    this.reading = new Reading(scan, 4);
+  }
+
+  begin(direct: Reading): void {
+    this.running = true;
+    this.reading.copyOf(direct);
+  }
+
+  /** Where an escape still open (it may decode into part of a match) needs the text held from. */
+  holdFrom(): number {
+    let h = this.reading.holdFrom();
+    if (this.state !== 'none') h = Math.min(h, this.start);
+    if (this.utf8Need > 0) h = Math.min(h, this.utf8Start);
+    return h;
+  }
+
+  end(): void {
+    if (!this.running) return;
+    this.abandon();
+    this.utf8Need = 0;
+    this.reading.close();
+    this.reader.reset();
+    this.running = false;
+  }
+
+  push(text: string, offset: number): void {
+    for (let i = 0; i < text.length; i++) {
+      const ch = text[i]!;
+      const at = offset + i;
+      const step = this.step(ch, at);
+      if (step === 'taken') continue;
+      // Not (or no longer) inside an escape: what was held of one is plain text, and this character
+      // may open the next.
+      this.abandon();
+      if (ch === '%') this.open('pct', ch, at);
+      else if (ch === '&') this.open('amp', ch, at);
+      else if (ch === '\\') this.open('bs', ch, at);
+      else this.emitChar(ch, at, at + 1);
+    }
+  }
+
+  /** One character inside an escape: `taken` when it belongs to it, `free` when it is read on its own. */
+  private step(ch: string, at: number): 'taken' | 'free' {
+    const c = ch.charCodeAt(0);
+    switch (this.state) {
+      case 'none':
+        return 'free';
+      case 'pct':
+      case 'x':
+      case 'u': {
+        const h = c < 128 ? HEX[c]! : -1;
+        if (h < 0) return 'free';
+        this.raw += ch;
+        this.value = this.value * 16 + h;
+        if (++this.digits === (this.state === 'u' ? 4 : 2)) {
+          const kind = this.state;
+          this.state = 'none';
+          if (kind === 'pct') this.emitByte(this.value, this.start, at + 1);
+          else this.emitCodePoint(this.value, this.start, at + 1, kind === 'u');
+          // Unless the decoded byte opened the next escape (`%2573`), nothing is held of this one.
+          if (this.state === 'none') this.raw = '';
+        }
+        return 'taken';
+      }
+      case 'amp':
+        if (ch !== '#') return 'free';
+        this.state = 'amp#';
+        this.raw += ch;
+        return 'taken';
+      case 'amp#':
+        if (ch === 'x' || ch === 'X') {
+          this.state = 'hexref';
+          this.raw += ch;
+          return 'taken';
+        }
+        if (c < 48 || c > 57) return 'free';
+        this.state = 'dec';
+        this.raw += ch;
+        this.value = c - 48;
+        this.digits = 1;
+        return 'taken';
+      case 'dec':
+      case 'hexref': {
+        const dec = this.state === 'dec';
+        const d = dec ? (c >= 48 && c <= 57 ? c - 48 : -1) : c < 128 ? HEX[c]! : -1;
+        if (d >= 0 && this.digits < 7) {
+          this.raw += ch;
+          this.value = this.value * (dec ? 10 : 16) + d;
+          this.digits++;
+          return 'taken';
+        }
+        if (this.digits === 0) return 'free';
+        // The reference ends here; its `;` belongs to it, anything else is read on its own.
+        this.emitCodePoint(this.value, this.start, ch === ';' ? at + 1 : at);
+        this.state = 'none';
+        this.raw = '';
+        return ch === ';' ? 'taken' : 'free';
+      }
+      case 'bs':
+        if (ch !== 'u' && ch !== 'x') return 'free';
+        this.state = ch;
+        this.raw += ch;
+        return 'taken';
+    }
+  }
+
+  private open(state: EscapeState, ch: string, at: number): void {
+    this.state = state;
+    this.start = at;
+    this.raw = ch;
+    this.value = 0;
+    this.digits = 0;
+  }
+
+  /** An escape that did not complete is read as the plain text it was. */
+  private abandon(): void {
+    if (this.state !== 'none') {
+      for (let i = 0; i < this.raw.length; i++) this.emitChar(this.raw[i]!, this.start + i, this.start + i + 1);
+    }
+    this.state = 'none';
+    this.raw = '';
+  }
+
+  private emitChar(ch: string, from: number, to: number): void {
+    this.spanFrom = from;
+    this.spanTo = to;
+    this.reader.push(ch, from, this.readSymbol);
+  }
+
+  /** `unit`: a UTF-16 code unit from `\\u`, where half a surrogate pair is joined by the reader. */
+  private emitCodePoint(cp: number, from: number, to: number, unit = false): void {
+    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff && !unit)) return;
+    this.emitChar(cp >= 0xd800 && cp <= 0xdfff ? String.fromCharCode(cp) : String.fromCodePoint(cp), from, to);
+  }
+
+  private emitByte(byte: number, from: number, to: number): void {
+    if (this.utf8Need > 0 && (byte & 0xc0) === 0x80) {
+      this.utf8Value = (this.utf8Value << 6) | (byte & 0x3f);
+      if (--this.utf8Need === 0) this.emitCodePoint(this.utf8Value, this.utf8Start, to);
+      return;
+    }
+    this.utf8Need = 0;
+    // A percent sign that was itself percent-encoded (`%2573`) opens the next escape: encoding twice
+    // is undone twice.
+    if (byte === 0x25) {
+      // Its raw text stays that of the escape that spelled it: abandoned, `%25` and what followed are
+      // read as they stand.
+      this.state = 'pct';
+      this.start = from;
+      this.value = 0;
+      this.digits = 0;
+      return;
+    }
+    if (byte < 0x80) return this.emitCodePoint(byte, from, to);
+    const lead = byte >= 0xf0 ? 3 : byte >= 0xe0 ? 2 : byte >= 0xc0 ? 1 : 0;
+    if (lead === 0) return;
+    this.utf8Need = lead;
+    this.utf8Value = byte & (0x3f >> lead);
+    this.utf8Start = from;
+  }
+}
+
+/**
+ * Raw key-shaped words of the common providers, configured or not: a word is a maximal run of key
+ * characters, redacted when it has a key's shape and held while it could still grow into one.
+ */
+class KeyWords {
+  private start = -1;
+  /** The word so far may still be a key (most words are ruled out at their first letter). */
+  private candidate = false;
+
+  constructor(private readonly scan: RawText) {}
+
+  step(c: number, at: number): void {
+    if (c < 128 && isKeyChar(c)) {
+      if (this.start < 0) {
+        this.start = at;
+        this.candidate = true;
+      }
+      // Only candidates pay for a look at their head (still in the buffer: held).
+      if (this.candidate && at - this.start < KEY_PREFIX_MAX) this.candidate = mayBeKey(this.scan.text(this.start, at + 1));
+    } else if (this.start >= 0) this.end(at);
+  }
+
+  end(end: number): void {
+    if (this.start < 0) return;
+    if (this.candidate && KEY_SHAPE.test(this.scan.text(this.start, end))) this.scan.findings.spans.push([this.start, end]);
+    this.start = -1;
+    this.candidate = false;
+  }
+
+  holdFrom(): number {
+    return this.candidate ? this.start : Infinity;
+  }
+}
+
+/** Bearer tokens: a token after the word "bearer" and whitespace, with a digit and BEARER_TOKEN_MIN characters. */
+class BearerTokens {
+  private start = -1;
+  /** How many characters of the token so far spell "bearer" (case-insensitive); -1 once they do not. */
+  private bearerPrefix = -1;
+  private digit = false;
+  private candidate = false;
+  /** The last token was the word "bearer" ... */
+  private afterBearer = false;
+  /** ... and whitespace followed it. */
+  private spaced = false;
+
+  constructor(private readonly findings: Findings) {}
+
+  step(c: number, at: number): void {
+    if (c < 128 && isTokenChar(c)) {
+      if (this.start < 0) {
+        this.start = at;
+        this.bearerPrefix = 0;
+        this.digit = false;
+        this.candidate = this.afterBearer && this.spaced;
+      }
+      if (this.bearerPrefix >= 0) this.bearerPrefix = this.bearerPrefix < 6 && (c | 32) === BEARER_CODES[this.bearerPrefix] ? this.bearerPrefix + 1 : -1;
+      if (c >= 48 && c <= 57) this.digit = true;
+    } else {
+      if (this.start >= 0) this.endToken(at);
+      if (isSpace(c)) this.spaced = true;
+      else this.afterBearer = false;
+    }
+  }
+
+  /** The text ends: a token in progress ends, and nothing after carries over. */
+  end(end: number): void {
+    if (this.start >= 0) this.endToken(end);
+    this.afterBearer = this.spaced = false;
+  }
+
+  holdFrom(): number {
+    return this.candidate ? this.start : Infinity;
+  }
+
+  private endToken(end: number): void {
+    if (this.candidate && this.digit && end - this.start >= BEARER_TOKEN_MIN) this.findings.spans.push([this.start, end]);
+    this.afterBearer = this.bearerPrefix === 6 && end - this.start === 6;
+    this.spaced = false;
+    this.start = -1;
+    this.candidate = false;
+  }
+}
+
+/** What the raw readers see of the held text. */
+interface RawText {
+  findings: Findings;
+  /** The held text between two absolute offsets. */
+  text(from: number, to: number): string;
 }
 
 export function createLeakScanner(targets: LeakTargets): LeakScanner {
-  const { fragments, fragmentAny, whole, prompt } = targets;
   let ringSize = 128;
-  while (ringSize <= (whole?.longest ?? 0)) ringSize *= 2;
-  const mask = ringSize - 1;
-  // Plain arrays, not typed ones: a scanner is made per answer and per log line, and allocating
-  // fourteen small typed arrays cost more (about 35 µs) than scanning a typical line.
-  const newTrack = (): Track => ({
-    // Allocated on the first symbol: most decoded readings of an answer are never fed.
-    ring: [],
-    count: 0,
-    digitAt: 0,
-    sState: 0,
-    sLen: 0,
-    spanStart: -1,
-    spanEnd: 0,
-    wState: 0,
-    pState: 0,
-    pLen: 0,
-    active: false,
-  });
-  const direct = newTrack();
-  const newDecoder = (): Decoder => ({ track: newTrack(), acc: 0, bits: 0, byteStart: 0 });
-  const base64 = [newDecoder(), newDecoder(), newDecoder(), newDecoder()];
-  const hex = [newDecoder(), newDecoder()];
-  // Five bytes are eight base32 characters: a secret encoded at any byte alignment needs all 8 phases.
-  const base32 = Array.from({ length: 8 }, newDecoder);
-  // The text with its escapes undone (percent-encoding, HTML character references, \u and \x escapes):
-  // read only from the first character that may open an escape, until the text ends (see `unescape`).
-  const unescaped = newTrack();
-  const tracks = [direct, unescaped, ...base64.map((d) => d.track), ...hex.map((d) => d.track), ...base32.map((d) => d.track)];
-  const reader = createCanonicalReader();
-  const unescapedReader = createCanonicalReader();
+  while (ringSize <= (targets.whole?.longest ?? 0)) ringSize *= 2;
+  const findings = new Findings();
+  const scan: ScanContext = { targets, ringSize, mask: ringSize - 1, findings };
 
   let buf = '';
   // Absolute offset of buf[0].
   let base = 0;
-  let spans: Array<[number, number]> = [];
-  let leaked = false;
   let redactions = 0;
-  let b64Run = 0;
-  let hexRun = 0;
-  let b32Run = 0;
-  // The current key word and token (start offset or -1), their first characters, and whether they may be secrets.
-  let keyStart = -1;
-  let keyCandidate = false;
-  let tokenStart = -1;
-  // How many characters of the token so far spell "bearer" (case-insensitive); -1 once they do not.
-  let bearerPrefix = -1;
-  let tokenDigit = false;
-  let tokenCandidate = false;
-  // The last token was the word "bearer" and whitespace followed it.
-  let afterBearer = false;
-  let bearerSpaced = false;
 
-  const feed = (t: Track, flagged: number, from: number, to: number) => {
-    t.active = true;
-    if (t.ring.length === 0) t.ring = new Array<number>(ringSize).fill(0);
-    t.ring[t.count & mask] = from;
-    t.count++;
-    if (flagged & DIGIT_FLAG) t.digitAt = t.count;
-    const symbol = flagged & SYMBOL_MASK;
-    if (fragments) {
-      const r = fragments.step(t.sState, t.sLen, symbol);
-      t.sState = r.state;
-      t.sLen = r.length;
-      const leak = t.sLen >= fragmentAny || (t.sLen >= FRAGMENT_WITH_DIGIT && t.digitAt > t.count - t.sLen);
-      if (leak) {
-        if (t.spanStart < 0) t.spanStart = t.ring[(t.count - t.sLen) & mask]!;
-        t.spanEnd = to;
-      } else if (t.spanStart >= 0) {
-        spans.push([t.spanStart, t.spanEnd]);
-        t.spanStart = -1;
-      }
-    }
-    if (whole) {
-      t.wState = whole.step(t.wState, symbol);
-      const k = whole.matched(t.wState);
-      if (k > 0) spans.push([t.ring[(t.count - k) & mask]!, to]);
-    }
-    if (prompt) {
-      const r = prompt.step(t.pState, t.pLen, symbol);
-      t.pState = r.state;
-      t.pLen = r.length;
-      if (t.pLen >= PROMPT_WINDOW) leaked = true;
-    }
-  };
-
-  /** End of a reading (a decoded run ends, or the text does): close an open span, forget partial matches. */
-  const closeTrack = (t: Track) => {
-    if (!t.active) return;
-    t.active = false;
-    if (t.spanStart >= 0) spans.push([t.spanStart, t.spanEnd]);
-    t.spanStart = -1;
-    t.sState = t.sLen = t.pState = t.pLen = t.wState = 0;
-  };
-
-  /**
-   * Where a reading needs the text held from. An escape spells one symbol in three to ten characters,
-   * so the unescaped reading holds a prompt run from 4 symbols: the threshold that lets 15 plain
-   * symbols leave would let a hundred escaped characters leave.
-   */
-  const holdOf = (t: Track): number => {
-    const promptHold = t === unescaped ? 4 : PROMPT_HOLD;
-    let h = Infinity;
-    if (t.spanStart >= 0) h = t.spanStart;
-    else if (t.sLen >= SECRET_HOLD) h = t.ring[(t.count - t.sLen) & mask]!;
-    if (whole) {
-      const k = whole.depth(t.wState);
-      if (k >= SECRET_HOLD) h = Math.min(h, t.ring[(t.count - k) & mask]!);
-    }
-    if (t.pLen >= promptHold) h = Math.min(h, t.ring[(t.count - t.pLen) & mask]!);
-    return h;
-  };
-
-  const decode = (d: Decoder, value: number, width: number, at: number) => {
-    if (d.bits === 0) d.byteStart = at;
-    d.acc = ((d.acc << width) | value) & 0x3fff;
-    d.bits += width;
-    if (d.bits >= 8) {
-      d.bits -= 8;
-      const symbol = canonicalSymbol((d.acc >> d.bits) & 0xff);
-      if (symbol >= 0) feed(d.track, symbol, d.byteStart, at + 1);
-      d.byteStart = at;
-    }
-  };
-  const endDecoders = (ds: Decoder[]) => {
-    for (const d of ds) {
-      d.acc = d.bits = 0;
-      closeTrack(d.track);
-    }
-  };
-
-  const readDirect = (symbol: number, at: number) => feed(direct, symbol, at, at + 1);
-
-  // --- The unescaped reading ---------------------------------------------------------------------
-  // A small state machine over the raw characters: `%XX` (UTF-8 bytes assembled), `&#NNN;` and
-  // `&#xHH;` (the `;` optional, as browsers read them), `\uHHHH` and `\xHH`. A decoded character is
-  // read canonically with the offsets of its whole escape; anything else is read as it stands.
-  let unescaping = false;
-  let esc: 'none' | 'pct' | 'amp' | 'amp#' | 'dec' | 'hexref' | 'bs' | 'u' | 'x' = 'none';
-  let escStart = 0;
-  let escRaw = '';
-  let escValue = 0;
-  let escDigits = 0;
-  // UTF-8 assembly for percent-encoded bytes.
-  let utf8Need = 0;
-  let utf8Value = 0;
-  let utf8Start = 0;
-  // The span a character read by `unescapedReader` is attributed to (the escape's, or its own).
-  let spanFrom = 0;
-  let spanTo = 0;
-  const readUnescaped = (symbol: number) => feed(unescaped, symbol, spanFrom, spanTo);
-  const emitChar = (ch: string, from: number, to: number) => {
-    spanFrom = from;
-    spanTo = to;
-    unescapedReader.push(ch, from, readUnescaped);
-  };
-  const emitPlain = (text: string, at: number) => {
-    for (let i = 0; i < text.length; i++) emitChar(text[i]!, at + i, at + i + 1);
-  };
-  /** `unit`: a UTF-16 code unit from `\\u`, where half a surrogate pair is joined by the reader. */
-  const emitCodePoint = (cp: number, from: number, to: number, unit = false) => {
-    if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff && !unit)) return;
-    emitChar(cp >= 0xd800 && cp <= 0xdfff ? String.fromCharCode(cp) : String.fromCodePoint(cp), from, to);
-  };
-  const emitByte = (byte: number, from: number, to: number) => {
-    if (utf8Need > 0 && (byte & 0xc0) === 0x80) {
-      utf8Value = (utf8Value << 6) | (byte & 0x3f);
-      if (--utf8Need === 0) emitCodePoint(utf8Value, utf8Start, to);
-      return;
-    }
-    utf8Need = 0;
-    // A percent sign that was itself percent-encoded (`%2573`) opens the next escape: encoding twice
-    // is undone twice.
-    if (byte === 0x25) {
-      esc = 'pct';
-      escStart = from;
-      escValue = 0;
-      escDigits = 0;
-      return;
-    }
-    if (byte < 0x80) return emitCodePoint(byte, from, to);
-    const lead = byte >= 0xf0 ? 3 : byte >= 0xe0 ? 2 : byte >= 0xc0 ? 1 : 0;
-    if (lead === 0) return;
-    utf8Need = lead;
-    utf8Value = byte & (0x3f >> lead);
-    utf8Start = from;
-  };
-  /** An escape that did not complete is read as the plain text it was. */
-  const abandonEscape = () => {
-    if (esc !== 'none') emitPlain(escRaw, escStart);
-    esc = 'none';
-    escRaw = '';
-  };
-  const openEscape = (kind: typeof esc, c: string, at: number) => {
-    esc = kind;
-    escStart = at;
-    escRaw = c;
-    escValue = 0;
-    escDigits = 0;
-  };
-  const unescape = (text: string, offset: number) => {
-    for (let i = 0; i < text.length; i++) {
-      const ch = text[i]!;
-      const c = ch.charCodeAt(0);
-      const at = offset + i;
-      const h = c < 128 ? HEX[c]! : -1;
-      const digit = c >= 48 && c <= 57 ? c - 48 : -1;
-      let handled = true;
-      switch (esc) {
-        case 'none':
-          handled = false;
-          break;
-        case 'pct':
-        case 'x':
-        case 'u':
-          if (h >= 0) {
-            escRaw += ch;
-            escValue = escValue * 16 + h;
-            if (++escDigits === (esc === 'u' ? 4 : 2)) {
-              const kind = esc;
-              esc = 'none';
-              if (kind === 'pct') emitByte(escValue, escStart, at + 1);
-              else emitCodePoint(escValue, escStart, at + 1, kind === 'u');
-              if (esc === 'none') escRaw = '';
-            }
-          } else handled = false;
-          break;
-        case 'amp':
-          if (ch === '#') {
-            esc = 'amp#';
-            escRaw += ch;
-          } else handled = false;
-          break;
-        case 'amp#':
-          if (ch === 'x' || ch === 'X') {
-            esc = 'hexref';
-            escRaw += ch;
-          } else if (digit >= 0) {
-            esc = 'dec';
-            escRaw += ch;
-            escValue = digit;
-            escDigits = 1;
-          } else handled = false;
-          break;
-        case 'dec':
-        case 'hexref': {
-          const d = esc === 'dec' ? digit : h;
-          if (d >= 0 && escDigits < 7) {
-            escRaw += ch;
-            escValue = escValue * (esc === 'dec' ? 10 : 16) + d;
-            escDigits++;
-          } else if (escDigits > 0) {
-            emitCodePoint(escValue, escStart, ch === ';' ? at + 1 : at);
-            esc = 'none';
-            escRaw = '';
-            if (ch === ';') continue;
-            handled = false;
-          } else handled = false;
-          break;
-        }
-        case 'bs':
-          if (ch === 'u' || ch === 'x') {
-            esc = ch;
-            escRaw += ch;
-          } else handled = false;
-          break;
-      }
-      if (handled) continue;
-      // Not (or no longer) inside an escape: what was held of one is plain text, and this character
-      // may open the next.
-      abandonEscape();
-      if (ch === '%') openEscape('pct', ch, at);
-      else if (ch === '&') openEscape('amp', ch, at);
-      else if (ch === '\\') openEscape('bs', ch, at);
-      else emitChar(ch, at, at + 1);
-    }
-  };
-  const startUnescaping = () => {
-    unescaping = true;
-    // The direct reading so far is this reading so far: copy its state.
-    unescaped.ring = [...direct.ring];
-    unescaped.count = direct.count;
-    unescaped.digitAt = direct.digitAt;
-    unescaped.sState = direct.sState;
-    unescaped.sLen = direct.sLen;
-    unescaped.spanStart = -1;
-    unescaped.wState = direct.wState;
-    unescaped.pState = direct.pState;
-    unescaped.pLen = direct.pLen;
-    unescaped.active = true;
-  };
-  const endUnescaping = () => {
-    if (!unescaping) return;
-    abandonEscape();
-    utf8Need = 0;
-    closeTrack(unescaped);
-    unescapedReader.reset();
-    unescaping = false;
-  };
-
-  const endKey = (end: number) => {
-    if (keyCandidate && KEY_SHAPE.test(buf.slice(keyStart - base, end - base))) spans.push([keyStart, end]);
-    keyStart = -1;
-    keyCandidate = false;
-  };
-  const endToken = (end: number) => {
-    if (tokenCandidate && tokenDigit && end - tokenStart >= BEARER_TOKEN_MIN) spans.push([tokenStart, end]);
-    afterBearer = bearerPrefix === 6 && end - tokenStart === 6;
-    bearerSpaced = false;
-    tokenStart = -1;
-    tokenCandidate = false;
-  };
+  const direct = new Reading(scan, PROMPT_HOLD);
+  const reader = createCanonicalReader();
+  const readDirect = (symbol: number, at: number) => direct.feed(symbol, at, at + 1);
+  const unescaper = new Unescaper(scan);
+  // Five bytes are eight base32 characters: a secret encoded at any byte alignment needs all 8 phases.
+  const encodings = [new EncodedRun(scan, B64, 6, 4), new EncodedRun(scan, B32, 5, 8), new EncodedRun(scan, HEX, 4, 2)];
+  const raw: RawText = { findings, text: (from, to) => buf.slice(from - base, to - base) };
+  const keys = new KeyWords(raw);
+  const bearer = new BearerTokens(findings);
+  const decoded = encodings.flatMap((e) => e.decoders.map((d) => d.reading));
 
   const readRaw = (text: string, offset: number) => {
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       const at = offset + i;
-      // base64, four phases
-      const b = c < 128 ? B64[c]! : -1;
-      if (b >= 0) {
-        for (let p = 0; p < 4 && p <= b64Run; p++) decode(base64[p]!, b, 6, at);
-        b64Run++;
-      } else if (!isSpace(c) && b64Run > 0) {
-        endDecoders(base64);
-        b64Run = 0;
-      }
-      // base32, eight phases
-      const b32 = c < 128 ? B32[c]! : -1;
-      if (b32 >= 0) {
-        for (let p = 0; p < 8 && p <= b32Run; p++) decode(base32[p]!, b32, 5, at);
-        b32Run++;
-      } else if (!isSpace(c) && b32Run > 0) {
-        endDecoders(base32);
-        b32Run = 0;
-      }
-      // hex, two phases
-      const h = c < 128 ? HEX[c]! : -1;
-      if (h >= 0) {
-        for (let p = 0; p < 2 && p <= hexRun; p++) decode(hex[p]!, h, 4, at);
-        hexRun++;
-      } else if (!isSpace(c) && hexRun > 0) {
-        endDecoders(hex);
-        hexRun = 0;
-      }
-      // key-shaped words
-      if (c < 128 && isKeyChar(c)) {
-        if (keyStart < 0) {
-          keyStart = at;
-          keyCandidate = true;
-        }
-        // Once a word cannot start a key it never will: most words are ruled out at their first letter,
-        // and only candidates pay for a look at their head (they are still in `buf`, held).
-        if (keyCandidate && at - keyStart < KEY_PREFIX_MAX) keyCandidate = mayBeKey(buf.slice(keyStart - base, at + 1 - base));
-      } else if (keyStart >= 0) endKey(at);
-      // bearer tokens
-      if (c < 128 && isTokenChar(c)) {
-        if (tokenStart < 0) {
-          tokenStart = at;
-          bearerPrefix = 0;
-          tokenDigit = false;
-          tokenCandidate = afterBearer && bearerSpaced;
-        }
-        if (bearerPrefix >= 0) bearerPrefix = bearerPrefix < 6 && (c | 32) === BEARER_CODES[bearerPrefix] ? bearerPrefix + 1 : -1;
-        if (c >= 48 && c <= 57) tokenDigit = true;
-      } else {
-        if (tokenStart >= 0) endToken(at);
-        if (isSpace(c)) bearerSpaced = true;
-        else afterBearer = false;
-      }
+      for (let e = 0; e < encodings.length; e++) encodings[e]!.feedRun(c, at);
+      keys.step(c, at);
+      bearer.step(c, at);
     }
   };
 
@@ -523,7 +627,7 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
     let cut = limit;
     for (let moved = true; moved; ) {
       moved = false;
-      for (const [start, end] of spans) {
+      for (const [start, end] of findings.spans) {
         if (start < cut && end > cut && start >= base) {
           cut = start;
           moved = true;
@@ -533,10 +637,10 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
     if (cut <= base) return '';
     const n = cut - base;
     let out = buf.slice(0, n);
-    if (spans.length > 0) {
-      const now = spans.filter(([start]) => start < cut).sort((a, b) => a[0] - b[0]);
+    if (findings.spans.length > 0) {
+      const now = findings.spans.filter(([start]) => start < cut).sort((a, b) => a[0] - b[0]);
       // A span that runs past the cut (it began in text already released) keeps its remainder.
-      spans = spans.filter(([, end]) => end > cut).map(([start, end]): [number, number] => [Math.max(start, cut), end]);
+      findings.spans = findings.spans.filter(([, end]) => end > cut).map(([start, end]): [number, number] => [Math.max(start, cut), end]);
       if (now.length > 0) {
         let text = '';
         let at = base;
@@ -562,53 +666,44 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
   };
 
   const holdPoint = (): number => {
-    let h = base + buf.length;
-    // A closed reading (not fed since it was closed) holds nothing.
-    for (const t of tracks) if (t.active) h = Math.min(h, holdOf(t));
-    if (keyCandidate) h = Math.min(h, keyStart);
-    if (tokenCandidate) h = Math.min(h, tokenStart);
-    // An escape still open may decode into part of a match.
-    if (esc !== 'none') h = Math.min(h, escStart);
-    if (utf8Need > 0) h = Math.min(h, utf8Start);
+    let h = Math.min(base + buf.length, direct.holdFrom(), unescaper.holdFrom(), keys.holdFrom(), bearer.holdFrom());
+    for (const r of decoded) if (r.active) h = Math.min(h, r.holdFrom());
     return h;
   };
 
   return {
     push(text) {
-      if (leaked || !text) return '';
+      if (findings.leaked || !text) return '';
       const offset = base + buf.length;
       buf += text;
       // The unescaped reading starts as a copy of the direct one at the first possible escape: until
       // then the two readings are the same symbols, so the copy is exact and plain text costs nothing.
-      const opens = unescaping ? 0 : firstEscapeOpener(text);
+      const opens = unescaper.running ? 0 : firstEscapeOpener(text);
       if (opens < 0) reader.push(text, offset, readDirect);
       else {
         if (opens > 0) reader.push(text.slice(0, opens), offset, readDirect);
-        if (!unescaping) startUnescaping();
-        reader.push(opens > 0 ? text.slice(opens) : text, offset + opens, readDirect);
-        unescape(opens > 0 ? text.slice(opens) : text, offset + opens);
+        if (!unescaper.running) unescaper.begin(direct);
+        const rest = opens > 0 ? text.slice(opens) : text;
+        reader.push(rest, offset + opens, readDirect);
+        unescaper.push(rest, offset + opens);
       }
       readRaw(text, offset);
-      if (leaked) return '';
+      if (findings.leaked) return '';
       return release(holdPoint());
     },
     flush() {
       const end = base + buf.length;
-      if (keyStart >= 0) endKey(end);
-      if (tokenStart >= 0) endToken(end);
-      afterBearer = bearerSpaced = false;
-      endDecoders(base64);
-      endDecoders(hex);
-      endDecoders(base32);
-      b64Run = hexRun = b32Run = 0;
-      closeTrack(direct);
+      keys.end(end);
+      bearer.end(end);
+      for (const e of encodings) e.end();
+      direct.close();
       reader.reset();
-      endUnescaping();
-      if (leaked) return '';
+      unescaper.end();
+      if (findings.leaked) return '';
       return release(end);
     },
     get leaked() {
-      return leaked;
+      return findings.leaked;
     },
     get redacted() {
       return redactions > 0;
