@@ -66,6 +66,18 @@ describe('secrets in the stream', () => {
     }
   });
 
+  it('reads escapes undone twice: a secret percent-encoded twice (`%2573`) or partly, and an abandoned escape stays text', () => {
+    const secret = config.gateway.apiKey!;
+    const once = [...secret].map((ch) => `%${ch.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+    const twice = once.replaceAll('%', '%25');
+    for (const encoded of [once, twice, `${twice.slice(0, 30)}${secret.slice(10)}`]) {
+      expect(leaks.redact(`the key is ${encoded} ok`)).not.toContain(encoded);
+      expect(leaks.redact(`the key is ${encoded} ok`)).toContain('[redacted]');
+    }
+    // `%25zz` decodes to `%zz`, an escape that never completes: read as the text it was, nothing redacted.
+    expect(leaks.redact('a 100%25zz rise')).toBe('a 100%25zz rise');
+  });
+
   it('leaves prose that only looks like the patterns alone', async () => {
     const text = 'Use sk-learn for ML, skim the bearer of news, and ask the task-force. Bearer bonds are old.';
     const run = await runVerify(everyN(text, 4), makeCtx(), options);
