@@ -53,13 +53,100 @@ function isWhitespace(c: number): boolean {
   );
 }
 
+/** Where a possible end of the sentence has got: an end mark (and closers) read, then the spaces after it. */
+type EndState = 'none' | 'marked' | 'spacing';
+
+/**
+ * The end of the current sentence as it is recognised, one character at a time: an end mark, closing
+ * quotes, brackets or emphasis, then spaces or tabs, then more text on the same line. An abbreviation's
+ * period ends nothing; after a CJK end mark the next sentence may follow without a space.
+ */
+class SentenceEnd {
+  state: EndState = 'none';
+  /** The sentence's length up to its end mark and closers. */
+  body = 0;
+  private abbreviation = false;
+  private unspaced = false;
+
+  reset(): void {
+    this.state = 'none';
+  }
+
+  /** Reads `c`, the character after the first `length` of the sentence: true when the sentence ended before it. */
+  endsBefore(c: number, length: number): boolean {
+    if (this.state === 'spacing') {
+      if (isSpaceOrTab(c)) return false;
+      if (!isWhitespace(c) && !this.abbreviation) return true;
+      this.state = 'none';
+    } else if (this.state === 'marked') {
+      if (isCloser(c)) this.body = length + 1;
+      else if (isSpaceOrTab(c)) this.state = 'spacing';
+      else if (this.unspaced && !isWhitespace(c)) return true;
+      else this.state = 'none';
+    }
+    return false;
+  }
+
+  /** The end mark `c` was counted as the sentence's `length`-th character; `lastChars` end with it. */
+  mark(c: number, length: number, lastChars: string): void {
+    this.state = 'marked';
+    this.body = length;
+    this.unspaced = isCjkEndMark(c);
+    this.abbreviation = ABBREVIATION.test(lastChars);
+  }
+}
+
+/** The sentence being read: its unreleased text and how much of it is out. */
+class Sentence {
+  /** Its text from `releasedCount` on (all of it while not committed). */
+  held = '';
+  length = 0;
+  releasedCount = 0;
+  /** Length up to its last non-whitespace character (0: nothing but whitespace yet). */
+  lastNonSpace = 0;
+  /** Its last characters before the piece being read (for the abbreviation test). */
+  tail = '';
+  /** Released unjudged because `mayDrop` ruled it out; what is released is gone. */
+  committed = false;
+  /** `mayDrop` saw MAY_DROP_WINDOW characters and still said maybe: held to the end. */
+  undecided = false;
+  readonly end = new SentenceEnd();
+
+  reset(): void {
+    this.held = '';
+    this.length = 0;
+    this.releasedCount = 0;
+    this.lastNonSpace = 0;
+    this.tail = '';
+    this.committed = false;
+    this.undecided = false;
+    this.end.reset();
+  }
+
+  /** Adds `piece` (already looked at) to the unreleased text. */
+  keep(piece: string): void {
+    if (!piece) return;
+    this.held += piece;
+    this.tail = piece.length >= ABBREVIATION_WINDOW ? piece.slice(-ABBREVIATION_WINDOW) : (this.tail + piece).slice(-ABBREVIATION_WINDOW);
+  }
+}
+
+/** Where the filter is in the current line. */
+type LineState =
+  /** Before the line's first characters: its kind (prose or verbatim) is not known yet. */
+  | 'start'
+  /** A heading, table row, fence or a line inside fenced code: passed through as it is. */
+  | 'verbatim'
+  /** Prose: read sentence by sentence. */
+  | 'prose';
+
 /**
  * Creates a filter that drops every sentence for which `drop` returns true. `mayDrop`, when given,
  * is asked about the unfinished sentence: once it says the sentence cannot turn out to be dropped
  * (its opening words rule that out), the sentence is released as it streams instead of held whole.
  *
  * Linear in the text: every character is looked at once, as it arrives; the state between pushes is
- * the line's kind, the sentence's unreleased text, and how far a possible sentence end has got. A
+ * the line's state, the sentence's unreleased text, and how far a possible sentence end has got. A
  * held sentence is kept as pushed pieces and read whole only when it is judged.
  */
 export function createSentenceFilter(
@@ -68,88 +155,50 @@ export function createSentenceFilter(
 ): SentenceFilter {
   /** Text not yet looked at. */
   let input = '';
-  let atLineStart = true;
-  let verbatim = false;
-  let inFence = false;
-  let prefix = '';
-  let space = '';
-  let lineKept = false;
-  let lineRemoved = false;
-  let skipBlank = false;
   let removed = 0;
-
-  // The current sentence: `held` is its text from `releasedCount` on (all of it while not committed).
-  let held = '';
-  let length = 0;
-  let releasedCount = 0;
-  /** Length up to its last non-whitespace character (0: nothing but whitespace yet). */
-  let lastNonSpace = 0;
-  /** Its last characters before the piece being read (for the abbreviation test). */
-  let tail = '';
-  /** Released unjudged because `mayDrop` ruled it out; what is released is gone. */
-  let committed = false;
-  /** `mayDrop` saw MAY_DROP_WINDOW characters and still said maybe: held to the end. */
-  let undecided = false;
-  // A possible end: 0 none, 1 after the end mark and closers, 2 in the spaces after them.
-  let endPhase = 0;
-  let endBody = 0;
-  let endIsAbbreviation = false;
-  // The end mark was a CJK one: the next sentence may start without a space.
-  let endUnspaced = false;
-
-  const startSentence = () => {
-    held = '';
-    length = 0;
-    releasedCount = 0;
-    lastNonSpace = 0;
-    tail = '';
-    committed = false;
-    undecided = false;
-    endPhase = 0;
-  };
+  let lineState: LineState = 'start';
+  let inFence = false;
+  // The line: its list or quote prefix (until a sentence of it is kept), the space after the last
+  // sentence, whether a sentence of it was kept or removed, and whether a blank line after a line
+  // removed whole is still to be skipped.
+  const line = { prefix: '', space: '', kept: false, removed: false, skipBlank: false };
+  const sentence = new Sentence();
 
   /** What goes before the first text of a sentence: the inter-sentence space or the line's prefix. */
   const lead = (): string => {
-    const out = lineKept ? space : prefix;
-    lineKept = true;
-    prefix = '';
+    const out = line.kept ? line.space : line.prefix;
+    line.kept = true;
+    line.prefix = '';
     return out;
   };
 
-  const judge = (sentence: string): string => {
-    if (drop(sentence.trim())) {
+  const judge = (text: string): string => {
+    if (drop(text.trim())) {
       removed++;
-      lineRemoved = true;
+      line.removed = true;
       return '';
     }
-    return lead() + sentence;
+    return lead() + text;
   };
 
   /** The sentence is complete; `text` is its unreleased part (the whole sentence when not committed). */
   const finishSentence = (text: string): string => {
-    if (!committed) return judge(text);
-    return (releasedCount === 0 ? lead() : '') + text;
+    if (!sentence.committed) return judge(text);
+    return (sentence.releasedCount === 0 ? lead() : '') + text;
   };
 
   const endLine = (content: string): string => {
     let out = content ? finishSentence(content) : '';
-    const blank = !lineKept && !lineRemoved && prefix.trim() === '';
-    if (lineRemoved && !lineKept) skipBlank = true;
-    else if (blank && skipBlank) skipBlank = false;
+    const blank = !line.kept && !line.removed && line.prefix.trim() === '';
+    if (line.removed && !line.kept) line.skipBlank = true;
+    else if (blank && line.skipBlank) line.skipBlank = false;
     else {
-      if (!lineKept) out += prefix;
+      if (!line.kept) out += line.prefix;
       out += '\n';
-      skipBlank = false;
+      line.skipBlank = false;
     }
-    atLineStart = true;
+    lineState = 'start';
     return out;
-  };
-
-  /** Adds `piece` (already looked at) to the sentence's unreleased text. */
-  const keep = (piece: string) => {
-    if (!piece) return;
-    held += piece;
-    tail = piece.length >= ABBREVIATION_WINDOW ? piece.slice(-ABBREVIATION_WINDOW) : (tail + piece).slice(-ABBREVIATION_WINDOW);
   };
 
   /**
@@ -158,105 +207,99 @@ export function createSentenceFilter(
    */
   const readProse = (): { out: string; lineEnded: boolean } => {
     let out = '';
-    let from = 0; // start of the piece of `input` not yet added to `held`
+    let from = 0; // start of the piece of `input` not yet added to the sentence
+    const { end } = sentence;
     /** The sentence ends before input[i]: its text up to the end mark and closers, then the spaces. */
     const endBefore = (i: number) => {
-      const text = held + input.slice(from, i);
-      const body = endBody - releasedCount;
+      const text = sentence.held + input.slice(from, i);
+      const body = end.body - sentence.releasedCount;
       out += finishSentence(text.slice(0, body));
-      space = text.slice(body);
-      startSentence();
+      line.space = text.slice(body);
+      sentence.reset();
       from = i;
     };
     for (let i = 0; i < input.length; i++) {
       const c = input.charCodeAt(i);
       if (c === 0x0a) {
-        out += endLine(held + input.slice(from, i));
+        out += endLine(sentence.held + input.slice(from, i));
         input = input.slice(i + 1);
-        startSentence();
+        sentence.reset();
         return { out, lineEnded: true };
       }
-      if (endPhase === 2 && !isSpaceOrTab(c)) {
-        if (!isWhitespace(c) && !endIsAbbreviation) endBefore(i);
-        else endPhase = 0;
-      } else if (endPhase === 1) {
-        if (isCloser(c)) endBody = length + 1;
-        else if (isSpaceOrTab(c)) endPhase = 2;
-        else if (endUnspaced && !isWhitespace(c)) endBefore(i);
-        else endPhase = 0;
-      }
-      length++;
-      if (!isWhitespace(c)) lastNonSpace = length;
-      if (endPhase === 0 && isEndMark(c)) {
-        endPhase = 1;
-        endBody = length;
-        endUnspaced = isCjkEndMark(c);
-        const start = Math.max(from, i + 1 - ABBREVIATION_WINDOW);
-        const window = input.slice(start, i + 1);
-        endIsAbbreviation = ABBREVIATION.test(window.length >= ABBREVIATION_WINDOW ? window : (tail + window).slice(-ABBREVIATION_WINDOW));
+      if (end.endsBefore(c, sentence.length)) endBefore(i);
+      sentence.length++;
+      if (!isWhitespace(c)) sentence.lastNonSpace = sentence.length;
+      if (end.state === 'none' && isEndMark(c)) {
+        const window = input.slice(Math.max(from, i + 1 - ABBREVIATION_WINDOW), i + 1);
+        end.mark(c, sentence.length, window.length >= ABBREVIATION_WINDOW ? window : (sentence.tail + window).slice(-ABBREVIATION_WINDOW));
       }
     }
-    keep(input.slice(from));
+    sentence.keep(input.slice(from));
     input = '';
     return { out, lineEnded: false };
   };
 
   /** At the end of the input: release the sentence now if its opening words rule out a drop. */
   const releaseEarly = (): string => {
-    if (!mayDrop || lastNonSpace === 0) return '';
-    if (!committed) {
-      if (undecided) return '';
+    if (!mayDrop || sentence.lastNonSpace === 0) return '';
+    if (!sentence.committed) {
+      if (sentence.undecided) return '';
+      const { held } = sentence;
       if (mayDrop(held.length > MAY_DROP_WINDOW ? held.slice(0, MAY_DROP_WINDOW) : held)) {
-        if (length >= MAY_DROP_WINDOW) undecided = true;
+        if (sentence.length >= MAY_DROP_WINDOW) sentence.undecided = true;
         return '';
       }
-      committed = true;
+      sentence.committed = true;
     }
     // Everything up to its last non-whitespace character leaves now; trailing spaces wait.
-    const upTo = lastNonSpace - releasedCount;
+    const upTo = sentence.lastNonSpace - sentence.releasedCount;
     if (upTo <= 0) return '';
-    const out = (releasedCount === 0 ? lead() : '') + held.slice(0, upTo);
-    held = held.slice(upTo);
-    releasedCount = lastNonSpace;
+    const out = (sentence.releasedCount === 0 ? lead() : '') + sentence.held.slice(0, upTo);
+    sentence.held = sentence.held.slice(upTo);
+    sentence.releasedCount = sentence.lastNonSpace;
     return out;
+  };
+
+  /** Classifies the line `input` starts; false when too little of it has arrived to tell. */
+  const startLine = (final: boolean): boolean => {
+    const nl = input.indexOf('\n');
+    if (nl === -1 && !final && input.length < 4) return false;
+    if (!input) return false;
+    line.kept = false;
+    line.removed = false;
+    line.space = '';
+    const text = nl === -1 ? input : input.slice(0, nl);
+    const verbatim = inFence || VERBATIM_LINE.test(text);
+    if (FENCE.test(text)) inFence = !inFence;
+    lineState = verbatim ? 'verbatim' : 'prose';
+    if (!verbatim) {
+      line.prefix = LINE_PREFIX.exec(input)![0];
+      input = input.slice(line.prefix.length);
+      sentence.reset();
+    }
+    return true;
   };
 
   const step = (final: boolean): string => {
     let out = '';
     for (;;) {
-      if (atLineStart) {
-        const nl = input.indexOf('\n');
-        if (nl === -1 && !final && input.length < 4) return out; // not enough to tell the line's kind
-        if (!input) return out;
-        atLineStart = false;
-        lineKept = false;
-        lineRemoved = false;
-        space = '';
-        const line = nl === -1 ? input : input.slice(0, nl);
-        verbatim = inFence || VERBATIM_LINE.test(line);
-        if (FENCE.test(line)) inFence = !inFence;
-        if (!verbatim) {
-          prefix = LINE_PREFIX.exec(input)![0];
-          input = input.slice(prefix.length);
-          startSentence();
-        }
-      }
-      if (verbatim) {
+      if (lineState === 'start' && !startLine(final)) return out;
+      if (lineState === 'verbatim') {
         const nl = input.indexOf('\n');
         const upto = nl === -1 ? input.length : nl + 1;
         out += input.slice(0, upto);
         input = input.slice(upto);
-        skipBlank = false;
+        line.skipBlank = false;
         if (nl === -1) return out;
-        atLineStart = true;
+        lineState = 'start';
         continue;
       }
       const read = readProse();
       out += read.out;
       if (read.lineEnded) continue;
       if (final) {
-        out += length > 0 ? finishSentence(held) : lineKept ? '' : prefix;
-        startSentence();
+        out += sentence.length > 0 ? finishSentence(sentence.held) : line.kept ? '' : line.prefix;
+        sentence.reset();
         return out;
       }
       return out + releaseEarly();
