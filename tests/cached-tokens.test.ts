@@ -10,7 +10,7 @@ import { utcDay } from '../src/admission/token-budget.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
 import { testConfig } from './support/deps.js';
-import { startFakeGateway } from './support/fake-gateway.js';
+import { startFakeGateway, gatewayClient } from './support/fake-gateway.js';
 
 let h: AdmissionApp | null = null;
 afterEach(async () => {
@@ -53,7 +53,7 @@ describe('prompt_cache_key', () => {
     try {
       for (const [env, expected] of [[{}, 'campus-agent'], [{ PROMPT_CACHE_KEY: 'campus-prod' }, 'campus-prod'], [{ PROMPT_CACHE_KEY: 'off' }, undefined]] as const) {
         const config = testConfig(env);
-        const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-cache-key', promptCacheKey: config.budget.promptCacheKey });
+        const gateway = gatewayClient(gw, { apiKey: 'sk-cache-key', promptCacheKey: config.budget.promptCacheKey });
         for await (const _ of gateway.streamPass({ model: 'test/model', messages: [{ role: 'user', content: 'hi' }], maxTokens: 10, signal: new AbortController().signal })) void _;
         await gateway.complete({ model: 'test/model', messages: [{ role: 'user', content: 'hi' }], maxTokens: 10 });
         const [pass, completion] = gw.chatRequests().slice(-2);

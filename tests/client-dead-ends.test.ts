@@ -31,7 +31,7 @@ import { silentLogger } from '../src/logger.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { procStatusKb } from '../bench/proc.js';
 import { createTestDeps, testConfig } from './support/deps.js';
-import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { startFakeGateway, type FakeGateway, gatewayClient } from './support/fake-gateway.js';
 import { imageNodeOptions } from './support/image-flags.js';
 import { listen, type Listening } from './support/listen.js';
 import { startAdmissionApp } from './support/admission-harness.js';
@@ -58,7 +58,7 @@ beforeAll(async () => {
   gw = await startFakeGateway();
   gw.handler = () => ({ text: 'Gates is on the main campus.' });
   const config = testConfig({ AGENT_SHARED_SECRET: SECRET, DAILY_TOKEN_LIMIT: String(LIMIT), MAX_TURNS_IN_FLIGHT: '1' });
-  const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-chat-key', retryBackoffMs: 1 });
+  const gateway = gatewayClient(gw, { apiKey: 'sk-chat-key' });
   budget = createSqliteBudgetStore({ path: ':memory:' });
   const admission = createAdmission({ budget, moderation: noModeration, config, logger: silentLogger, now: () => new Date() });
   server = await listen(createApp(await createTestDeps({ config, gateway, admission })).fetch);

@@ -17,7 +17,7 @@ import { silentLogger } from '../src/logger.js';
 import { createPostgresStore } from '../src/memory/postgres-store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { testTurnMemory } from './support/deps.js';
-import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { startFakeGateway, type FakeGateway, gatewayClient } from './support/fake-gateway.js';
 import { until } from './support/until.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { spawnService, type ServiceProcess } from './support/spawn-service.js';
@@ -132,7 +132,7 @@ describe('two replicas racing for the same job', () => {
       calls++;
       return { text: JSON.stringify({ operations: [{ op: 'add', text: 'Lives in Donner House' }] }), delayMs: 300 };
     };
-    const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-race', retryBackoffMs: 1 });
+    const gateway = gatewayClient(gw, { apiKey: 'sk-race' });
     const replicas = [];
     for (let i = 0; i < 2; i++) {
       const db = createDatabase(pg.url, { max: 2 });

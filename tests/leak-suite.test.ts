@@ -20,7 +20,7 @@ import { canonicalText } from './support/canonical-text.js';
 import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
 import { createTestDeps, testConfig, testTurnMemory } from './support/deps.js';
 import { FAKE_SECRET_PARTS, FAKE_SECRETS_ENV } from './support/fake-secrets.js';
-import { startFakeGateway, type FakeGateway, type FakeReply } from './support/fake-gateway.js';
+import { startFakeGateway, type FakeGateway, type FakeReply, gatewayClient } from './support/fake-gateway.js';
 import { listen, type Listening } from './support/listen.js';
 import { collectSseEvents } from './support/sse.js';
 
@@ -155,7 +155,7 @@ beforeAll(async () => {
   const policy = leakPolicyFromConfig(config);
   const logger = createLogger({ level: 'debug', sink: (l) => void logLines.push(l), leaks: policy });
   // As server.ts builds it: the leak policy on everything sent.
-  const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: env.LLM_GATEWAY_API_KEY, retryBackoffMs: 1, outbound: policy.redact });
+  const gateway = gatewayClient(gw, { apiKey: env.LLM_GATEWAY_API_KEY, outbound: policy.redact });
   store = createInMemoryStore({ embeddingModel: null });
   background = createBackgroundTasks(logger);
   const memory = store;

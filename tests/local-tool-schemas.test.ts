@@ -17,14 +17,14 @@ import { rememberArgs } from '../src/memory/remember-tool.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { toolParameters } from '../src/tools/local-tool.js';
 import { createTestDeps } from './support/deps.js';
-import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { startFakeGateway, type FakeGateway, gatewayClient } from './support/fake-gateway.js';
 
 let gw: FakeGateway;
 let offered: Map<string, { properties: Record<string, { maxLength?: number; type?: string }>; required?: string[] }>;
 
 beforeAll(async () => {
   gw = await startFakeGateway();
-  const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-chat-key', retryBackoffMs: 1 });
+  const gateway = gatewayClient(gw, { apiKey: 'sk-chat-key' });
   const store = createInMemoryStore({ embeddingModel: null });
   const background = createBackgroundTasks(silentLogger);
   const deps = await createTestDeps({

@@ -13,7 +13,7 @@ import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import { silentLogger } from '../src/logger.js';
 import { createPostgresStore } from '../src/memory/postgres-store.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
-import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { startFakeGateway, type FakeGateway, gatewayClient } from './support/fake-gateway.js';
 import { createTestDeps, testTurnMemory } from './support/deps.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { spawnService } from './support/spawn-service.js';
@@ -35,7 +35,7 @@ async function startStack() {
   await store.init();
   const gw: FakeGateway = await startFakeGateway();
   defer(() => gw.close());
-  const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-test-gateway', retryBackoffMs: 1 });
+  const gateway = gatewayClient(gw, { apiKey: 'sk-test-gateway' });
   const background = createBackgroundTasks(silentLogger);
   const turnMemory = testTurnMemory({ store, gateway, background });
   const deps = await createTestDeps({ memory: store, gateway, background, turnMemory });

@@ -16,6 +16,7 @@ import type { TurnRequest } from '../src/request/chat-request.js';
 import type { LocalTool } from '../src/tools/local-tool.js';
 import { useFakeGateway } from './support/cleanup.js';
 import { baseLeakPolicy } from '../src/security/leak-policy.js';
+import { gatewayClient } from './support/fake-gateway.js';
 
 const gw = useFakeGateway('all');
 afterEach(() => {
@@ -45,7 +46,7 @@ function setup(o: { embeddings?: boolean; store?: MemoryStore; extractionInterva
   const memory = createTurnMemory({
     store,
     embedder: o.embeddings ? createEmbedder({ baseUrl: gw.baseUrl, apiKey: 'k', model: 'text-embedding-3-small' }) : null,
-    gateway: createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'k', retryBackoffMs: 1 }),
+    gateway: gatewayClient(gw, { apiKey: 'k' }),
     background,
     logger,
     extractionModel: 'test/extractor',

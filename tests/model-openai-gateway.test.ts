@@ -7,11 +7,12 @@ import type { PassEvent } from '../src/model/gateway.js';
 import { ModelTimeoutError, ModelUnavailableError } from '../src/model/gateway-errors.js';
 import { createOpenAIGateway, type OpenAIGatewayOptions } from '../src/model/openai-gateway.js';
 import { useFakeGateway } from './support/cleanup.js';
+import { gatewayClient } from './support/fake-gateway.js';
 
 const gw = useFakeGateway('each');
 
 const gateway = (o: Partial<OpenAIGatewayOptions> = {}) =>
-  createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-test-key', retryBackoffMs: 1, ...o });
+  gatewayClient(gw, { apiKey: 'sk-test-key', ...o });
 
 async function collect(events: AsyncIterable<PassEvent>): Promise<PassEvent[]> {
   const out: PassEvent[] = [];

@@ -21,7 +21,7 @@ import { ANSWER_CUT_NOTE } from '../src/pipeline/stages/execute.js';
 import { utcDay } from '../src/admission/token-budget.js';
 import { MAX_CHAT_BODY_BYTES } from '../src/http/body-limit.js';
 import { createTestDeps, testConfig, testTurnMemory } from './support/deps.js';
-import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { startFakeGateway, type FakeGateway, gatewayClient } from './support/fake-gateway.js';
 import { listen, type Listening } from './support/listen.js';
 import { collectSseEvents } from './support/sse.js';
 
@@ -36,7 +36,7 @@ beforeAll(async () => {
   gw = await startFakeGateway();
   gw.handler = (body) => (body.model === 'test/extractor' ? { text: '{"operations": []}' } : { text: 'Hello from the campus.' });
   const config = testConfig({ AGENT_SHARED_SECRET: SECRET, DAILY_TOKEN_LIMIT: String(LIMIT), MAX_OUTPUT_TOKENS: '400', MAX_TURNS_IN_FLIGHT: '20' });
-  const gateway = createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-chat-key', retryBackoffMs: 1 });
+  const gateway = gatewayClient(gw, { apiKey: 'sk-chat-key' });
   budget = createSqliteBudgetStore({ path: ':memory:' });
   const admission = createAdmission({ budget, moderation: noModeration, config, logger: silentLogger, now: () => new Date() });
   const store = createInMemoryStore({ embeddingModel: null });

@@ -7,7 +7,7 @@ import { createApp } from '../src/app.js';
 import type { AppDeps } from '../src/deps.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { cleanTitle } from '../src/model/title.js';
-import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { startFakeGateway, type FakeGateway, gatewayClient } from './support/fake-gateway.js';
 import { createTestDeps, testConfig } from './support/deps.js';
 
 let gw: FakeGateway | undefined;
@@ -28,7 +28,7 @@ async function withGateway() {
     fake,
     deps: {
       config: testConfig({ LLM_GATEWAY_API_KEY: 'sk-title-key', TITLE_MODEL: 'vendor/title-model' }),
-      gateway: createOpenAIGateway({ baseUrl: fake.baseUrl, apiKey: 'sk-title-key', retryBackoffMs: 1 }),
+      gateway: gatewayClient(fake, { apiKey: 'sk-title-key' }),
     },
   };
 }

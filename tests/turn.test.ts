@@ -11,7 +11,7 @@ import { createTurnStarter, type StartedTurn } from '../src/pipeline/turn.js';
 import { toTurnRequest } from '../src/request/chat-request.js';
 import { fakeAdmission } from './support/admission-fakes.js';
 import { createTestDeps } from './support/deps.js';
-import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { startFakeGateway, type FakeGateway, gatewayClient } from './support/fake-gateway.js';
 
 let gw: FakeGateway | null = null;
 afterEach(async () => {
@@ -36,7 +36,7 @@ async function setUp(admit?: () => Promise<never>) {
   gw = fake;
   const budget = countingBudget();
   const deps = await createTestDeps({
-    gateway: createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-test-gateway-key' }),
+    gateway: gatewayClient(gw),
     admission: fakeAdmission({ admit: admit ?? (async () => ({ refusal: null, budget })) }),
   });
   const start = createTurnStarter(deps);

@@ -16,7 +16,7 @@ import type { CampusTools } from '../../src/tools/campus-tools.js';
 import { silentLogger } from '../../src/logger.js';
 import { createOpenAIGateway } from '../../src/model/openai-gateway.js';
 import type { Usage } from '../../src/model/usage.js';
-import { startFakeGateway, type FakeGateway } from './fake-gateway.js';
+import { startFakeGateway, type FakeGateway, gatewayClient } from './fake-gateway.js';
 import { recordingAdmission } from './admission-fakes.js';
 import { createTestDeps, testConfig } from './deps.js';
 import { listen, type Listening } from './listen.js';
@@ -64,7 +64,7 @@ export async function startAdmissionApp(options: AdmissionAppOptions = {}): Prom
     config,
     logger,
     now,
-    gateway: createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-chat-key', retryBackoffMs: 1 }),
+    gateway: gatewayClient(gw, { apiKey: 'sk-chat-key' }),
     admission,
     moderation: moderationFromConfig(config, logger),
     ...(options.campusTools && { campusTools: options.campusTools }),

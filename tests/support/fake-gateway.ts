@@ -33,6 +33,8 @@ import type { AddressInfo } from 'node:net';
 import { buildCompletion, type FakeReply } from './fake-chat-completion.js';
 import { embeddingsBody, moderationsBody, type FailureScript, type ModerationScript } from './fake-embeddings-moderations.js';
 import { readJson, sendError, sendJson, sleep } from './fake-http.js';
+import type { ModelGateway } from '../../src/model/gateway.js';
+import { createOpenAIGateway, type OpenAIGatewayOptions } from '../../src/model/openai-gateway.js';
 
 export type { FakeReply, FakeToolCall, FakeUsage } from './fake-chat-completion.js';
 export {
@@ -210,4 +212,12 @@ export async function startFakeGateway(options: FakeGatewayOptions = {}): Promis
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   gateway.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
   return gateway;
+}
+
+/**
+ * The service's gateway client (the real openai-based one) pointed at a fake gateway, as the tests wire
+ * it: a test key and a 1 ms retry backoff unless the test says otherwise.
+ */
+export function gatewayClient(gw: Pick<FakeGateway, 'baseUrl'>, options: Partial<OpenAIGatewayOptions> = {}): ModelGateway {
+  return createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-test-gateway-key', retryBackoffMs: 1, ...options });
 }

@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/logger.js';
 import { createOpenAIGateway } from '../../src/model/openai-gateway.js';
 import type { Usage } from '../../src/model/usage.js';
 import { createMcpCampusTools } from '../../src/tools/mcp-campus-tools.js';
-import { startFakeGateway, type FakeGateway } from './fake-gateway.js';
+import { startFakeGateway, type FakeGateway, gatewayClient } from './fake-gateway.js';
 import { fakeAdmission } from './admission-fakes.js';
 import { createTestDeps } from './deps.js';
 import { startTestMcpServer, type TestMcpServer, type TestTool } from './test-mcp-server.js';
@@ -43,7 +43,7 @@ export async function startTurnHarness(options: TurnHarnessOptions = {}): Promis
   const charges = admission.charges;
   const chargedOnce = admission.charged();
   const deps = await createTestDeps({
-    gateway: createOpenAIGateway({ baseUrl: gw.baseUrl, apiKey: 'sk-test-gateway-key', retryBackoffMs: 1 }),
+    gateway: gatewayClient(gw),
     campusTools,
     admission,
     ...options.deps,
