@@ -1,0 +1,122 @@
+/**
+ * One bench run against an earlier tree and this one, alternately, in the same session:
+ * `npx tsx bench/before-after.ts <before tree> <bench file> [runs]` (the before tree a worktree of an
+ * earlier commit with this repository's node_modules linked in). Each tree's own copy of the bench runs
+ * `runs` times (default 5), before and after taking turns so drift spreads over both; every table row
+ * the bench prints is then reported as the median of each figure over the runs, before → after, with
+ * the ratio. Prints one Markdown section.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../tests/support/spawn-service.js';
+
+const [beforeTree, benchFile, runsArg] = process.argv.slice(2);
+if (!beforeTree || !benchFile) {
+  process.stderr.write('usage: tsx bench/before-after.ts <before tree> <bench file> [runs]\n');
+  process.exit(2);
+}
+const runs = Number(runsArg ?? 5);
+
+function commitOf(tree: string): string {
+  return spawnSync('git', ['-C', tree, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+}
+
+/** One run of the tree's bench: its stdout (a run that missed one of its targets still measured: kept). */
+function runBench(tree: string): string {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(tree, 'bench', benchFile!)], {
+    cwd: tree,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, AGENT_ENV: 'test', LOG_LEVEL: 'silent' },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (result.status !== 0 && !result.stdout.includes('|')) throw new Error(`${benchFile} in ${tree} exited with ${result.status} and measured nothing`);
+  return result.stdout;
+}
+
+/** A figure with its unit (`12.3 ms`, `0.84 µs`, `1.41×`, `184.6 MB`), or null. */
+function figure(cell: string): { value: number; unit: string } | null {
+  const m = /^\**([0-9][0-9,]*(?:\.[0-9]+)?)\s*(ms|µs|s|MB|×|%)?\**$/.exec(cell.trim());
+  return m ? { value: Number(m[1]!.replace(/,/g, '')), unit: m[2] ?? '' } : null;
+}
+
+/** Table rows by position (table, row: the same bench prints the same rows), each cell's values over the runs. */
+type Rows = Map<string, { header: string[]; cells: string[]; figures: Map<number, { unit: string; values: number[] }> }>;
+
+function collect(outputs: string[]): Rows {
+  const rows: Rows = new Map();
+  for (const out of outputs) {
+    let header: string[] = [];
+    let table = 0;
+    let row = 0;
+    for (const line of out.split('\n')) {
+      if (!line.startsWith('|')) continue;
+      const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+      if (cells.every((c) => /^-+:?$|^:?-+$/.test(c))) continue;
+      if (cells.every((c) => !figure(c))) {
+        header = cells;
+        table++;
+        row = 0;
+        continue;
+      }
+      const key = `${table}:${row++}`;
+      const entry = rows.get(key) ?? { header, cells, figures: new Map() };
+      cells.forEach((c, i) => {
+        const f = i > 0 ? figure(c) : null;
+        if (!f) return;
+        const slot = entry.figures.get(i) ?? { unit: f.unit, values: [] };
+        slot.values.push(f.value);
+        entry.figures.set(i, slot);
+      });
+      rows.set(key, entry);
+    }
+  }
+  return rows;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+const outputs = { before: [] as string[], after: [] as string[] };
+for (let i = 0; i < runs; i++) {
+  process.stderr.write(`round ${i + 1}/${runs}\n`);
+  // Alternate which goes first, so neither always runs on a warmer machine.
+  const order: Array<'before' | 'after'> = i % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
+  for (const which of order) outputs[which].push(runBench(which === 'before' ? beforeTree : REPO_ROOT));
+}
+const before = collect(outputs.before);
+const after = collect(outputs.after);
+
+const lines = [
+  `## ${benchFile}: before and after`,
+  '',
+  `Method: \`npx tsx bench/before-after.ts <tree at ${commitOf(beforeTree)}> ${benchFile} ${runs}\`: the bench of each tree (before: ` +
+    `commit ${commitOf(beforeTree)}; after: ${commitOf(REPO_ROOT)}) run ${runs} times, alternating, in one session on this machine; ` +
+    'each figure is the median over the runs; ratio = after ÷ before.',
+  '',
+];
+let lastHeader = '';
+for (const [key, a] of after) {
+  const b = before.get(key);
+  if (!b) continue;
+  const header = a.header.join(' | ');
+  if (header !== lastHeader) {
+    lines.push('', `| ${a.header.join(' | ')} |`, `|${a.header.map(() => '---').join('|')}|`);
+    lastHeader = header;
+  }
+  const cells = a.cells.map((c, i) => {
+    const fa = a.figures.get(i);
+    const fb = b.figures.get(i);
+    if (!fa || !fb) return c;
+    // A parameter of the row (the same in every run of both trees) is shown as it is.
+    if (new Set([...fa.values, ...fb.values]).size === 1) return c;
+    const [mb, ma] = [median(fb.values), median(fa.values)];
+    const fmt = (v: number) => `${v.toLocaleString('en-US', { maximumFractionDigits: v < 10 ? 2 : 1 })}${fa.unit && fa.unit !== '×' && fa.unit !== '%' ? ` ${fa.unit}` : fa.unit}`;
+    return `${fmt(mb)} → ${fmt(ma)}${mb > 0 ? ` (${(ma / mb).toFixed(2)}×)` : ''}`;
+  });
+  lines.push(`| ${cells.join(' | ')} |`);
+}
+process.stdout.write(lines.join('\n') + '\n');

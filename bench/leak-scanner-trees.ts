@@ -1,0 +1,69 @@
+/**
+ * The leak scanner of an earlier tree against this one's, in one process on the same input:
+ * `npx tsx bench/leak-scanner-trees.ts <before tree>`. Each tree's own `leakPolicyFromConfig` is built
+ * from the same configuration (tests/support/fake-secrets.ts) and scans the same answer, pushed in
+ * 4-character chunks (a scanner per answer, as a turn makes one, then flush), 3,000 answers per round,
+ * 12 rounds alternating which tree goes first; the figure is the median round's time per answer.
+ * Prints one Markdown section.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import type { LeakPolicy } from '../src/security/leak-policy.js';
+import { FAKE_SECRETS_ENV } from '../tests/support/fake-secrets.js';
+import { REPO_ROOT } from '../tests/support/spawn-service.js';
+
+const beforeTree = process.argv[2];
+if (!beforeTree) {
+  process.stderr.write('usage: tsx bench/leak-scanner-trees.ts <before tree>\n');
+  process.exit(2);
+}
+const ANSWERS = 3_000;
+const ROUNDS = 12;
+const answer =
+  'Gates Hillman Center is on the main campus, next to the Purnell Center. From Doherty Hall walk north across the Cut; ' +
+  'the entrance faces Forbes Avenue. It opens at 7 am on weekdays and 9 am on weekends. ';
+const chunks = answer.match(/.{1,4}/gs) ?? [];
+const prompt = 'You are the campus assistant of Carnegie Mellon. Answer from what the campus tools return. '.repeat(25);
+
+async function policyOf(tree: string): Promise<LeakPolicy> {
+  const { leakPolicyFromConfig } = await import(join(tree, 'src/security/leak-policy.ts'));
+  const { parseConfig } = await import(join(tree, 'src/config.ts'));
+  return leakPolicyFromConfig(parseConfig({ AGENT_ENV: 'test', ...FAKE_SECRETS_ENV }));
+}
+
+const trees = [beforeTree, REPO_ROOT];
+const policies = await Promise.all(trees.map(policyOf));
+const perAnswerUs: number[][] = [[], []];
+for (let round = 0; round < ROUNDS; round++) {
+  for (const i of round % 2 ? [1, 0] : [0, 1]) {
+    const policy = policies[i]!;
+    const t0 = process.hrtime.bigint();
+    let released = 0;
+    for (let k = 0; k < ANSWERS; k++) {
+      const scanner = policy.stream(prompt);
+      for (const c of chunks) released += scanner.push(c).length;
+      released += scanner.flush().length;
+    }
+    if (released !== ANSWERS * answer.length) throw new Error('the scanner did not release the answer whole');
+    perAnswerUs[i]!.push(Number(process.hrtime.bigint() - t0) / ANSWERS / 1000);
+  }
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const [before, after] = perAnswerUs.map(median) as [number, number];
+const commit = (tree: string) => spawnSync('git', ['-C', tree, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+process.stdout.write(
+  [
+    '## Leak scanner: before and after, same process, same input',
+    '',
+    `Method: \`npx tsx bench/leak-scanner-trees.ts <tree at ${commit(beforeTree)}>\`: each tree's leak policy from the same ` +
+      `configuration (${Object.keys(FAKE_SECRETS_ENV).length} secret-bearing variables), a ${prompt.length}-character system prompt, ` +
+      `one ${answer.length}-character answer in ${chunks.length} chunks of 4 characters through a new scanner per answer; ` +
+      `${ANSWERS.toLocaleString('en-US')} answers per round, ${ROUNDS} rounds alternating; median round.`,
+    '',
+    '| Tree | Per answer | Per chunk | Ratio |',
+    '|---|---:|---:|---:|',
+    `| before (${commit(beforeTree)}) | ${before.toFixed(1)} µs | ${(before / chunks.length).toFixed(2)} µs | 1.00× |`,
+    `| after (${commit(REPO_ROOT)}) | ${after.toFixed(1)} µs | ${(after / chunks.length).toFixed(2)} µs | ${(after / before).toFixed(2)}× |`,
+    '',
+  ].join('\n'),
+);
