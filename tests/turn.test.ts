@@ -57,11 +57,18 @@ describe('a started turn', () => {
     gw.enqueue({ text: ['Hel', 'lo'], usage: { prompt_tokens: 120, completion_tokens: 7 } });
     const turn = await start();
     expect(deps.turns.size).toBe(1);
+    let settled = false;
+    void turn.outcome.then(() => (settled = true));
     let atDone: unknown = null;
     for await (const e of turn.events) {
-      if (e.type !== 'done') continue;
-      // Read the way an encoder reads it on `done`: already settled, the slot still held.
-      atDone = await Promise.race([turn.outcome, new Promise((r) => setTimeout(() => r('pending'), 50))]);
+      if (e.type !== 'done') {
+        expect(settled).toBe(false);
+        continue;
+      }
+      // As an encoder sees it on `done`: already settled (its callback ran before the reader resumed),
+      // the slot still held.
+      expect(settled).toBe(true);
+      atDone = await turn.outcome;
       expect(deps.turns.size).toBe(1);
     }
     expect(atDone).toEqual({ promptTokens: 120, completionTokens: 7, cut: false, label: 'completed' });
