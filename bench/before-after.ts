@@ -36,8 +36,8 @@ function runBench(tree: string): string {
 
 /** A figure with its unit (`12.3 ms`, `0.84 µs`, `1.41×`, `184.6 MB`), or null. */
 function figure(cell: string): { value: number; unit: string } | null {
-  const m = /^\**([0-9][0-9,]*(?:\.[0-9]+)?)\s*(ms|µs|s|MB|×|%)?\**$/.exec(cell.trim());
-  return m ? { value: Number(m[1]!.replace(/,/g, '')), unit: m[2] ?? '' } : null;
+  const m = /^\**(\+?)([0-9][0-9,]*(?:\.[0-9]+)?)\s*(ms|µs|s|MB|×|%)?\**$/.exec(cell.trim());
+  return m ? { value: Number(m[2]!.replace(/,/g, '')), unit: m[3] ?? '' } : null;
 }
 
 /** Table rows by position (table, row: the same bench prints the same rows), each cell's values over the runs. */

@@ -42,11 +42,14 @@ describe('npm run eval with no configuration (offline model, sandbox tools)', ()
     const run = await runEval(['--threshold', '0.5', '--json', file]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^Campus eval: \d+ cases against the offline sandbox model, tools from the sandbox tool server\./);
-    expect(run.stdout).toContain('| Rank | Model | Score | Cases passed | Tokens (in / cached in / out) | Cost | Turn p50 | Turn p95 |');
-    expect(run.stdout).toMatch(/\| 1 \| openai\/gpt-4o-mini \| (0\.\d{3}|1\.000) \|/);
+    expect(run.stdout).toContain('| Rank | Model | Score | Cases passed | Turns answered / refused / failed | Tokens (in / cached in / out) | Cost | Turn p50 | Turn p95 |');
+    // Labelled as what answered: the offline model, not the default model id it stood in for.
+    expect(run.stdout).toMatch(/\| 1 \| offline sandbox model \(asked for openai\/gpt-4o-mini\) \| (0\.\d{3}|1\.000) \| \d+\/\d+ \| \d+ \/ 0 \/ 0 \|/);
     expect(run.stderr).toMatch(/eval: openai\/gpt-4o-mini \d+\/\d+/); // the progress line
     const json = JSON.parse(readFileSync(file, 'utf8'));
     const [model] = json.models;
+    expect(model.label).toBe('offline sandbox model (asked for openai/gpt-4o-mini)');
+    expect(model.turns.refused + model.turns.failed).toBe(0);
     expect(model.cases.length).toBeGreaterThanOrEqual(40);
     expect(model.score).toBeGreaterThanOrEqual(0.5);
     expect(model.inputTokens).toBeGreaterThan(0);
@@ -60,7 +63,25 @@ describe('npm run eval with no configuration (offline model, sandbox tools)', ()
   it('exits non-zero when the score is below --threshold (1.01 can never be met)', async () => {
     const run = await runEval(['--threshold', '1.01', '--cases', 'places']);
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/Below the threshold 1\.01: openai\/gpt-4o-mini/);
+    expect(run.stdout).toMatch(/Below the threshold 1\.01: offline sandbox model \(asked for openai\/gpt-4o-mini\)/);
+  }, 120_000);
+
+  it('reports refused turns apart and scores a case with one as failed, not as half right', async () => {
+    const file = join(dir, 'refused.json');
+    // A day's budget smaller than one turn: admission answers every turn 429 before it runs.
+    const run = await runEval(['--cases', 'places', '--json', file], { DAILY_TOKEN_LIMIT: '1' });
+    expect(run.code, run.stderr).toBe(0);
+    const [model] = JSON.parse(readFileSync(file, 'utf8')).models;
+    expect(model.turns.answered).toBe(0);
+    expect(model.turns.refused).toBeGreaterThan(0);
+    expect(model.turns.failed).toBe(0);
+    expect(model.score).toBe(0);
+    for (const c of model.cases) {
+      expect(c.passed, c.id).toBe(false);
+      expect(c.fates.every((f: string) => f === 'refused'), c.id).toBe(true);
+    }
+    expect(run.stdout).toMatch(/\| 0\.000 \| 0\/\d+ \| 0 \/ \d+ \/ 0 \|/);
+    expect(run.stdout).toMatch(/- place-gates \(0\.00\): turn 1 refused/);
   }, 120_000);
 
   it('stops starting cases before --max-tokens would be passed; the cases not run count as failed', async () => {

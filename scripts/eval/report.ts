@@ -16,12 +16,13 @@ export function ranked(run: EvalRun): ModelResult[] {
 export function renderReport(run: EvalRun, threshold: number | null): string {
   const lines: string[] = [];
   lines.push(`Campus eval: ${run.caseCount} cases against ${run.gateway}, tools from ${run.tools}.`, '');
-  lines.push('| Rank | Model | Score | Cases passed | Tokens (in / cached in / out) | Cost | Turn p50 | Turn p95 |');
-  lines.push('|---:|---|---:|---:|---:|---:|---:|---:|');
+  lines.push('| Rank | Model | Score | Cases passed | Turns answered / refused / failed | Tokens (in / cached in / out) | Cost | Turn p50 | Turn p95 |');
+  lines.push('|---:|---|---:|---:|---:|---:|---:|---:|---:|');
   for (const [i, m] of ranked(run).entries()) {
     const ran = m.cases.length - m.skipped;
     lines.push(
-      `| ${i + 1} | ${m.model} | ${m.score.toFixed(3)} | ${m.casesPassed}/${m.cases.length}${m.skipped ? ` (${m.skipped} not run)` : ''} | ` +
+      `| ${i + 1} | ${m.label} | ${m.score.toFixed(3)} | ${m.casesPassed}/${m.cases.length}${m.skipped ? ` (${m.skipped} not run)` : ''} | ` +
+        `${m.turns.answered} / ${m.turns.refused} / ${m.turns.failed} | ` +
         `${m.inputTokens + m.outputTokens} (${m.inputTokens} / ${m.cachedInputTokens} / ${m.outputTokens}) | ${m.cost === null ? '-' : m.cost.toFixed(4)} | ` +
         `${ran ? seconds(m.turnP50Ms) : '-'} | ${ran ? seconds(m.turnP95Ms) : '-'} |`,
     );
@@ -29,10 +30,15 @@ export function renderReport(run: EvalRun, threshold: number | null): string {
   for (const m of ranked(run)) {
     const failing = m.cases.filter((c) => !c.passed);
     if (failing.length === 0) continue;
-    lines.push('', `Failing checks, ${m.model}:`);
+    lines.push('', `Failing checks, ${m.label}:`);
     for (const c of failing) {
       if (c.skipped) {
         lines.push(`- ${c.id}: not run (--max-tokens reached)`);
+        continue;
+      }
+      const notAnswered = c.fates.map((f, step) => (f === 'answered' ? null : `turn ${step + 1} ${f}`)).filter((x) => x !== null);
+      if (notAnswered.length > 0) {
+        lines.push(`- ${c.id} (0.00): ${notAnswered.join('; ')}`);
         continue;
       }
       const failed = c.checks.filter((r) => !r.pass).map((r) => `${r.name}${c.checks.some((x) => x.step > 0) ? ` (turn ${r.step + 1})` : ''}${r.detail ? `: ${r.detail}` : ''}`);
@@ -41,7 +47,7 @@ export function renderReport(run: EvalRun, threshold: number | null): string {
   }
   if (threshold !== null) {
     const below = run.models.filter((m) => m.score < threshold);
-    lines.push('', below.length === 0 ? `Every model scored at least ${threshold}.` : `Below the threshold ${threshold}: ${below.map((m) => `${m.model} (${m.score.toFixed(3)})`).join(', ')}.`);
+    lines.push('', below.length === 0 ? `Every model scored at least ${threshold}.` : `Below the threshold ${threshold}: ${below.map((m) => `${m.label} (${m.score.toFixed(3)})`).join(', ')}.`);
   }
   return lines.join('\n') + '\n';
 }
@@ -55,7 +61,9 @@ export function reportJson(run: EvalRun, threshold: number | null): unknown {
     threshold,
     models: ranked(run).map((m) => ({
       model: m.model,
+      label: m.label,
       score: m.score,
+      turns: m.turns,
       casesPassed: m.casesPassed,
       casesNotRun: m.skipped,
       inputTokens: m.inputTokens,
@@ -70,6 +78,7 @@ export function reportJson(run: EvalRun, threshold: number | null): unknown {
         score: c.score,
         passed: c.passed,
         skipped: c.skipped,
+        fates: c.fates,
         tokens: c.tokens,
         turnMs: c.turnMs.map((t) => Math.round(t)),
         checks: c.checks,

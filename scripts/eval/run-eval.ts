@@ -45,21 +45,43 @@ export interface EvalOptions {
   onProgress?: (model: string, done: number, total: number) => void;
 }
 
+/**
+ * How the service took one turn: `answered` (a `done`), `refused` (declined before it ran: a budget,
+ * in-flight or overload answer, or no model), `failed` (ran and ended in an `error` event or an error
+ * status). Only answered turns are judged; a case with any other turn fails whole.
+ */
+export type TurnFate = 'answered' | 'refused' | 'failed';
+
+/** Statuses of a turn the service declined to run (CONTRACT.md: budget/in-flight 429, overload 503 before the stream). */
+const REFUSED_STATUSES = new Set([429, 503]);
+
+export function fateOf(turn: Pick<TurnObservation, 'status' | 'error'>): TurnFate {
+  if (turn.status === 200) return turn.error === null ? 'answered' : 'failed';
+  return REFUSED_STATUSES.has(turn.status) ? 'refused' : 'failed';
+}
+
 export interface CaseResult {
   id: string;
   group: string;
-  /** Share of the case's checks that passed (0 for a case not run). */
+  /** Share of the case's checks that passed; 0 for a case not run or with a turn refused or failed. */
   score: number;
   passed: boolean;
   /** Not run: the token limit was reached first. */
   skipped: boolean;
   tokens: number;
   turnMs: number[];
+  /** Each turn's fate, in order. */
+  fates: TurnFate[];
   checks: Array<CheckResult & { step: number }>;
 }
 
 export interface ModelResult {
+  /** The model id the turns asked for. */
   model: string;
+  /** What answered them: the model id, or the offline sandbox model standing in for it. */
+  label: string;
+  /** Turns by fate over the run. */
+  turns: Record<TurnFate, number>;
   score: number;
   casesPassed: number;
   cases: CaseResult[];
@@ -188,12 +210,14 @@ export async function runEval(env: Record<string, string | undefined>, options: 
     const caseUsage: Usage = { input: 0, cached: 0, output: 0, cost: null };
     const checks: CaseResult['checks'] = [];
     const turnMs: number[] = [];
+    const fates: TurnFate[] = [];
     let history: { role: 'user' | 'assistant'; content: string }[] = [];
     for (const [step, s] of c.steps.entries()) {
       if (s.fresh) history = [];
       const started = performance.now();
       const observation = await turn({ query: s.query, message_history: history, user_id: userId, model }, { usage: caseUsage, calls: [] });
       turnMs.push(performance.now() - started);
+      fates.push(fateOf(observation));
       for (const r of checkTurn(observation, s.expect, { leaks, systemPrompt, maxAnswerChars: config.maxAnswerChars })) checks.push({ ...r, step });
       history = [...history, { role: 'user', content: s.query }, { role: 'assistant', content: observation.text }];
     }
@@ -205,7 +229,10 @@ export async function runEval(env: Record<string, string | undefined>, options: 
     usage.output += caseUsage.output;
     if (caseUsage.cost !== null) usage.cost = (usage.cost ?? 0) + caseUsage.cost;
     const passedChecks = checks.filter((r) => r.pass).length;
-    return { id: c.id, group: c.group, score: passedChecks / checks.length, passed: passedChecks === checks.length, skipped: false, tokens, turnMs, checks };
+    // A refused or failed turn is not half an answer: the case scores nothing.
+    const allAnswered = fates.every((f) => f === 'answered');
+    const score = allAnswered ? passedChecks / checks.length : 0;
+    return { id: c.id, group: c.group, score, passed: allAnswered && passedChecks === checks.length, skipped: false, tokens, turnMs, fates, checks };
   }
 
   const results: ModelResult[] = [];
@@ -222,7 +249,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
           const c = selected[index]!;
           const estimate = largestTurn * c.steps.length;
           if (options.maxTokens !== null && spent + held + estimate > options.maxTokens) {
-            caseResults[index] = { id: c.id, group: c.group, score: 0, passed: false, skipped: true, tokens: 0, turnMs: [], checks: [] };
+            caseResults[index] = { id: c.id, group: c.group, score: 0, passed: false, skipped: true, tokens: 0, turnMs: [], fates: [], checks: [] };
           } else {
             held += estimate;
             try {
@@ -238,8 +265,12 @@ export async function runEval(env: Record<string, string | undefined>, options: 
       };
       await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
       const turnMs = caseResults.flatMap((r) => r.turnMs);
+      const fates = caseResults.flatMap((r) => r.fates);
       results.push({
         model,
+        // Without a gateway key the offline sandbox model answers whatever id is asked for: say so.
+        label: config.gateway.apiKey ? model : `offline sandbox model (asked for ${model})`,
+        turns: { answered: fates.filter((f) => f === 'answered').length, refused: fates.filter((f) => f === 'refused').length, failed: fates.filter((f) => f === 'failed').length },
         score: caseResults.reduce((s, r) => s + r.score, 0) / Math.max(1, caseResults.length),
         casesPassed: caseResults.filter((r) => r.passed).length,
         cases: caseResults,
