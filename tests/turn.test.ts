@@ -10,7 +10,7 @@ import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { createTurnStarter, type StartedTurn } from '../src/pipeline/turn.js';
 import { toTurnRequest } from '../src/request/chat-request.js';
 import { fakeAdmission } from './support/admission-fakes.js';
-import { createTestDeps } from './support/deps.js';
+import { createTestDeps, testConfig } from './support/deps.js';
 import { startFakeGateway, type FakeGateway, gatewayClient } from './support/fake-gateway.js';
 
 let gw: FakeGateway | null = null;
@@ -31,11 +31,12 @@ function countingBudget(): TurnBudget & { releases: number } {
   return budget;
 }
 
-async function setUp(admit?: () => Promise<never>) {
+async function setUp(admit?: () => Promise<never>, env: Record<string, string> = {}) {
   const fake = await startFakeGateway();
   gw = fake;
   const budget = countingBudget();
   const deps = await createTestDeps({
+    config: testConfig(env),
     gateway: gatewayClient(gw),
     admission: fakeAdmission({ admit: admit ?? (async () => ({ refusal: null, budget })) }),
   });
@@ -86,6 +87,16 @@ describe('a started turn', () => {
     expect(budget.releases).toBe(1);
     // Read afterwards, it ends at once with nothing, and releases nothing twice.
     expect(await drain(turn)).toEqual([]);
+    expect(budget.releases).toBe(1);
+    expect(gw.chatRequests()).toHaveLength(0);
+  });
+
+  it('ends at its deadline even when its events are never read, and gives everything back', async () => {
+    const { gw, deps, budget, start } = await setUp(undefined, { TURN_TIMEOUT_MS: '50' });
+    const turn = await start();
+    expect(deps.turns.size).toBe(1);
+    await expect(turn.outcome).resolves.toMatchObject({ label: 'aborted' });
+    expect(deps.turns.size).toBe(0);
     expect(budget.releases).toBe(1);
     expect(gw.chatRequests()).toHaveLength(0);
   });

@@ -157,8 +157,8 @@ export function createTurnStarter(deps: TurnDeps) {
       this.events = this.run();
     }
 
-    abort(): void {
-      this.controller.abort();
+    abort(reason?: unknown): void {
+      this.controller.abort(reason);
       // A generator never started runs no `finally`: what it holds is released here instead.
       if (!this.reading) void this.close();
     }
@@ -194,7 +194,8 @@ export function createTurnStarter(deps: TurnDeps) {
         this.label = 'refused';
       }
       metrics.turnStarted();
-      this.deadline = setTimeout(() => this.controller.abort(new TurnTimeoutError()), config.turnTimeoutMs);
+      // Past the deadline the turn ends, read or not (a route that never read its events holds nothing after it).
+      this.deadline = setTimeout(() => this.abort(new TurnTimeoutError()), config.turnTimeoutMs);
     }
 
     /** The turn's client events; one generator from the stages to the route (no wrapper on the delta path). */
