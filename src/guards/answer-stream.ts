@@ -56,55 +56,116 @@ export interface AnswerStream {
   finish(facts: AnswerFacts): FinalAnswer;
 }
 
-/** Creates the answer stream of one turn. */
+/**
+ * Whitespace shaping of the text that leaves: leading blanks of the answer (and of a new pass) dropped,
+ * trailing ones held until more text follows, one blank line between passes. It owns `emitted`, the
+ * text sent as deltas so far, and where the answer starts in it.
+ */
+class Shaper {
+  emitted = '';
+  /** Where the answer starts in `emitted` (after a stray closing reasoning tag, earlier text was reasoning). */
+  answerStart = 0;
+  private pending = '';
+  /** Until the first visible text of the answer or of a new pass: leading blanks are dropped there. */
+  private atStart = true;
+
+  shape(text: string): string {
+    const body = text.replace(/\s+$/, '');
+    if (!body.trim()) {
+      if (!this.atStart) this.pending += text;
+      return '';
+    }
+    const out = this.atStart ? (this.wrote ? this.pending : '') + body.replace(/^\s+/, '') : this.pending + body;
+    this.atStart = false;
+    this.pending = text.slice(body.length);
+    this.emitted += out;
+    return out;
+  }
+
+  /** True once the answer has visible text. */
+  get wrote(): boolean {
+    return this.emitted.length > this.answerStart;
+  }
+
+  /** Everything before was reasoning: the answer starts afresh here. */
+  restart(): void {
+    this.answerStart = this.emitted.length;
+    this.pending = '';
+    this.atStart = true;
+  }
+
+  /** A new pass: separated from the last by one blank line, whatever whitespace the model put around them. */
+  newPass(): void {
+    if (this.wrote) this.pending = '\n\n';
+    this.atStart = true;
+  }
+
+  /** The answer as sent so far. */
+  get answer(): string {
+    return this.emitted.slice(this.answerStart);
+  }
+}
+
+/**
+ * With a map attached, failure-claim sentences of a pass are dropped as they stream; on the first drop
+ * of the answer the map pointer leads it. Counts what it dropped (the final repair needs to know).
+ */
+class ClaimFilter {
+  private filter: SentenceFilter | null = null;
+  private map: CmuMaps = NO_MAP;
+  private otherToolFailed = false;
+  /** Sentences the current pass's filter dropped. */
+  private dropped = 0;
+  /** Sentences dropped while streaming, over the answer's passes. */
+  droppedInStream = 0;
+  /** The map pointer, once sent ahead of the answer. */
+  pointerSent: string | null = null;
+  private readonly dropClaim = (sentence: string) => isFailureClaim(sentence, { otherToolFailed: this.otherToolFailed });
+
+  /** A new pass: on with a map attached, else off. */
+  newPass(claimFilter: { map: CmuMaps; otherToolFailed: boolean } | null): void {
+    this.map = claimFilter?.map ?? NO_MAP;
+    this.otherToolFailed = claimFilter?.otherToolFailed ?? false;
+    this.filter = this.map.url ? this.newFilter() : null;
+    this.dropped = 0;
+  }
+
+  /** Everything before was reasoning: nothing of it was dropped or pointed at. */
+  restart(): void {
+    this.pointerSent = null;
+    this.droppedInStream = 0;
+    this.dropped = 0;
+    if (this.filter) this.filter = this.newFilter();
+  }
+
+  /** Secure text through the filter (when on) and the shaper. */
+  pass(text: string, shaper: Shaper, final: boolean): string {
+    const filter = this.filter;
+    if (!filter) return shaper.shape(text);
+    const kept = filter.push(text) + (final ? filter.flush() : '');
+    let out = '';
+    if (filter.removed > this.dropped) {
+      this.droppedInStream += filter.removed - this.dropped;
+      this.dropped = filter.removed;
+      if (this.pointerSent === null && !shaper.wrote) {
+        this.pointerSent = mapPointer(this.map);
+        out += shaper.shape(`${this.pointerSent}\n\n`);
+      }
+    }
+    return out + shaper.shape(kept);
+  }
+
+  private newFilter(): SentenceFilter {
+    return createSentenceFilter(this.dropClaim, mayBeFailureClaim);
+  }
+}
+
+/** Creates the answer stream of one turn: reasoning stripper → leak scanner → claim filter → shaper. */
 export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
   const secure = options.scanner;
   let stripper: ReasoningStripper = createReasoningStripper();
-  let filter: SentenceFilter | null = null;
-  let filterMap: CmuMaps = NO_MAP;
-  let emitted = '';
-  // Where the answer starts in `emitted` (after a stray closing reasoning tag, earlier text was reasoning).
-  let answerStart = 0;
-  let pendingSpace = '';
-  let pointerSent: string | null = null;
-  // Sentences the current pass's filter dropped, and all passes' (the final repair needs to know).
-  let claimsDropped = 0;
-  let droppedInStream = 0;
-  let otherToolFailed = false;
-  const dropClaim = (sentence: string) => isFailureClaim(sentence, { otherToolFailed });
-
-  // True until the first visible text of the answer or of a new pass: leading blanks are dropped there.
-  let atStart = true;
-
-  /** Whitespace shaping: leading blanks dropped, trailing ones held until more text follows. */
-  const shape = (text: string): string => {
-    const body = text.replace(/\s+$/, '');
-    if (!body.trim()) {
-      if (!atStart) pendingSpace += text;
-      return '';
-    }
-    const out = atStart ? (emitted.length > answerStart ? pendingSpace : '') + body.replace(/^\s+/, '') : pendingSpace + body;
-    atStart = false;
-    pendingSpace = text.slice(body.length);
-    emitted += out;
-    return out;
-  };
-
-  /** Secure text → claim filter (when on) → shaping; leads with the map pointer on the first drop. */
-  const afterSecure = (text: string, final = false): string => {
-    if (!filter) return shape(text);
-    const kept = filter.push(text) + (final ? filter.flush() : '');
-    let out = '';
-    if (filter.removed > claimsDropped) {
-      droppedInStream += filter.removed - claimsDropped;
-      claimsDropped = filter.removed;
-      if (pointerSent === null && emitted.length === answerStart) {
-        pointerSent = mapPointer(filterMap);
-        out += shape(`${pointerSent}\n\n`);
-      }
-    }
-    return out + shape(kept);
-  };
+  const shaper = new Shaper();
+  const claims = new ClaimFilter();
 
   const fromStripper = (pieces: ReturnType<ReasoningStripper['push']>): string => {
     let out = '';
@@ -112,25 +173,16 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
       if (piece === REASONING_ENDED) {
         // Everything before was reasoning: drop what is held, and start the answer afresh.
         secure.flush();
-        answerStart = emitted.length;
-        pendingSpace = '';
-        atStart = true;
-        pointerSent = null;
-        droppedInStream = 0;
-        claimsDropped = 0;
-        if (filter) filter = createSentenceFilter(dropClaim, mayBeFailureClaim);
+        shaper.restart();
+        claims.restart();
         continue;
       }
-      out += afterSecure(secure.push(piece));
+      out += claims.pass(secure.push(piece), shaper, false);
     }
     return out;
   };
 
-  const endPass = (): string => {
-    let out = fromStripper([stripper.end()]);
-    out += afterSecure(secure.flush(), true);
-    return out;
-  };
+  const endPass = (): string => fromStripper([stripper.end()]) + claims.pass(secure.flush(), shaper, true);
 
   return {
     push: (text) => fromStripper(stripper.push(text)),
@@ -138,13 +190,8 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
     newPass(claimFilter) {
       const out = endPass();
       stripper = createReasoningStripper();
-      // Passes are separated by one blank line, whatever whitespace the model put around them.
-      if (emitted.length > answerStart) pendingSpace = '\n\n';
-      atStart = true;
-      filterMap = claimFilter?.map ?? NO_MAP;
-      otherToolFailed = claimFilter?.otherToolFailed ?? false;
-      filter = filterMap.url ? createSentenceFilter(dropClaim, mayBeFailureClaim) : null;
-      claimsDropped = 0;
+      shaper.newPass();
+      claims.newPass(claimFilter);
       return out;
     },
 
@@ -159,9 +206,9 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
         map = NO_MAP;
         notes.refused = 'prompt_leak';
       } else {
-        text = emitted.slice(answerStart);
-        if (pointerSent !== null) text = text.slice(pointerSent.length).trimStart();
-        const repair = repairFailureClaims(text, map, { otherToolFailed: facts.otherToolFailed }, droppedInStream);
+        text = shaper.answer;
+        if (claims.pointerSent !== null) text = text.slice(claims.pointerSent.length).trimStart();
+        const repair = repairFailureClaims(text, map, { otherToolFailed: facts.otherToolFailed }, claims.droppedInStream);
         text = repair.text;
         if (repair.repaired) notes.repairedFailureClaim = true;
         text = discloseTools(text, { toolsUsed: facts.toolsUsed, query: facts.query }).text;
@@ -171,8 +218,8 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
           notes.emptyModelOutput = true;
         }
       }
-      const delta = text.startsWith(emitted) ? text.slice(emitted.length) : '';
-      if (delta) emitted += delta;
+      const delta = text.startsWith(shaper.emitted) ? text.slice(shaper.emitted.length) : '';
+      if (delta) shaper.emitted += delta;
       return { delta: last + delta, text, map, notes };
     },
   };
