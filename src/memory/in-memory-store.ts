@@ -37,6 +37,8 @@ interface Entry extends Fact {
   embedding: number[] | null;
   /** Oldest first; goes with the entry when it is removed, evicted or cleared. */
   history: FactChange[];
+  /** Order of creation in this store: a later fact of the same millisecond is the newer one. */
+  seq: number;
 }
 
 
@@ -49,15 +51,15 @@ const copy = (e: Entry): Fact => ({
   updatedAt: new Date(e.updatedAt),
 });
 
-/** Newest first; the id breaks ties so two facts of the same millisecond keep a stable order. */
-const newestFirst = (a: Entry, b: Entry) =>
-  b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+/** Newest first; of two facts of the same millisecond, the one created later (a random id would pick either). */
+const newestFirst = (a: Entry, b: Entry) => b.createdAt.getTime() - a.createdAt.getTime() || b.seq - a.seq;
 
 export function createInMemoryStore(options: InMemoryStoreOptions): MemoryStore {
   const maxFacts = options.maxFactsPerUser ?? MAX_FACTS_PER_USER;
   const now = options.now ?? (() => new Date());
   const newId = options.newId ?? randomUUID;
   const byUser = new Map<string, Entry[]>();
+  let created = 0;
   let initialized = false;
 
   const factsOf = (userId: string): Entry[] => byUser.get(userId) ?? [];
@@ -126,6 +128,7 @@ export function createInMemoryStore(options: InMemoryStoreOptions): MemoryStore 
           createdAt: at,
           updatedAt: at,
           history: [{ at, change: 'created', source, text }],
+          seq: created++,
         };
         facts.push(stored);
         byUser.set(input.userId, facts);
