@@ -3,7 +3,8 @@
  * disturb each other), collects the Markdown section each prints on stdout, and writes BENCHMARKS.md.
  * `npm run bench -- peak image` runs the benches whose file names contain those words and replaces only
  * their sections in BENCHMARKS.md (each section sits between `<!-- bench: <file> -->` markers), keeping
- * the others as they were recorded.
+ * the others as they were recorded. A full run keeps the sections no bench file writes (recorded by
+ * hand, under a name of their own).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -51,8 +52,17 @@ const header = [
   '',
 ].join('\n');
 const path = join(root, 'BENCHMARKS.md');
+/** The sections of the file as it stands, by name (a bench file, or a hand-kept section's own name). */
+function recordedSections(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of text.matchAll(/<!-- bench: (.+?) -->\n([\s\S]*?)<!-- \/bench: \1 -->\n/g)) out.set(m[1]!, m[2]!);
+  return out;
+}
+
 if (only.length === 0) {
-  writeFileSync(path, header + '\n' + [...sections].map(([file, section]) => marked(file, section)).join('\n'));
+  // A section no bench file writes (one recorded by hand: a run on another Node, a before/after) is kept.
+  const kept = [...recordedSections(existsSync(path) ? readFileSync(path, 'utf8') : '')].filter(([name]) => !sections.has(name));
+  writeFileSync(path, header + '\n' + [...sections, ...kept].map(([file, section]) => marked(file, section)).join('\n'));
 } else {
   // The sections of the benches run replace their own; a bench new to the file is added at the end.
   let text = existsSync(path) ? readFileSync(path, 'utf8') : header;
