@@ -5,23 +5,19 @@
  * gateway reporting no cached tokens is charged in full. Telemetry (tests/telemetry-export.test.ts) and
  * the eval's cost column (tests/eval.test.ts) show them too.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { utcDay } from '../src/admission/token-budget.js';
-import { createOpenAIGateway } from '../src/model/openai-gateway.js';
-import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
+import { startAdmissionApp } from './support/admission-harness.js';
+import { closeAfterEach } from './support/cleanup.js';
 import { testConfig } from './support/deps.js';
 import { startFakeGateway, gatewayClient } from './support/fake-gateway.js';
 
-let h: AdmissionApp | null = null;
-afterEach(async () => {
-  await h?.close();
-  h = null;
-});
+const defer = closeAfterEach();
 
 describe('cached prompt tokens', () => {
   it('are charged at CACHED_TOKEN_WEIGHT; tokens without a cache report at full weight', async () => {
     const app = await startAdmissionApp({ env: { CACHED_TOKEN_WEIGHT: '0.25' } });
-    h = app;
+    defer(() => app.close());
     app.gw.enqueue({ text: 'Gates is north of the Mall.', usage: { prompt_tokens: 1_000, completion_tokens: 100, cached_tokens: 800 } });
     const res = await app.post('/agent/respond', { query: 'Thanks!', user_id: 'cached-user' });
     expect(res.status).toBe(200);
@@ -38,7 +34,7 @@ describe('cached prompt tokens', () => {
 
   it('defaults to half weight, and refuses a weight outside 0-1 at start', async () => {
     const app = await startAdmissionApp();
-    h = app;
+    defer(() => app.close());
     app.gw.enqueue({ text: 'ok', usage: { prompt_tokens: 2_000, completion_tokens: 10, cached_tokens: 2_000 } });
     await app.post('/agent/respond', { query: 'Thanks!', user_id: 'default-weight' });
     await app.waitForCharges(1);

@@ -4,22 +4,20 @@
  * clock at 23:30 campus time the prompt carries the campus date, weekday and time, in its last section
  * (the fixed instructions before it stay the same all day and every day: the cacheable prefix).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildSystemPrompt, campusDateTime } from '../src/prompt/system-prompt.js';
-import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
+import { startAdmissionApp } from './support/admission-harness.js';
+import { closeAfterEach } from './support/cleanup.js';
 
 /** 23:30 on Tuesday 24 November 2026 in America/New_York (UTC−5): Wednesday 04:30 in UTC. */
 const LATE_EVENING = new Date('2026-11-25T04:30:00Z');
 
-let h: AdmissionApp | null = null;
-afterEach(async () => {
-  await h?.close();
-  h = null;
-});
+const defer = closeAfterEach();
 
 describe('campus time in the prompt', () => {
   it('at 23:30 campus time the turn’s prompt says the campus date, not the UTC one', async () => {
-    h = await startAdmissionApp({ now: () => LATE_EVENING });
+    const h = await startAdmissionApp({ now: () => LATE_EVENING });
+    defer(() => h.close());
     h.gw.enqueue({ text: 'Tomorrow is Wednesday.' });
     expect((await h.post('/agent/respond', { query: 'what is open tomorrow?' })).status).toBe(200);
     const prompt: string = h.gw.chatRequests()[0].messages[0].content;

@@ -15,7 +15,6 @@ import { createPostgresJobQueue } from '../src/db/postgres-job-queue.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { silentLogger } from '../src/logger.js';
 import { createPostgresStore } from '../src/memory/postgres-store.js';
-import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { testTurnMemory } from './support/deps.js';
 import { startFakeGateway, type FakeGateway, gatewayClient } from './support/fake-gateway.js';
 import { until } from './support/until.js';

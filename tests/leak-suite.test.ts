@@ -11,7 +11,6 @@ import { createApp } from '../src/app.js';
 import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import { createLogger } from '../src/logger.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
-import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { PROMPT_LEAK_REFUSAL } from '../src/guards/answer-stream.js';
 import { EXTRACTION_SYSTEM_PROMPT } from '../src/memory/extraction.js';
 import { REMEMBER_SYSTEM_PROMPT } from '../src/memory/remember-tool.js';
@@ -24,7 +23,6 @@ import { startFakeGateway, type FakeGateway, type FakeReply, gatewayClient } fro
 import { listen, type Listening } from './support/listen.js';
 import { collectSseEvents } from './support/sse.js';
 
-const SECRET = FAKE_SECRET_PARTS.sharedSecretHex;
 const env = FAKE_SECRETS_ENV;
 
 // Each secret kind: the value as configured (hosts count only whole, so they get no fragment case).

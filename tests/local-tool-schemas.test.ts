@@ -14,7 +14,6 @@ import { createTurnMemory } from '../src/memory/create-turn-memory.js';
 import { forgetArgs } from '../src/memory/forget-tool.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { rememberArgs } from '../src/memory/remember-tool.js';
-import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { toolParameters } from '../src/tools/local-tool.js';
 import { createTestDeps } from './support/deps.js';
 import { startFakeGateway, type FakeGateway, gatewayClient } from './support/fake-gateway.js';

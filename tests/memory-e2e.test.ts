@@ -12,7 +12,6 @@ import { createDatabase } from '../src/db/client.js';
 import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import { silentLogger } from '../src/logger.js';
 import { createPostgresStore } from '../src/memory/postgres-store.js';
-import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { startFakeGateway, type FakeGateway, gatewayClient } from './support/fake-gateway.js';
 import { createTestDeps, testTurnMemory } from './support/deps.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';

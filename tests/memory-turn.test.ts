@@ -11,7 +11,6 @@ import { createEmbedder } from '../src/memory/embeddings.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { planMemory } from '../src/memory/memory-plan.js';
 import type { MemoryStore } from '../src/memory/store.js';
-import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
 import type { LocalTool } from '../src/tools/local-tool.js';
 import { useFakeGateway } from './support/cleanup.js';

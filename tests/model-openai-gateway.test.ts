@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PassEvent } from '../src/model/gateway.js';
 import { ModelTimeoutError, ModelUnavailableError } from '../src/model/gateway-errors.js';
-import { createOpenAIGateway, type OpenAIGatewayOptions } from '../src/model/openai-gateway.js';
+import type { OpenAIGatewayOptions } from '../src/model/openai-gateway.js';
 import { useFakeGateway } from './support/cleanup.js';
 import { gatewayClient } from './support/fake-gateway.js';
 

@@ -16,7 +16,6 @@ import { createApp } from '../src/app.js';
 import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import { silentLogger } from '../src/logger.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
-import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { ANSWER_CUT_NOTE } from '../src/pipeline/stages/execute.js';
 import { utcDay } from '../src/admission/token-budget.js';
 import { MAX_CHAT_BODY_BYTES } from '../src/http/body-limit.js';

@@ -5,7 +5,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import type { AppDeps } from '../src/deps.js';
-import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { cleanTitle } from '../src/model/title.js';
 import { startFakeGateway, type FakeGateway, gatewayClient } from './support/fake-gateway.js';
 import { createTestDeps, testConfig } from './support/deps.js';

@@ -4,9 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/logger.js';
-import type { CampusTools } from '../src/tools/campus-tools.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
-import { startTestMcpServer, type TestMcpServer, type TestTool } from './support/test-mcp-server.js';
+import { startTestMcpServer, type TestTool } from './support/test-mcp-server.js';
 import { closeAfterEach } from './support/cleanup.js';
 
 const defer = closeAfterEach();

@@ -6,7 +6,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { unmeteredBudget, type TurnBudget } from '../src/admission/admission.js';
 import { TooManyRequestsError } from '../src/http/errors.js';
-import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { createTurnStarter, type StartedTurn } from '../src/pipeline/turn.js';
 import { toTurnRequest } from '../src/request/chat-request.js';
 import { fakeAdmission } from './support/admission-fakes.js';

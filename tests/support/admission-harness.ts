@@ -14,7 +14,6 @@ import { createApp } from '../../src/app.js';
 import type { Logger } from '../../src/logger.js';
 import type { CampusTools } from '../../src/tools/campus-tools.js';
 import { silentLogger } from '../../src/logger.js';
-import { createOpenAIGateway } from '../../src/model/openai-gateway.js';
 import type { Usage } from '../../src/model/usage.js';
 import { startFakeGateway, type FakeGateway, gatewayClient } from './fake-gateway.js';
 import { recordingAdmission } from './admission-fakes.js';

@@ -6,7 +6,6 @@
 import { createApp } from '../../src/app.js';
 import type { AppDeps } from '../../src/deps.js';
 import { silentLogger } from '../../src/logger.js';
-import { createOpenAIGateway } from '../../src/model/openai-gateway.js';
 import type { Usage } from '../../src/model/usage.js';
 import { createMcpCampusTools } from '../../src/tools/mcp-campus-tools.js';
 import { startFakeGateway, type FakeGateway, gatewayClient } from './fake-gateway.js';
