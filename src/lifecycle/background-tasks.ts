@@ -28,8 +28,10 @@ export function createBackgroundTasks(logger: Logger, telemetry: Telemetry = noT
         logger.warn('background task refused during shutdown', { task: name });
         return;
       }
+      // The span starts now, while what it links to is still open; the task runs on the next tick.
+      const span = telemetry.backgroundSpan(name, linkedTo);
       const p: Promise<unknown> = Promise.resolve()
-        .then(() => spanned(telemetry.backgroundSpan(name, linkedTo), task))
+        .then(() => spanned(span, task))
         .catch((err: unknown) => logger.error('background task failed', { task: name, err }))
         .finally(() => running.delete(p));
       running.add(p);

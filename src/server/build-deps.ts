@@ -111,10 +111,9 @@ export async function buildDeps(
     overload = guard;
   }
   // Postgres when DATABASE_URL is set (migrated under an advisory lock, vector size checked), else in-memory.
-  let opened = given.memory;
-  let database = null;
-  if (opened) await opened.init();
-  else ({ store: opened, database } = await createMemoryStoreFromConfig(config, logger));
+  // A given store is this process's to open too (a test's in-memory or Postgres store).
+  if (given.memory) await given.memory.init();
+  const { store: opened, database } = given.memory ? { store: given.memory, database: null } : await createMemoryStoreFromConfig(config, logger);
   const memory = telemetry.enabled ? observedStore(opened, telemetry.metrics) : opened;
   // Background jobs: on the Postgres queue when there is a database (replicas share it; a killed
   // replica's job is taken over), else in this process. Stopped by server.ts's drain, not a closer.
