@@ -90,10 +90,24 @@ type Source =
   | { kind: 'canned'; text: string; reason: NonNullable<AnswerNotes['refused']> }
   | { kind: 'failed'; err: unknown };
 
-async function* sourceEvents(source: Source, ctx: TurnContext): AsyncGenerator<TurnEvent> {
-  if (source.kind === 'failed') throw source.err;
-  if (source.kind === 'canned') yield { type: 'text', text: source.text };
-  else yield* source.run(source.prepared, ctx);
+async function* cannedText(text: string): AsyncGenerator<TurnEvent> {
+  yield { type: 'text', text };
+}
+
+async function* failing(err: unknown): AsyncGenerator<TurnEvent> {
+  throw err;
+}
+
+/** The source's own generator: the model's is handed to verify as it is (no wrapper on the per-delta path). */
+function sourceEvents(source: Source, ctx: TurnContext): AsyncGenerator<TurnEvent> {
+  switch (source.kind) {
+    case 'model':
+      return source.run(source.prepared, ctx);
+    case 'canned':
+      return cannedText(source.text);
+    case 'failed':
+      return failing(source.err);
+  }
 }
 
 /** Builds the turn starter once; each call admits one request and returns the started turn. */
