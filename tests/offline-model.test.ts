@@ -183,9 +183,10 @@ describe('offline model over the real gateway and sandbox tools', () => {
   it('searches the guide', async () => {
     const r = await turn('How does DineXtra work with my meal plan?', campusDefs);
     expect(r.called.map((c) => c.name)).toEqual(['guide_search_guide', 'guide_get_section']);
-    expect(r.text).toMatch(/^### Meal Plans\n\nEvery student living in university housing has a meal plan/);
-    expect(r.text).toContain('Source: [Meal Plans](https://guide.sandbox.example/meal-plans)');
-    expect(r.text).toMatch(/\*\*Related in the guide:\*\*\n- Meal Plans › .+\n- Meal Plans › DineXtra$/);
+    // The section about DineXtra ranks first (its heading names it); the page's intro is related.
+    expect(r.text).toMatch(/^### Meal Plans › DineXtra\n\nDineXtra is a declining balance/);
+    expect(r.text).toContain('Source: [Meal Plans › DineXtra](https://guide.sandbox.example/meal-plans#dinextra)');
+    expect(r.text).toMatch(/\*\*Related in the guide:\*\*\n- Meal Plans/);
   });
 
   it('says it is the offline model when no rule applies, and that tools are off when their group is disabled', async () => {

@@ -99,6 +99,18 @@ describe('maps', () => {
     expect(await json('maps_search_buildings', { query: 'zzqx' })).toEqual({ results: [] });
   });
 
+  it('searches by full text: typos, what a building holds, its description and nearest neighbours', async () => {
+    const first = async (query: string) => (await json('maps_search_buildings', { query })).results[0];
+    expect((await first('bakr hall')).nameWithSpace).toBe('BH');
+    expect((await first('hunt libary')).nameWithSpace).toBe('HL');
+    const gym = await first('gym');
+    expect(gym).toMatchObject({ nameWithSpace: 'CUC', description: expect.stringContaining('fitness center') });
+    expect(gym.nearby).toHaveLength(3);
+    expect(gym.nearby[0]).toEqual({ code: expect.any(String), name: expect.any(String), metres: expect.any(Number) });
+    expect(gym.nearby.map((n: { metres: number }) => n.metres)).toEqual([...gym.nearby.map((n: { metres: number }) => n.metres)].sort((a, b) => a - b));
+    expect((await first('business school')).nameWithSpace).toBe('TEP');
+  });
+
   it('lists possible locations by name', async () => {
     const names = await json('maps_list_possible_locations', { query: 'Wean' });
     expect(names).toContain('Wean Hall');
@@ -155,6 +167,13 @@ describe('courses', () => {
     const found = await json('courses_search_courses_by_query', { query: 'functional programming' });
     expect(found.map((c: { courseID: string }) => c.courseID)).toContain('15-150');
     expect(await json('courses_search_courses_by_query', { query: 'underwater basket' })).toEqual([]);
+    // By subject (stemmed, abbreviated), by instructor, best first.
+    const ids = async (query: string) => (await json('courses_search_courses_by_query', { query })).map((c: { courseID: string }) => c.courseID);
+    expect((await ids('statistics'))[0]).toBe('36-200');
+    expect(await ids('intro statistics')).not.toContain('70-122');
+    expect(await ids('AI')).toContain('15-281');
+    expect(await ids('pavlo')).toEqual(['15-445']);
+    expect(await ids('databases')).toContain('15-445');
     expect(await json('courses_fetch_course_instructors', { course_id: '15-445' })).toEqual(['Andy Pavlo']);
     const [sched] = await json('courses_fetch_course_schedules', { course_id: '15-112' });
     expect(sched).toMatchObject({ year: expect.any(Number), semester: expect.any(String) });

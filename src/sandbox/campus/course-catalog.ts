@@ -1,9 +1,10 @@
 /**
  * Queries over the sandbox courses, in the JSON shapes of the production `courses_*` tools: lookup by
- * id (with "15122" normalised to "15-122"), requisites with their reverse (postreqs), text search,
+ * id (with "15122" normalised to "15-122"), requisites with their reverse (postreqs), full-text search,
  * schedules and gen-eds.
  */
 import { SANDBOX_COURSES, type SandboxCourse } from './data/courses.js';
+import { textIndex } from './text-search.js';
 
 /** The semesters of the sample schedules: every course in the fall, some again in the spring. */
 const FALL = { year: 2026, semester: 'Fall' } as const;
@@ -66,16 +67,18 @@ export function schedulesJson(c: SandboxCourse) {
   return c.spring ? [term(FALL), term(SPRING)] : [term(FALL)];
 }
 
-/** Courses whose number, name, department or description contains every word of the query. */
+const COURSE_INDEX = textIndex(SANDBOX_COURSES, {
+  name: { text: (c) => c.name, boost: 3 },
+  department: { text: (c) => c.department, boost: 2 },
+  instructors: { text: (c) => c.instructors.join(' '), boost: 2 },
+  desc: { text: (c) => c.desc },
+});
+
+/** Courses by number, or by title, department, instructor and description words (text-search.ts), best first. */
 export function searchCourses(query: string, limit = 10): SandboxCourse[] {
   const id = normaliseCourseId(query);
   if (id) return SANDBOX_COURSES.filter((c) => c.courseID === id);
-  const words = query.toLowerCase().match(/[a-z0-9-]+/g) ?? [];
-  if (words.length === 0) return [];
-  return SANDBOX_COURSES.filter((c) => {
-    const hay = `${c.courseID} ${c.name} ${c.department} ${c.desc}`.toLowerCase();
-    return words.every((w) => hay.includes(w));
-  }).slice(0, limit);
+  return COURSE_INDEX.search(query, limit).map((hit) => hit.item);
 }
 
 /** Gen-ed courses of one school (all schools when omitted), optionally of one department. */

@@ -3,11 +3,19 @@
  * locations, open/closed judged at call time in America/New_York with an injectable clock.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { textIndex } from './text-search.js';
 import { z } from 'zod';
 import { SANDBOX_DINING, type DiningLocation } from './data/dining.js';
 import { diningDetail, diningList } from './dining-format.js';
 import { DAY_NAMES, campusTime, isOpenAt } from './dining-hours.js';
 import { errorResult, textResult } from './tool-results.js';
+
+/** Cuisine questions, by cuisine first, then name and description (text-search.ts). */
+const BY_CUISINE = textIndex(SANDBOX_DINING, {
+  cuisine: { text: (p) => p.cuisine, boost: 3 },
+  name: { text: (p) => p.name, boost: 2 },
+  description: { text: (p) => p.description },
+});
 
 const includes = (text: string, query: string) => text.toLowerCase().includes(query.trim().toLowerCase());
 
@@ -94,9 +102,7 @@ export function registerEatsTools(server: McpServer, now: () => Date): void {
       inputSchema: { cuisine_query: z.string() },
     },
     async ({ cuisine_query }) => {
-      const found = SANDBOX_DINING.filter(
-        (p) => includes(p.cuisine, cuisine_query) || includes(p.description, cuisine_query) || includes(p.name, cuisine_query),
-      );
+      const found = BY_CUISINE.search(cuisine_query, SANDBOX_DINING.length).map((hit) => hit.item);
       if (found.length === 0) return textResult(`No dining locations found serving '${cuisine_query}'.`);
       return textResult(diningList(`Cuisine Search Results for '${cuisine_query}'`, found, openNow));
     },

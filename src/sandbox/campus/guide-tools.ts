@@ -1,11 +1,12 @@
 /**
  * The sandbox's `guide` group: the sample student-guide pages split into heading chunks, searched by
- * word overlap, in the JSON shapes of the production `guide_*` tools (not-found is an `error` key, not
+ * full text (text-search.ts), in the JSON shapes of the production `guide_*` tools (not-found is an `error` key, not
  * an error result, as in production).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { GUIDE_BASE_URL, SANDBOX_GUIDE } from './data/guide.js';
+import { textIndex } from './text-search.js';
 import { jsonResult } from './tool-results.js';
 
 interface Chunk {
@@ -34,11 +35,13 @@ function buildChunks(): Chunk[] {
   });
 }
 
-const words = (s: string): string[] => s.toLowerCase().match(/[a-z0-9]{3,}/g) ?? [];
-
 /** Registers the five guide tools on a server. */
 export function registerGuideTools(server: McpServer): void {
   const chunks = buildChunks();
+  const index = textIndex(chunks, {
+    heading: { text: (c) => c.heading_path.join(' '), boost: 3 },
+    content: { text: (c) => c.content },
+  });
 
   server.registerTool(
     'guide_search_guide',
@@ -46,27 +49,16 @@ export function registerGuideTools(server: McpServer): void {
       description: 'Search the student guide.\n\nArgs:\n    query: What to look for.\n    limit: Most results to return (default 5).',
       inputSchema: { query: z.string(), limit: z.number().int().default(5) },
     },
-    async ({ query, limit }) => {
-      const q = new Set(words(query));
-      const scored = chunks
-        .map((c) => {
-          const hay = words(`${c.heading_path.join(' ')} ${c.content}`);
-          const hits = hay.filter((w) => q.has(w)).length;
-          return { c, score: q.size ? Math.round((hits / Math.sqrt(hay.length || 1)) * 1000) / 1000 : 0 };
-        })
-        .filter((s) => s.score > 0)
-        .sort((a, b) => b.score - a.score)
-        .slice(0, Math.max(0, limit));
-      return jsonResult(
-        scored.map(({ c, score }) => ({
+    async ({ query, limit }) =>
+      jsonResult(
+        index.search(query, Math.max(0, limit)).map(({ item: c, score }) => ({
           chunk_id: c.chunk_id,
           file: c.file,
           heading_path: c.heading_path,
           snippet: c.content.replace(/^#+ .+\n+/, '').slice(0, 200),
           score,
         })),
-      );
-    },
+      ),
   );
 
   server.registerTool(

@@ -3,6 +3,7 @@
  * code, room id or `"lat,lon"`) to a point, and great-circle distances between points.
  */
 import { SANDBOX_BUILDINGS, floorOf, type SandboxBuilding } from './data/buildings.js';
+import { textIndex } from './text-search.js';
 
 export interface PlaceResult {
   id: string;
@@ -11,6 +12,9 @@ export interface PlaceResult {
   labelPosition: { latitude: number; longitude: number };
   type: string;
   floor: { buildingCode: string; level: string };
+  /** Sandbox extras on buildings (the real server may not send them): what it holds, its nearest neighbours. */
+  description?: string;
+  nearby?: Array<{ code: string; name: string; metres: number }>;
 }
 
 export interface Point {
@@ -31,7 +35,19 @@ function buildingResult(b: SandboxBuilding): PlaceResult {
     labelPosition: { latitude: b.latitude, longitude: b.longitude },
     type: 'building',
     floor: { buildingCode: b.code, level: b.floors[0] ?? '1' },
+    ...(b.holds ? { description: b.holds } : {}),
+    nearby: neighbours(b),
   };
+}
+
+const pointOf = (b: SandboxBuilding): Point => ({ latitude: b.latitude, longitude: b.longitude, label: b.name, floor: '1' });
+
+/** The three nearest other buildings, by straight-line distance. */
+function neighbours(b: SandboxBuilding): Array<{ code: string; name: string; metres: number }> {
+  return SANDBOX_BUILDINGS.filter((o) => o.code !== b.code && o.name !== b.name)
+    .map((o) => ({ code: o.code, name: o.name, metres: distanceMetres(pointOf(b), pointOf(o)) }))
+    .sort((x, y) => x.metres - y.metres)
+    .slice(0, 3);
 }
 
 function roomResult(b: SandboxBuilding, room: string, type: string): PlaceResult {
@@ -47,23 +63,21 @@ function roomResult(b: SandboxBuilding, room: string, type: string): PlaceResult
 
 const words = (s: string): string[] => s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
 
-/** Does the building answer to this word list: its code, or every word found in its name? */
-function matches(b: SandboxBuilding, queryWords: string[]): boolean {
-  if (queryWords.length === 0) return false;
-  if (queryWords[0] === b.code.toLowerCase()) return true;
-  const nameWords = words(b.name);
-  const meaningful = queryWords.filter((w) => !/^\d+$/.test(w) || nameWords.includes(w));
-  return meaningful.length > 0 && meaningful.every((w) => nameWords.some((n) => n.startsWith(w)));
-}
+const BUILDING_INDEX = textIndex(SANDBOX_BUILDINGS, {
+  code: { text: (b) => b.code, boost: 4 },
+  name: { text: (b) => b.name, boost: 3 },
+  holds: { text: (b) => b.holds ?? '' },
+});
 
-/** Buildings and rooms whose code or name matches the query; the building comes before its rooms. */
+/**
+ * Buildings and rooms matching the query (full text over code, name and what a building holds, with
+ * typos and prefixes: text-search.ts); a room number the building lists narrows to that room.
+ */
 export function searchPlaces(query: string): PlaceResult[] {
   const q = words(query);
   const out: PlaceResult[] = [];
-  for (const b of SANDBOX_BUILDINGS) {
-    const roomWanted = q.find((w, i) => i > 0 && b.rooms?.some(([r]) => r.toLowerCase() === w));
-    const buildingWords = roomWanted ? q.filter((w) => w !== roomWanted) : q;
-    if (!matches(b, buildingWords)) continue;
+  for (const { item: b } of BUILDING_INDEX.search(query, MAX_RESULTS)) {
+    const roomWanted = q.find((w) => b.rooms?.some(([r]) => r.toLowerCase() === w));
     const rooms = (b.rooms ?? []).filter(([r]) => !roomWanted || r.toLowerCase() === roomWanted);
     if (!roomWanted) out.push(buildingResult(b));
     for (const [room, type] of rooms.slice(0, roomWanted ? 1 : 3)) out.push(roomResult(b, room, type));

@@ -14,6 +14,8 @@ export interface SandboxBuilding {
   floors: string[];
   /** Sample rooms: `[room number, type]`, e.g. `['4401', 'lecture']`. */
   rooms?: Array<[string, string]>;
+  /** What the building holds and the names students use for it, as a map's place description would say. */
+  holds?: string;
 }
 
 /** `[code, name, latitude, longitude]` rows, kept compact so the table is easy to scan. */
@@ -108,11 +110,30 @@ const ROOMS: Record<string, Array<[string, string]>> = {
   NSH: [['3305', 'lecture']],
 };
 
+/** What the buildings people ask about hold, and what students call them. */
+const HOLDS: Record<string, string> = {
+  CUC: 'the UC, student center: dining, the gym (fitness center and pool), the mailroom, Rangos Ballroom',
+  HL: 'the main library: quiet study floors, the IDeATe studios, printing',
+  GHC: 'the School of Computer Science (the CS building), Gates Café',
+  WEH: 'Sorrells Library (engineering and computer science), lecture halls, Wean Coffee Bar',
+  TEP: 'the Tepper School of Business (the business school), Rohr Café',
+  '3SC': 'University Police (campus police)',
+  MOR: 'first-year housing, University Health Services',
+  DON: 'first-year housing',
+  MUD: 'first-year housing',
+  RES: 'first-year housing',
+  CFA: 'art, architecture and music studios',
+  PCA: 'theater and drama',
+  DH: 'chemistry labs and large lecture halls',
+  BH: 'humanities and social sciences (Dietrich College)',
+  POS: 'The Exchange dining',
+};
+
 /** Every sample building, in catalog code order. */
 export const SANDBOX_BUILDINGS: readonly SandboxBuilding[] = ROWS.map(([code, name, latitude, longitude]) => {
   const rooms = ROOMS[code];
   const floors = rooms ? [...new Set(['1', ...rooms.map(([room]) => floorOf(room))])] : ['1'];
-  return { code, name, latitude, longitude, floors, ...(rooms ? { rooms } : {}) };
+  return { code, name, latitude, longitude, floors, ...(rooms ? { rooms } : {}), ...(HOLDS[code] ? { holds: HOLDS[code] } : {}) };
 });
 
 /** The floor a room number sits on: its first digit, `A`/`B` prefixes meaning the lower levels. */

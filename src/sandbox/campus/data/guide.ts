@@ -124,7 +124,7 @@ Health Services in Morewood Gardens offers appointments, vaccines and prescripti
 
 ## Counseling
 
-Counseling and Psychological Services (CaPS) offers same-day appointments and a 24/7 phone line: 412-268-2922.
+Counseling and Psychological Services (CaPS) is where to talk to someone about stress, anxiety or feeling low: free, confidential, with same-day appointments and a 24/7 phone line: 412-268-2922.
 
 ## Emergencies
 
