@@ -27,6 +27,12 @@ describe('toThirdPerson', () => {
     ["They're a sophomore", 'Is a sophomore'],
     ['my name is Sam', 'Goes by Sam'],
     ['I have a bike', 'Has a bike'],
+    // A move is where someone lives now (so it replaces the old home); other past tenses stay past.
+    ['I moved to Donner', 'Lives in Donner'],
+    ['I just moved into Stever House', 'Lives in Stever House'],
+    ['The user has moved to Mudge House', 'Lives in Mudge House'],
+    ['I started running', 'Started running'],
+    ['I need quiet mornings', 'Needs quiet mornings'],
     // Already in the wording, or nothing to rewrite: unchanged, capitals and a final period kept.
     ['Is vegetarian', 'Is vegetarian'],
     ['Is vegetarian.', 'Is vegetarian.'],

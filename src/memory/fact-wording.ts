@@ -13,6 +13,8 @@ const OWNER = String.raw`(?:my|their|the user'?s|user'?s|his|her)`;
 
 /** Whole-fact rewrites, tried in order; `$n` are the pattern's groups. */
 const REWRITES: Array<[RegExp, string]> = [
+  // A move says where someone lives now: "I moved to Donner" is "Lives in Donner", so it replaces the old home.
+  [/^(?:i|they|the user|user)\s+(?:just\s+|recently\s+)?(?:moved|has moved|have moved|'ve moved|’ve moved|am moving|is moving|relocated)\s+(?:in)?to\s+(.+)$/i, 'Lives in $1'],
   [new RegExp(String.raw`^${OWNER}\s+${HOME}\s+(?:is|will be)\s+(?:in|at)?\s*(.+)$`, 'i'), 'Lives in $1'],
   [new RegExp(String.raw`^${OWNER}\s+major\s+is\s+(.+)$`, 'i'), 'Majors in $1'],
   [new RegExp(String.raw`^${OWNER}\s+minor\s+is\s+(.+)$`, 'i'), 'Minors in $1'],
@@ -41,6 +43,7 @@ export function thirdPersonVerb(verb: string): string {
   const lower = verb.toLowerCase();
   if (lower === 'have') return 'has';
   if (lower === 'be') return 'is';
+  if (/[^e]ed$/.test(lower) && lower.length >= 4) return verb; // past tense: "I started" → "Started", not "Starteds"
   if (/[^aeiou]y$/.test(lower)) return `${verb.slice(0, -1)}ies`;
   if (/(s|sh|ch|x|z|o)$/.test(lower)) return `${verb}es`;
   return `${verb}s`;

@@ -7,6 +7,7 @@
 import type { Conversation } from './conversation.js';
 import { DAY_NAMES } from '../campus/dining-hours.js';
 import type { EatsIntent, Intent, OffTopic } from './intents.js';
+import { homeOf } from './dialogue.js';
 import { eatsListCall, nearPlace } from './eats-lists.js';
 import { HOME, isBuildingNickname, nicknameLead, placeQuery } from './place-names.js';
 import {
@@ -21,6 +22,8 @@ import {
   outcome,
   parseJson,
   placeHit,
+  lectureOf,
+  schedulesOf,
   twelveHour,
   twelveHourClock,
   walkMetres,
@@ -177,7 +180,7 @@ function walksFrom(intent: EatsIntent, conv: Conversation): { label: string | nu
   const hit = placeHit(conv, placeQuery(from));
   const origin = hit?.floor?.buildingCode;
   if (!hit || !origin) return { ...none, note: `I couldn't find "${from}" in the campus map data, so this list is not ranked by distance.` };
-  const label = `${hit.type === 'building' ? hit.fullNameWithSpace : hit.nameWithSpace}${intent.near === HOME ? ' (where you live)' : ''}`;
+  const label = `${hit.type === 'building' ? hit.fullNameWithSpace : hit.nameWithSpace}${intent.near === HOME || from === homeOf(conv.facts) ? ' (where you live)' : ''}`;
   // Read once per building: the list is sorted by it and each item shows it.
   const byBuilding = new Map<string, number | null>();
   const metres = (e: DiningEntry) => {
@@ -305,12 +308,6 @@ function hoursAnswer(intent: Extract<Intent, { kind: 'hours' }>, conv: Conversat
 
 // ---------------------------------------------------------------- courses
 
-interface ScheduleJson {
-  year?: number;
-  semester?: string;
-  lectures?: Array<{ times?: Array<{ days: string[]; begin: string; end: string; building: string; room: string }> }>;
-}
-
 const WEEKDAY: Record<string, string> = { M: 'Mon', T: 'Tue', W: 'Wed', R: 'Thu', F: 'Fri', S: 'Sat', U: 'Sun' };
 
 function courseAnswer(intent: Extract<Intent, { kind: 'course' }>, conv: Conversation): string {
@@ -331,11 +328,9 @@ function courseAnswer(intent: Extract<Intent, { kind: 'course' }>, conv: Convers
   const reqs = outcome(conv, 'courses_fetch_course_requisites');
   const reqData = reqs && !failed(reqs.result) ? (parseJson(reqs.result) as { postreqs?: string[] } | undefined) : undefined;
   if (reqData?.postreqs?.length) facts.push(`- **Leads to:** ${reqData.postreqs.join(', ')}`);
-  const sched = outcome(conv, 'courses_fetch_course_schedules');
-  const terms = sched && !failed(sched.result) ? (parseJson(sched.result) as ScheduleJson[] | undefined) : undefined;
+  const terms = schedulesOf(conv);
   const asked = intent.term ? terms?.find((t) => t.semester === intent.term) : undefined;
-  const term = asked ?? terms?.[0];
-  const time = term?.lectures?.[0]?.times?.[0];
+  const lecture = lectureOf(conv, intent.term);
   const name = course ? `**${course.courseID} ${course.name}**` : `**${intent.courseId}**`;
   if (intent.term && terms) {
     // The question asked comes first: is it offered that semester?
@@ -347,9 +342,11 @@ function courseAnswer(intent: Extract<Intent, { kind: 'course' }>, conv: Convers
       '',
     );
   }
-  if (term && time) {
-    const days = time.days.map((d) => WEEKDAY[d] ?? d).join('/');
-    facts.push(`- **Lecture (${term.semester} ${term.year}):** ${days} ${twelveHourClock(time.begin)} - ${twelveHourClock(time.end)} in ${time.building} ${time.room}`);
+  if (lecture) {
+    const days = lecture.days.map((d) => WEEKDAY[d] ?? d).join('/');
+    facts.push(`- **Lecture (${lecture.semester} ${lecture.year}):** ${days} ${twelveHourClock(lecture.begin)} - ${twelveHourClock(lecture.end)} in ${lecture.building} ${lecture.room}`);
+    const map = intent.aspects.includes('place') ? mapShown(conv) : null;
+    if (map) lines.unshift(`${name} meets in **${lecture.building} ${lecture.room}**, in ${map.destination}. ${MAP_LINE}`, '');
   }
   const who = outcome(conv, 'courses_fetch_course_instructors');
   const names = who && !failed(who.result) ? (parseJson(who.result) as string[] | undefined) : undefined;

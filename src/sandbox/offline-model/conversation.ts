@@ -1,6 +1,6 @@
 /**
  * Reads a chat-completions request the way the offline model needs it: the user's question (the last
- * user message) and the earlier ones (for follow-ups), the tools offered, the tool calls already made
+ * user message) and the messages before it (for follow-ups and references), the tools offered, the tool calls already made
  * since that question with their results unwrapped from the pipeline's untrusted-data markers, today's
  * weekday and the saved facts of the system prompt's memory block.
  */
@@ -23,8 +23,8 @@ export interface Conversation {
   offered: Set<string>;
   /** Calls answered since the question, in call order. */
   done: ToolOutcomeSeen[];
-  /** The user's earlier messages in this conversation, oldest first. */
-  earlier: string[];
+  /** The messages before the question, the user's and the assistant's answers, oldest first. */
+  history: Array<{ role: 'user' | 'assistant'; text: string }>;
   /** Today's weekday (0 = Sunday) from the system prompt's date, or null without one. */
   today: number | null;
   /** Saved facts of the memory block (src/memory/recall.ts), without their markers. */
@@ -94,14 +94,14 @@ export function readConversation(body: { messages?: unknown; tools?: unknown }):
     .filter((m) => m.role === 'system' || m.role === 'developer')
     .map((m) => textOf(m.content))
     .join('\n');
-  const earlier = messages
+  const history = messages
     .slice(0, Math.max(0, lastUser))
-    .filter((m) => m.role === 'user')
-    .map((m) => textOf(m.content).trim());
+    .filter((m) => (m.role === 'user' || m.role === 'assistant') && textOf(m.content).trim())
+    .map((m) => ({ role: m.role as 'user' | 'assistant', text: textOf(m.content).trim() }));
   const date = /\bToday is (\d{4}-\d{2}-\d{2})\b/.exec(system)?.[1];
   const today = date ? new Date(`${date}T12:00:00Z`).getUTCDay() : null;
   const opens = system.indexOf(USER_MEMORY_OPEN);
   const block = opens < 0 ? '' : system.slice(opens + USER_MEMORY_OPEN.length, Math.max(opens, system.indexOf(USER_MEMORY_CLOSE, opens)));
   const facts = [...block.matchAll(/^- (.+?)(?: \(asked to remember\))?$/gm)].map((m) => m[1]!);
-  return { question, offered, done, earlier, today, facts };
+  return { question, offered, done, history, today, facts };
 }

@@ -6,7 +6,8 @@
  */
 import type { Conversation } from './conversation.js';
 import type { EatsIntent } from './intents.js';
-import { HOME, homeOf } from './place-names.js';
+import { homeOf } from './dialogue.js';
+import { HOME } from './place-names.js';
 import { dietOf } from './tool-readings.js';
 
 export interface PlannedCall {

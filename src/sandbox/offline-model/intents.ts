@@ -8,7 +8,7 @@ import { toThirdPerson } from '../../memory/fact-wording.js';
 import { HOME, cleanPlace, isBuildingNickname, isHome } from './place-names.js';
 import { DAY_WORD, parseDay, parseWhen, type CampusMoment } from './when.js';
 
-export type CourseAspect = 'prereqs' | 'schedule' | 'instructors';
+export type CourseAspect = 'prereqs' | 'schedule' | 'instructors' | 'place';
 
 export type { CampusMoment } from './when.js';
 
@@ -113,6 +113,9 @@ function courseAspects(q: string): CourseAspect[] {
   if (/\b(pre-?req\w*|pre-?requisit\w*|requisites?|before taking|need to take|need before|required before)\b/i.test(q)) aspects.push('prereqs');
   if (/\b(when|schedule|times?|meets?|meeting|lectures?|what days?|where is the lecture|offered|available|semesters?)\b/i.test(q) || termAsked(q)) aspects.push('schedule');
   if (/\b(who teaches|instructors?|professors?|profs?|taught by|teacher|teaching)\b/i.test(q)) aspects.push('instructors');
+  if (/\bwhere\b.*\b(lectures?|meets?|class|taught)\b|\b(which|what) (building|room)\b/i.test(q)) {
+    aspects.push(...(aspects.includes('schedule') ? [] : (['schedule'] as const)), 'place');
+  }
   return aspects;
 }
 
@@ -378,6 +381,8 @@ export function resolveIntent(question: string, earlier: readonly string[], toda
     case 'dining-in':
       return cuisine ? own : { kind: 'dining-in', place };
     case 'course':
+      // "and its prerequisites?" asks its own aspect; "what about 15-122?" the previous one's.
+      if (own.kind === 'course' && own.aspects.length > 0) return own;
       if (courseId) return { kind: 'course', courseId: `${courseId[1]}-${courseId[2]}`, aspects: previous.aspects, term: previous.term };
       return own;
     case 'course-search':

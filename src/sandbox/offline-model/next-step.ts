@@ -7,10 +7,11 @@
  */
 import { TOOLS_OFF, writeAnswer } from './answers.js';
 import { readConversation, type Conversation } from './conversation.js';
+import { understand } from './dialogue.js';
 import { call, eatsListCall, nearPlace, type PlannedCall } from './eats-lists.js';
 import { resolveIntent, type EatsIntent, type Intent } from './intents.js';
 import { isBuildingNickname, placeQuery } from './place-names.js';
-import { buildingCode, diningBuilding, diningList, guideHits, mapCodes, outcome, parseJson, searchQueries, walkMetres } from './tool-readings.js';
+import { buildingCode, diningBuilding, lectureOf, diningList, guideHits, mapCodes, outcome, parseJson, searchQueries, walkMetres } from './tool-readings.js';
 
 export type { PlannedCall } from './eats-lists.js';
 
@@ -80,7 +81,10 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
     case 'course': {
       const id = { course_id: intent.courseId };
       const aspect = { prereqs: 'courses_fetch_course_requisites', schedule: 'courses_fetch_course_schedules', instructors: 'courses_fetch_course_instructors' } as const;
-      return [call('courses_fetch_course_by_id', id), ...intent.aspects.map((a) => call(aspect[a], id))];
+      const asked = intent.aspects.flatMap((a) => (a === 'place' ? [] : [call(aspect[a], id)]));
+      // Where it meets: the lecture's building on the map, once the schedule said which.
+      const building = intent.aspects.includes('place') ? lectureOf(conv, intent.term)?.building : undefined;
+      return [call('courses_fetch_course_by_id', id), ...asked, ...(building ? [call('maps_show_map', { destination: building })] : [])];
     }
     case 'course-search': {
       // As written, then a synonym or the singular when the first search found nothing.
@@ -139,7 +143,8 @@ const sameCall = (a: PlannedCall, b: { name: string; arguments: Record<string, u
 /** Decides the reply to one chat-completions request body. */
 export function nextStep(body: { messages?: unknown; tools?: unknown }): NextStep {
   const conv = readConversation(body);
-  const intent = resolveIntent(conv.question, conv.earlier, conv.today);
+  const { question, earlier } = understand(conv);
+  const intent = resolveIntent(question, earlier, conv.today);
   const wanted = wantedCalls(intent, conv);
   const offered = wanted.filter((c) => conv.offered.has(c.name));
   const pending = offered.filter((c) => !conv.done.some((d) => sameCall(c, d)));

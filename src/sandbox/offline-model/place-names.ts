@@ -60,12 +60,3 @@ export function cleanPlace(text: string): string {
 export const HOME = '@home';
 const HOME_WORDS = /^(?:where i (?:live|stay|sleep)|my (?:dorm|house|hall|residence|room|place|apartment)|home|me|here|my location)$/i;
 export const isHome = (place: string): boolean => HOME_WORDS.test(place.trim());
-
-/** Where the saved facts say the user lives ("Lives in Stever House"): a place name, or null. */
-export function homeOf(facts: readonly string[]): string | null {
-  for (const fact of facts) {
-    const m = /\b(?:lives?|living|stays?|dorm is|room is|residence is)\s+(?:in|at)\s+(.+?)\.?$/i.exec(fact) ?? /^(?:dorm|residence hall) is\s+(.+?)\.?$/i.exec(fact);
-    if (m && !/\bnot\b/i.test(fact)) return cleanPlace(m[1]!);
-  }
-  return null;
-}

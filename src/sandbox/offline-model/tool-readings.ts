@@ -196,3 +196,24 @@ export function hoursOn(week: string, day: number): string | null {
   }
   return null;
 }
+
+export interface ScheduleJson {
+  year?: number;
+  semester?: string;
+  lectures?: Array<{ times?: Array<{ days: string[]; begin: string; end: string; building: string; room: string }> }>;
+}
+
+/** The semesters `courses_fetch_course_schedules` listed, or undefined when it did not run or failed. */
+export function schedulesOf(conv: Pick<Conversation, 'done'>): ScheduleJson[] | undefined {
+  const sched = outcome(conv, 'courses_fetch_course_schedules');
+  const terms = sched && !failed(sched.result) ? parseJson(sched.result) : undefined;
+  return Array.isArray(terms) ? (terms as ScheduleJson[]) : undefined;
+}
+
+/** The lecture of the semester asked for (else the first listed): its term, days, times and room. */
+export function lectureOf(conv: Pick<Conversation, 'done'>, term: string | null) {
+  const terms = schedulesOf(conv);
+  const chosen = (term ? terms?.find((t) => t.semester === term) : undefined) ?? terms?.[0];
+  const time = chosen?.lectures?.[0]?.times?.[0];
+  return chosen && time ? { semester: chosen.semester, year: chosen.year, ...time } : undefined;
+}

@@ -1,0 +1,92 @@
+/**
+ * Dialogue state, the first step of understanding: what the conversation has been talking about and
+ * what the user told us, so a question's references resolve before it is read. The entities are the
+ * campus's courses, buildings and dining places, recognised by name in the earlier messages (the
+ * assistant's answers as well as the user's questions) with a lexicon of the sandbox data; a saved
+ * "Lives in …" fact makes "my dorm", "home" and "where I live" a place. "its prerequisites",
+ * "is that one offered in spring?", "what's to eat there?" are read as if they named it.
+ */
+import { SANDBOX_BUILDINGS } from '../campus/data/buildings.js';
+import { SANDBOX_COURSES } from '../campus/data/courses.js';
+import { SANDBOX_DINING } from '../campus/data/dining.js';
+import type { Conversation } from './conversation.js';
+
+type EntityKind = 'course' | 'place' | 'dining';
+
+interface Entity {
+  kind: EntityKind;
+  /** How a question names it once the reference is resolved. */
+  name: string;
+  said: RegExp;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/&/g, '(?:&|and)').replace(/['’]/g, "['’]");
+
+/** Every entity a conversation can point back at. Names only: what is known of them comes from the tools. */
+const LEXICON: Entity[] = [
+  ...SANDBOX_COURSES.map((c) => ({ kind: 'course' as const, name: c.courseID, said: new RegExp(`\\b${c.courseID.replace('-', '-?')}\\b|\\b${escape(c.name)}\\b`, 'i') })),
+  ...SANDBOX_DINING.map((d) => ({ kind: 'dining' as const, name: d.name, said: new RegExp(`(?:^|\\W)${escape(d.name)}(?=\\W|$)`, 'i') })),
+  ...SANDBOX_BUILDINGS.filter((b) => !/^\d/.test(b.name)).map((b) => ({
+    kind: 'place' as const,
+    name: b.name,
+    said: new RegExp(`\\b${escape(b.name)}\\b|\\b${b.code}\\b`), // codes only in capitals: "DH", not "dh"
+  })),
+];
+
+/** The entities a message mentions, in the order it mentions them, with where. */
+export function mentions(text: string): Array<{ entity: Entity; at: number }> {
+  return LEXICON.map((entity) => ({ entity, at: entity.said.exec(text)?.index ?? -1 }))
+    .filter((m) => m.at >= 0)
+    .sort((a, b) => a.at - b.at);
+}
+
+/** Words that point back; "there" only where it means a place ("food there", not "is there food"). */
+const POINTING = /\b(?:that|this|the same) (?:one|course|class|building|place|hall|spot)\b|\b(?:its|it)\b|(?<!\b(?:is|are|was|were|any|anything)\s)\bthere\b(?!\s+(?:is|are|a|any|some)\b)/i;
+const COURSE_CUE = /\b(pre-?req\w*|requisites?|offered|semester|spring|fall|summer|lectures?|teach\w*|professors?|instructors?|units|take|taking|course|class)\b/i;
+const DINING_CUE = /\b(open|close[sd]?|hours|menu|serve[sd]?|eat)\b/i;
+
+/** What the user's words "my dorm", "home", "where I live" stand for. */
+const HOME_WORDS = /\b(?:my (?:dorm|house|hall|residence|room|place|apartment|building)|where i (?:live|stay|sleep))\b|\bhome\b/i;
+
+/** Where the saved facts say the user lives ("Lives in Stever House"): a place name, or null. */
+export function homeOf(facts: readonly string[]): string | null {
+  for (const fact of facts) {
+    const m = /\b(?:lives?|living|stays?|moved)\s+(?:in|at|to|into)\s+(?:the\s+)?(.+?)\.?$/i.exec(fact) ?? /^(?:dorm|residence hall) is\s+(.+?)\.?$/i.exec(fact);
+    if (m && !/\bnot\b/i.test(fact)) return m[1]!.trim();
+  }
+  return null;
+}
+
+/** A question with its references resolved against the messages before it (oldest first). */
+export function resolveReferences(question: string, before: readonly string[], facts: readonly string[]): string {
+  if (/\b(remember|forget)\b/i.test(question)) return question; // a statement to save is kept as said
+  const home = homeOf(facts);
+  let q = home ? question.replace(HOME_WORDS, home) : question;
+  const pointing = POINTING.exec(q);
+  const wanted: EntityKind[] = COURSE_CUE.test(q) ? ['course'] : DINING_CUE.test(q) ? ['dining', 'place'] : ['place', 'dining', 'course'];
+  // A name before the pointing word is what it points at ("is Nourish open, and when does it close").
+  if (!pointing || mentions(q).some((m) => m.at < pointing.index && wanted.includes(m.entity.kind))) return q;
+  for (const message of [...before].reverse()) {
+    const found = mentions(message).map((m) => m.entity);
+    const entity = wanted.map((kind) => found.find((e) => e.kind === kind)).find(Boolean) ?? found[0];
+    if (!entity) continue;
+    q = q
+      .replace(/\b(?:that|this|the same) (?:one|course|class|building|place|hall|spot)\b/i, entity.name)
+      .replace(/\bits\b/i, `${entity.name}'s`)
+      .replace(/\b(get|go|walk|head)\s+there\b/i, `$1 to ${entity.name}`)
+      .replace(/(?<!\b(?:is|are|was|were|any|anything)\s)\bthere\b(?!\s+(?:is|are|a|any|some)\b)/i, `in ${entity.name}`)
+      .replace(/\bit\b/i, entity.name);
+    return q;
+  }
+  return q;
+}
+
+/** The conversation's questions with their references resolved: the question, and the earlier ones. */
+export function understand(conv: Pick<Conversation, 'question' | 'history' | 'facts'>): { question: string; earlier: string[] } {
+  const users = conv.history.flatMap((m, i) => (m.role === 'user' ? [i] : []));
+  const resolve = (text: string, upTo: number) => resolveReferences(text, conv.history.slice(0, upTo).map((m) => m.text), conv.facts);
+  return {
+    question: resolve(conv.question, conv.history.length),
+    earlier: users.map((i) => resolve(conv.history[i]!.text, i)),
+  };
+}
