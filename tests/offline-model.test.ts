@@ -93,16 +93,19 @@ describe('offline model over the real gateway and sandbox tools', () => {
       { name: 'maps_show_map', args: { destination: 'GHC' } },
     ]);
     expect(r.maps).toBe(1);
-    expect(r.text).toBe('**Gates & Hillman Centers** (GHC) is on the main campus. It is marked on the campus map that comes with this answer.');
+    // What the map data knows: what the building holds and its nearest neighbours, in the tool's order.
+    expect(r.text).toBe(
+      '**Gates & Hillman Centers** (GHC): the School of Computer Science (the CS building), Gates Café. Next to it: Newell-Simon Hall (NSH, 87 m), Cyert Hall (CYH, 112 m) and Ansys Hall (AN, 116 m). It is marked on the campus map that comes with this answer.',
+    );
     expect(r.pieces).toBeGreaterThan(3); // streamed in pieces, not one blob
   });
 
   it('asks for directions with an origin', async () => {
     const r = await turn('How do I get from Wean Hall to the UC?', [...campusDefs, showMapDef]);
-    // Both ends searched at once ("the UC" as the map data names it), then the map, path and distance between the codes.
+    // Both ends searched at once ("the UC" as said: the map search knows what buildings are called), then the map, path and distance between the codes.
     expect(r.called).toEqual([
       { name: 'maps_search_buildings', args: { query: 'Wean Hall' } },
-      { name: 'maps_search_buildings', args: { query: 'University Center' } },
+      { name: 'maps_search_buildings', args: { query: 'UC' } },
       { name: 'maps_show_map', args: { destination: 'CUC', origin: 'WEH' } },
       { name: 'maps_get_path', args: { start_id: 'WEH', end_id: 'CUC' } },
       { name: 'maps_distance_between', args: { start_id: 'WEH', end_id: 'CUC' } },
@@ -141,7 +144,7 @@ describe('offline model over the real gateway and sandbox tools', () => {
     expect(unknown.text).toBe('I couldn\'t find a dining location or a building called "Zeke\'s Diner". Try "What\'s open right now?" to see every dining location.');
     // Not a dining place, but a building by that name: said so, with nothing made up.
     const building = await turn('When does Moe\'s open?', campusDefs);
-    expect(building.text).toMatch(/^I couldn't find a dining location called "Moe's"\. \*\*Morewood E-Tower\*\* \(MOE\) is a building by that name, and building opening hours aren't in the campus data\.$/);
+    expect(building.text).toMatch(/^I couldn't find a dining location called "Moe's"\. The campus map matches it to the building \*\*Morewood E-Tower\*\* \(MOE\), and building opening hours aren't in the campus data\.$/);
     const at = await turn('What is open on Sunday at 7 pm?', campusDefs);
     expect(at.called).toEqual([{ name: 'eats_get_locations_open_at_time', args: { day: 0, hour: 19, minute: 0 } }]);
     expect(at.text).toMatch(/^### Open Sunday at 7:00 PM\n\n- \*\*/);

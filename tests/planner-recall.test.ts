@@ -106,6 +106,9 @@ const CASES: Case[] = [
   ['Can I use my meal plan at the Exchange?', ['eats', 'guide']],
   ['Is the library open and is there coffee inside?', ['guide', 'eats']],
   ['Where’s the 15-213 lecture and how do I get there from Morewood?', ['courses', 'maps']],
+  // "open" with a time is about food, even with no food word (and even mid-conversation about something else)
+  ["what's open before 8am?", ['eats'], h('How does housing work?', 'First-years live on campus.')],
+  ['anything open after 9pm', ['eats']],
   // Follow-ups with history
   ['And its prerequisites?', ['courses'], h('Tell me about 15-122', '15-122 Principles of Imperative Computation is a 12-unit course.')],
   ['What about Wean Hall?', ['maps'], h('Where is Gates?', 'Gates is on the north side of campus.')],

@@ -15,7 +15,7 @@ const words = (alternatives: string): RegExp => new RegExp(`(?<![\\p{L}\\p{N}_])
 const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
   [
     'eats',
-    words(String.raw`food|eat|eats|eating|dining|dine|lunch|dinner|breakfast|brunch|coffee|cafe|café|restaurants?|pizza|sushi|hungry|snacks?|menu|cuisine|vegetarian|vegan|halal|kosher|drinks?|tea|boba|bagels?|sandwich(es)?|salad|burgers?|open now|meal (plans?|blocks?|swipes?)|dining dollars|flex dollars`),
+    words(String.raw`food|eat|eats|eating|dining|dine|lunch|dinner|breakfast|brunch|coffee|cafe|café|restaurants?|pizza|sushi|hungry|snacks?|menu|cuisine|vegetarian|vegan|halal|kosher|drinks?|tea|boba|bagels?|sandwich(es)?|salad|burgers?|open now|(?:what'?s|what is|anything|everything|something|places?) open|open (?:late|tonight|before|after|until|till)|late night|meal (plans?|blocks?|swipes?)|dining dollars|flex dollars`),
   ],
   [
     'courses',

@@ -8,8 +8,9 @@ import type { Conversation } from './conversation.js';
 import { DAY_NAMES } from '../campus/dining-hours.js';
 import type { EatsIntent, Intent, OffTopic } from './intents.js';
 import { homeOf } from './dialogue.js';
+import { bestSource } from './retrieve.js';
 import { eatsListCall, nearPlace } from './eats-lists.js';
-import { HOME, isBuildingNickname, nicknameLead, placeQuery } from './place-names.js';
+import { HOME } from './place-names.js';
 import {
   diningBuilding,
   diningEntries,
@@ -43,6 +44,7 @@ export const OFF_TOPIC_ANSWERS: Record<OffTopic, string> = {
   creative: `Jokes, poems and stories need a language model, and this offline sandbox has none configured. ${COVERS}; ${TRY}`,
   news: `News and sports aren't in the campus data I can look up. ${COVERS}; ${TRY}`,
   'general-knowledge': `That's outside the campus data, and general knowledge needs a language model, which this offline sandbox does not have. ${COVERS}; ${TRY}`,
+  homework: `I won't do graded work for you: homework, problem sets, essays and exams are yours to do, and handing in someone else's work breaks the university's academic integrity policy. I can help around it: when and where a course meets, who teaches it, its prerequisites, or a quiet place to study; try "Who teaches 15-122?" or "Where can I study quietly?".`,
 };
 
 export const TOOLS_OFF =
@@ -64,22 +66,22 @@ const WALK_METRES_PER_MINUTE = 80;
 // ---------------------------------------------------------------- places
 
 function whereAnswer(intent: Extract<Intent, { kind: 'where' }>, conv: Conversation): string {
-  const hit = placeHit(conv, placeQuery(intent.place));
+  const hit = placeHit(conv, intent.place);
   const map = mapShown(conv);
   const searched = conv.done.some((d) => d.name === 'maps_search_buildings');
   const searchFailed = conv.done.some((d) => d.name === 'maps_search_buildings' && failed(d.result));
   const lines: string[] = [];
-  const lead = nicknameLead(intent.place);
   const room = /\b([A-Z]?\d{3,4}[A-Z]?)\b/i.exec(intent.place)?.[1]?.toUpperCase();
   if (hit?.type === 'building' && room) {
     // A room the map data does not list: room numbers start with their floor.
     lines.push(
       `Room **${hit.nameWithSpace} ${room}** isn't in the campus map data, but room numbers start with their floor: it should be on floor ${room[0]} of **${hit.fullNameWithSpace}** (${hit.nameWithSpace}).`,
     );
-  } else if (hit?.type === 'building' && lead) {
-    lines.push(`${lead} **${hit.fullNameWithSpace}** (${hit.nameWithSpace}).`);
   } else if (hit?.type === 'building') {
-    lines.push(`**${hit.fullNameWithSpace}** (${hit.nameWithSpace}) is on the main campus.`);
+    // What the map data knows of it: what it holds and its nearest neighbours, when it says.
+    lines.push(`**${hit.fullNameWithSpace}** (${hit.nameWithSpace})${hit.description ? `: ${hit.description}.` : ' is on the main campus.'}`);
+    const next = (hit.nearby ?? []).map((n) => `${n.name} (${n.code}, ${n.metres} m)`);
+    if (next.length > 0) lines.push(`Next to it: ${next.slice(0, -1).join(', ')}${next.length > 1 ? ' and ' : ''}${next.at(-1)}.`);
   } else if (hit) {
     // fullNameWithSpace is "<building name> <room>"; the room part is already in nameWithSpace.
     const room = hit.nameWithSpace?.split(' ').slice(1).join(' ') ?? '';
@@ -105,8 +107,8 @@ interface PathNode {
 
 function routeAnswer(intent: Extract<Intent, { kind: 'route' }>, conv: Conversation): string {
   const map = mapShown(conv);
-  const from = placeHit(conv, placeQuery(intent.origin));
-  const to = placeHit(conv, placeQuery(intent.destination));
+  const from = placeHit(conv, intent.origin);
+  const to = placeHit(conv, intent.destination);
   const name = (hit: typeof from, label: string | null | undefined, raw: string) =>
     hit?.type === 'building' ? `${hit.fullNameWithSpace} (${hit.nameWithSpace})` : (label ?? (hit?.nameWithSpace || raw));
   const origin = name(from, map?.origin, intent.origin);
@@ -177,7 +179,7 @@ function walksFrom(intent: EatsIntent, conv: Conversation): { label: string | nu
   if (!from) {
     return { ...none, note: "I don't know where you live yet: tell me, for example, \"Remember that I live in Stever House\", and I'll rank places by the walk from there." };
   }
-  const hit = placeHit(conv, placeQuery(from));
+  const hit = placeHit(conv, from);
   const origin = hit?.floor?.buildingCode;
   if (!hit || !origin) return { ...none, note: `I couldn't find "${from}" in the campus map data, so this list is not ranked by distance.` };
   const label = `${hit.type === 'building' ? hit.fullNameWithSpace : hit.nameWithSpace}${intent.near === HOME || from === homeOf(conv.facts) ? ' (where you live)' : ''}`;
@@ -218,7 +220,7 @@ function eatsAnswer(intent: EatsIntent, conv: Conversation): string {
   if (intent.diet && !diet) {
     lead.push("I don't know your diet yet: tell me, for example, \"Remember that I'm vegetarian\", and I'll take it into account.", '');
   }
-  const when = intent.at ? moment(intent.at) : intent.day !== null ? `on ${DAY_NAMES[intent.day]}` : byCuisine && !intent.now ? '' : 'right now';
+  const when = intent.at ? `${moment(intent.at)}${intent.asked ? ` (${intent.asked})` : ''}` : intent.day !== null ? `on ${DAY_NAMES[intent.day]}` : byCuisine && !intent.now ? '' : 'right now';
   const what = cuisine ? `${capital(cuisine)}${intent.only ? ` with ${intent.only} options` : ''}` : '';
   if (entries.length === 0) {
     if (!cuisine && !intent.at && intent.day === null) {
@@ -258,8 +260,8 @@ function diningInAnswer(intent: Extract<Intent, { kind: 'dining-in' }>, conv: Co
   const all = outcome(conv, 'eats_get_all_dining_locations');
   if (!all) return TOOLS_OFF;
   if (failed(all.result)) return COULD_NOT_CHECK_DINING;
-  const hit = placeHit(conv, placeQuery(intent.place));
-  const building = hit?.type === 'building' ? hit.fullNameWithSpace! : placeQuery(intent.place).replace(/\b\p{L}/gu, (c) => c.toUpperCase());
+  const hit = placeHit(conv, intent.place);
+  const building = hit?.type === 'building' ? hit.fullNameWithSpace! : intent.place.replace(/\b\p{L}/gu, (c) => c.toUpperCase());
   const here = diningEntries(all.result).filter((e) => e.location.toLowerCase().includes(building.toLowerCase()));
   if (here.length === 0) return `I didn't find any dining location in ${hit ? `**${building}**` : `"${intent.place}"`}. Try "What's open right now?" to see them all.`;
   const diet = dietOf(conv);
@@ -270,17 +272,12 @@ function diningInAnswer(intent: Extract<Intent, { kind: 'dining-in' }>, conv: Co
 function buildingHoursAnswer(intent: Extract<Intent, { kind: 'hours' }>, conv: Conversation): string {
   const all = outcome(conv, 'eats_get_all_dining_locations')!;
   if (failed(all.result)) return COULD_NOT_CHECK_DINING;
-  const hit = placeHit(conv, placeQuery(intent.place));
+  const hit = placeHit(conv, intent.place);
   if (hit?.type !== 'building') {
     return `I couldn't find a dining location or a building called "${intent.place}". Try "What's open right now?" to see every dining location.`;
   }
   const building = `**${hit.fullNameWithSpace}** (${hit.nameWithSpace})`;
-  const lead = nicknameLead(intent.place);
-  const first = lead
-    ? `${lead} ${building}; its own opening hours aren't in the campus data.`
-    : isBuildingNickname(intent.place)
-      ? `${building} is a building, not a dining location, and its opening hours aren't in the campus data.`
-      : `I couldn't find a dining location called "${intent.place}". ${building} is a building by that name, and building opening hours aren't in the campus data.`;
+  const first = `I couldn't find a dining location called "${intent.place}". The campus map matches it to the building ${building}, and building opening hours aren't in the campus data.`;
   const here = diningEntries(all.result).filter((e) => e.location.toLowerCase().startsWith(hit.fullNameWithSpace!.toLowerCase()));
   if (here.length === 0) return first;
   const day = intent.day;
@@ -464,6 +461,14 @@ export function writeAnswer(intent: Intent, conv: Conversation): string {
       return forgetAnswer(conv);
     case 'about-me':
       return aboutMeAnswer(conv);
+    case 'search': {
+      const best = bestSource(intent.query, conv);
+      if (best?.source === 'guide') return guideAnswer({ kind: 'guide', query: intent.query }, conv);
+      if (best?.source === 'courses') return courseSearchAnswer({ kind: 'course-search', topic: intent.query }, conv);
+      if (best?.source === 'place') return whereAnswer({ kind: 'where', place: intent.query }, conv);
+      if (conv.done.length === 0) return TOOLS_OFF;
+      return intent.offTopic ? OFF_TOPIC_ANSWERS[intent.offTopic] : OFFLINE_INTRO;
+    }
     default:
       if (intent.smallTalk === 'thanks') return "You're welcome! Ask me anything else about campus.";
       if (intent.smallTalk === 'hello') return CAPABILITIES;

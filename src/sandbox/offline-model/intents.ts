@@ -5,15 +5,16 @@
  * and demos are repeatable. docs/design/sandbox.md lists what it understands.
  */
 import { toThirdPerson } from '../../memory/fact-wording.js';
-import { HOME, cleanPlace, isBuildingNickname, isHome } from './place-names.js';
+import { HOME, cleanPlace, isHome } from './place-names.js';
+import { searchWords } from './retrieve.js';
 import { DAY_WORD, parseDay, parseWhen, type CampusMoment } from './when.js';
 
 export type CourseAspect = 'prereqs' | 'schedule' | 'instructors' | 'place';
 
 export type { CampusMoment } from './when.js';
 
-/** A question outside the campus data that deserves its own honest answer. */
-export type OffTopic = 'weather' | 'creative' | 'news' | 'general-knowledge';
+/** A question outside the campus data, or outside what an assistant should do, that deserves its own honest answer. */
+export type OffTopic = 'weather' | 'creative' | 'news' | 'general-knowledge' | 'homework';
 
 export type Intent =
   | { kind: 'remember'; fact: string }
@@ -28,6 +29,8 @@ export type Intent =
   | { kind: 'dining-in'; place: string }
   | { kind: 'hours'; place: string; day: number | null }
   | { kind: 'guide'; query: string }
+  /** No intent claims it: search every source (retrieve.ts); `offTopic` answers when nothing is found. */
+  | { kind: 'search'; query: string; offTopic: OffTopic | null }
   | { kind: 'chat'; smallTalk: 'thanks' | 'hello' | null; offTopic: OffTopic | null };
 
 export type Semester = 'Fall' | 'Spring' | 'Summer';
@@ -42,6 +45,8 @@ export interface EatsIntent {
   cuisine: string | null;
   only: string | null;
   at: CampusMoment | null;
+  /** How the question bounded the moment ("before 8:00 AM"), said in the answer. */
+  asked?: string;
   day: number | null;
   /** Only what is open now ("coffee near the library right now"); a list without a time is of now anyway. */
   now: boolean;
@@ -164,6 +169,7 @@ function eatsParts(q: string, today: number | null): Omit<EatsIntent, 'kind' | '
   return {
     cuisine: cuisineOf(q),
     at: when?.kind === 'moment' ? when.at : null,
+    ...(when?.kind === 'moment' && when.asked ? { asked: when.asked } : {}),
     day: when?.kind === 'day' ? when.day : null,
     now: OPEN_NOW.test(q),
     diet: DIET.test(q),
@@ -224,14 +230,17 @@ function genedsIntent(q: string): Intent | null {
 
 /** "courses about machine learning", "any classes on databases?", "what class teaches python". */
 function courseSearchIntent(q: string): Intent | null {
+  // An instructor by name: the course search knows who teaches what.
+  const teacher = /\b(?:taught by|teaches|professor|prof\.?|instructor|lecturer)\s+((?:[A-Z][\w'-]+\s?){1,3})/.exec(q)?.[1]?.trim();
+  if (teacher && !/^(?:The|A|An|Of|In)$/.test(teacher)) return { kind: 'course-search', topic: teacher };
   if (!/\b(courses?|classes|class|cources?|clases?)\b/i.test(q)) return null;
   const m =
-    /\b(?:about|on|in|covering|for|teach(?:es|ing)?|with)\s+(.+?)$/i.exec(q) ??
+    /\b(?:about|on|in|covering|for|teach(?:es|ing)?|taught by|with)\s+(.+?)$/i.exec(q) ??
     /\b(?:any|some|good|intro(?:ductory)?)\s+(.+?)\s+(?:courses?|classes|class)\b/i.exec(q) ??
     /^(.+?)\s+(?:courses?|classes)\b/i.exec(q);
   const topic = m?.[1]
     ?.replace(/[?.!]+/g, '')
-    .replace(/\b(courses?|classes|class|can i take|should i take|is there|are there|any|some|the|a|offered|this semester|at cmu|on campus|please)\b/gi, ' ')
+    .replace(/\b(courses?|classes|class|can i take|should i take|is there|are there|any|some|the|a|to|of|intro(?:ductory|duction)?|offered|this semester|at cmu|on campus|please)\b/gi, ' ')
     .replace(/\s+/g, ' ')
     .trim();
   return topic && topic.length >= 2 && !/^(what|which|take)$/i.test(topic) ? { kind: 'course-search', topic } : null;
@@ -248,6 +257,7 @@ export function detectIntent(question: string, today: number | null = null): Int
   const forget = /\bforget\s+(?:that\s+)?(.+)$/i.exec(q)?.[1];
   if (forget?.trim()) return { kind: 'forget', fact: toFact(forget) };
   if (/\bwhat do you (?:know|remember) about me\b|\bwhat have you (?:saved|remembered)\b/i.test(q)) return { kind: 'about-me' };
+  if (HOMEWORK.test(q)) return { kind: 'chat', smallTalk: null, offTopic: 'homework' };
 
   const geneds = genedsIntent(q);
   if (geneds) return geneds;
@@ -278,8 +288,16 @@ export function detectIntent(question: string, today: number | null = null): Int
   if (GUIDE.test(q)) return { kind: 'guide', query: guideQuery(q) };
   if (/^\W*(thanks|thank you|thx|ty|cheers|great,? thanks)\b/i.test(q)) return { kind: 'chat', smallTalk: 'thanks', offTopic: null };
   if (/^\W*(hi|hello|hey|good (morning|afternoon|evening)|yo)\W*$/i.test(q)) return { kind: 'chat', smallTalk: 'hello', offTopic: null };
-  return { kind: 'chat', smallTalk: null, offTopic: OFF_TOPIC.find(([re]) => re.test(q))?.[1] ?? null };
+  const offTopic = OFF_TOPIC.find(([re]) => re.test(q))?.[1] ?? null;
+  // General knowledge may still be campus knowledge ("who is Andy Pavlo"): searched first.
+  const query = searchWords(q);
+  if (query && (offTopic === null || offTopic === 'general-knowledge')) return { kind: 'search', query, offTopic };
+  return { kind: 'chat', smallTalk: null, offTopic };
 }
+
+/** Doing a student's graded work: "do my homework", "solve my problem set", "write my essay for 76-101". */
+const HOMEWORK =
+  /\b(?:do|solve|finish|write|complete|answer)\b.{0,30}\b(?:my|our|this)\b.{0,20}\b(?:homework|hw|assignments?|problem sets?|psets?|labs?|essays?|papers?|exams?|quiz(?:zes)?)\b|\b(?:homework|hw|assignments?|problem sets?|psets?|essays?|papers?)\b.{0,20}\bfor me\b|\b(?:answers|solutions) (?:to|for) (?:my|the|this)\b.{0,20}\b(?:homework|hw|assignment|problem set|pset|exam|quiz)\b/i;
 
 /** An eats intent from a question's parts ("now" yields to a named time). */
 function eatsIntent(parts: Omit<EatsIntent, 'kind' | 'only'>, only: string | null): EatsIntent {
@@ -364,7 +382,7 @@ export function resolveIntent(question: string, earlier: readonly string[], toda
   if (courseId && previous.kind !== 'course') return own;
   switch (previous.kind) {
     case 'eats': {
-      if (when?.kind === 'moment') return { ...previous, at: when.at, day: null, now: false };
+      if (when?.kind === 'moment') return { ...previous, at: when.at, asked: when.asked, day: null, now: false };
       if (day !== null) return previous.at ? { ...previous, at: { ...previous.at, day }, now: false } : { ...previous, day, now: false };
       if (cuisine) return { ...previous, cuisine };
       const near = nearOf(rest);

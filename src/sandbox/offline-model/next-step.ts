@@ -8,9 +8,9 @@
 import { TOOLS_OFF, writeAnswer } from './answers.js';
 import { readConversation, type Conversation } from './conversation.js';
 import { understand } from './dialogue.js';
+import { bestSource, searchCalls } from './retrieve.js';
 import { call, eatsListCall, nearPlace, type PlannedCall } from './eats-lists.js';
 import { resolveIntent, type EatsIntent, type Intent } from './intents.js';
-import { isBuildingNickname, placeQuery } from './place-names.js';
 import { buildingCode, diningBuilding, lectureOf, diningList, guideHits, mapCodes, outcome, parseJson, searchQueries, walkMetres } from './tool-readings.js';
 
 export type { PlannedCall } from './eats-lists.js';
@@ -22,7 +22,7 @@ export type NextStep = { kind: 'tool_calls'; calls: PlannedCall[] } | { kind: 't
  * search came back empty, or the next search to run.
  */
 function resolvePlace(place: string, conv: Conversation): { code: string | null } | { search: PlannedCall } {
-  for (const query of searchQueries(placeQuery(place))) {
+  for (const query of searchQueries(place)) {
     if (!conv.offered.has('maps_search_buildings')) return { code: null };
     const code = buildingCode(conv, query);
     if (code === undefined) return { search: call('maps_search_buildings', { query }) };
@@ -38,7 +38,7 @@ function routeCalls(intent: Extract<Intent, { kind: 'route' }>, conv: Conversati
   if (searches.length > 0) return searches;
   const fromCode = 'code' in from ? from.code : null;
   const toCode = 'code' in to ? to.code : null;
-  const map = call('maps_show_map', { destination: toCode ?? placeQuery(intent.destination), origin: fromCode ?? placeQuery(intent.origin) });
+  const map = call('maps_show_map', { destination: toCode ?? intent.destination, origin: fromCode ?? intent.origin });
   // The map tool's catalog knows nicknames the search does not: its answer names the codes it used.
   const codes = fromCode && toCode ? { origin: fromCode, destination: toCode } : mapCodes(conv);
   const between = codes ? { start_id: codes.origin, end_id: codes.destination } : null;
@@ -115,7 +115,7 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
       // A dining location's hours; a building ("the UC", "the gym") is not one: its dining places instead.
       const lookup = call('eats_get_location_hours', { location_name: intent.place });
       const found = outcome(conv, lookup.name, lookup.arguments);
-      const notDining = isBuildingNickname(intent.place) || (found && /^No dining location found/.test(found.result));
+      const notDining = found && /^No dining location found/.test(found.result);
       if (!notDining) return [lookup];
       const building = resolvePlace(intent.place, conv);
       return [...(found ? [lookup] : []), call('eats_get_all_dining_locations'), ...('search' in building ? [building.search] : [])];
@@ -128,10 +128,16 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
     case 'where': {
       const place = resolvePlace(intent.place, conv);
       if ('search' in place) return [place.search];
-      return [call('maps_show_map', { destination: place.code ?? placeQuery(intent.place) })];
+      return [call('maps_show_map', { destination: place.code ?? intent.place })];
     }
     case 'route':
       return routeCalls(intent, conv);
+    case 'search': {
+      // Every source at once; then the best one's detail: the guide section, or the place on the map.
+      const best = bestSource(intent.query, conv);
+      const detail = best?.source === 'guide' ? [call('guide_get_section', { chunk_id: best.chunkId })] : best?.source === 'place' ? [call('maps_show_map', { destination: best.code })] : [];
+      return [...searchCalls(intent.query), ...detail];
+    }
     default:
       return [];
   }

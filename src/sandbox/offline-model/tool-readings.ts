@@ -54,6 +54,9 @@ export interface PlaceHit {
   fullNameWithSpace?: string;
   type?: string;
   floor?: { buildingCode?: string; level?: string };
+  /** Extras some map data has (the sandbox's does): what a building holds, its nearest neighbours. */
+  description?: string;
+  nearby?: Array<{ code: string; name: string; metres: number }>;
 }
 
 /** The first place a `maps_search_buildings` call found: undefined when it has not run, null when it found none. */

@@ -3,7 +3,9 @@
  * "after midnight"), or a weekday alone ("on Saturday"). Times without a weekday are today's, and the
  * small hours (before 5 AM) of a question asked without a weekday, or "tonight", belong to the night
  * after today: asked on a Wednesday, "at 1 AM" and "after midnight" mean Thursday 1:00 and 0:30.
+ * "before 8am" and "after 9pm" are half an hour either side (7:30, 9:30).
  */
+import { clock12 } from '../campus/dining-hours.js';
 
 /** A weekday (0 = Sunday) and time of day, as `eats_get_locations_open_at_time` takes it. */
 export interface CampusMoment {
@@ -12,7 +14,8 @@ export interface CampusMoment {
   minute: number;
 }
 
-export type When = { kind: 'moment'; at: CampusMoment } | { kind: 'day'; day: number };
+/** `asked`: how the question bounded the time ("before 8:00 AM"), when it asked about a moment near it. */
+export type When = { kind: 'moment'; at: CampusMoment; asked?: string } | { kind: 'day'; day: number };
 
 export const DAY_WORD = /\b(sun|mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?)(?:day)?s?\b/i;
 const DAY_PREFIX: Record<string, number> = { sun: 0, mon: 1, tue: 2, wed: 3, thu: 4, fri: 5, sat: 6 };
@@ -37,7 +40,7 @@ function parseClock(q: string): number | null {
   if (/\bmidnight\b/i.test(q)) return 0;
   const t =
     /\b(\d{1,2})(?::(\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)/i.exec(q) ??
-    /\b(?:at|around|by|after|until|till)\s+(\d{1,2})(?::(\d{2}))?\b(?!\s*-)(?!\d)/i.exec(q);
+    /\b(?:at|around|by|before|after|until|till)\s+(\d{1,2})(?::(\d{2}))?\b(?!\s*-)(?!\d)/i.exec(q);
   if (!t) return null;
   const meridiem = t[3]?.toLowerCase().replace(/\./g, '');
   const written = Number(t[1]);
@@ -69,12 +72,14 @@ function partOfDay(q: string): number | null {
 export function parseWhen(q: string, today: number | null): When | null {
   const named = parseDay(q, today);
   const clock = parseClock(q);
-  const part = clock ?? (named !== null ? partOfDay(q) : /\btonight\b|\blate night\b/i.test(q) ? partOfDay(q) : null);
+  // "before 8am" asks about a moment just before it (7:30), "after 9pm" one just after (9:30).
+  const edge = clock !== null && !/\bafter midnight\b/i.test(q) ? /\b(before|after)\s+(?=\d|noon|midnight)/i.exec(q)?.[1]?.toLowerCase() : undefined;
+  const part = (edge ? (clock! + (edge === 'after' ? 30 : -30) + 1440) % 1440 : clock) ?? (named !== null ? partOfDay(q) : /\btonight\b|\blate night\b/i.test(q) ? partOfDay(q) : null);
   if (part === null) return named === null ? null : { kind: 'day', day: named };
   let day = named ?? today;
   if (day === null) return null;
   // The coming night: "at 1 AM", "after midnight", "Friday night at 1 AM".
   const explicitWeekday = DAY_WORD.test(q) || /\btomorrow\b/i.test(q);
   if (part < SMALL_HOURS_END * 60 && (!explicitWeekday || /\bnight\b/i.test(q))) day = (day + 1) % 7;
-  return { kind: 'moment', at: { day, hour: Math.floor(part / 60), minute: part % 60 } };
+  return { kind: 'moment', at: { day, hour: Math.floor(part / 60), minute: part % 60 }, ...(edge ? { asked: `${edge} ${clock12(clock!)}` } : {}) };
 }

@@ -1,0 +1,53 @@
+/**
+ * Retrieval for a question no intent claims ("I need a quiet place to read", "someone to talk to about
+ * stress", "courses taught by Andy Pavlo"): the searches a model would run over every source at once
+ * (the guide, the course catalog, the campus map), then the best source by how much of the question
+ * its top hit covers (at least half of its words). Ties go to the guide, then courses, then places; no
+ * such hit is "not covered".
+ */
+import { stem } from '../campus/text-search.js';
+import type { Conversation } from './conversation.js';
+import { call, type PlannedCall } from './eats-lists.js';
+import { guideHits, outcome, parseJson, searchHit } from './tool-readings.js';
+
+/** Words that ask rather than describe: what is left is what to search for. */
+const ASKING = new Set(
+  'i im i\'m me my we you a an the is are was be to of in on at for from with and or any anything some something somewhere someone where what which who how can could do does should would will please need want looking find get there here it this that about good place spot teach teaches taught'.split(' '),
+);
+
+/** The question's describing words, for the search tools. */
+export function searchWords(question: string): string {
+  return (question.toLowerCase().match(/[\p{L}\p{N}'-]+/gu) ?? []).filter((w) => !ASKING.has(w)).join(' ');
+}
+
+/** The searches over every source, in the order ties are broken. */
+export const searchCalls = (query: string): PlannedCall[] => [
+  call('guide_search_guide', { query, limit: 3 }),
+  call('courses_search_courses_by_query', { query }),
+  call('maps_search_buildings', { query }),
+];
+
+export type Best = { source: 'guide'; chunkId: string } | { source: 'courses' } | { source: 'place'; code: string };
+
+/** The share of the query's words (stemmed) that a hit's text carries. */
+function coverage(query: string, text: string): number {
+  const want = [...new Set(query.split(' ').map(stem))];
+  const have = new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(stem));
+  return want.length === 0 ? 0 : want.filter((w) => have.has(w) || [...have].some((h) => h.startsWith(w) && w.length >= 4)).length / want.length;
+}
+
+/** The source to answer from, once the searches ran; null when none found anything. */
+export function bestSource(query: string, conv: Pick<Conversation, 'done'>): Best | null {
+  const candidates: Array<{ best: Best; text: string }> = [];
+  const guide = guideHits(conv, query)?.[0];
+  if (guide) candidates.push({ best: { source: 'guide', chunkId: guide.chunk_id }, text: `${(guide.heading_path ?? []).join(' ')} ${guide.snippet ?? ''}` });
+  const courses = parseJson(outcome(conv, 'courses_search_courses_by_query', { query })?.result ?? '');
+  const course = Array.isArray(courses) ? (courses[0] as { name?: string; department?: string; desc?: string } | undefined) : undefined;
+  if (course) candidates.push({ best: { source: 'courses' }, text: `${course.name} ${course.department} ${course.desc}` });
+  const place = searchHit(conv, query);
+  if (place?.floor?.buildingCode) candidates.push({ best: { source: 'place', code: place.floor.buildingCode }, text: `${place.fullNameWithSpace} ${place.description ?? ''}` });
+  // At least half the question's words, or it is a stray match ("sing" is one letter from "Wing").
+  const scored = candidates.map((c) => ({ ...c, covers: coverage(query, c.text) })).filter((c) => c.covers >= 0.5);
+  // Stable sort: equal coverage keeps the order above.
+  return scored.sort((a, b) => b.covers - a.covers)[0]?.best ?? null;
+}
