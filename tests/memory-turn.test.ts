@@ -76,6 +76,8 @@ describe('planMemory', () => {
     ['Show me the way to Gates', { recall: false, tools: false }],
     // Nearest to the user: where they live (a saved fact) changes the answer.
     ['nearest coffee', { recall: true, tools: false }],
+    ['food near home', { recall: true, tools: false }],
+    ['how long is the walk from where I live to Wean', { recall: true, tools: false }],
     ['closest dining to Tepper', { recall: true, tools: false }],
   ])('%s', (query, expected) => {
     expect(planMemory(query, [])).toEqual(expected);

@@ -23,7 +23,7 @@ const WEDNESDAY_LUNCH = new Date('2026-11-18T17:30:00Z'); // 12:30 in Pittsburgh
 
 interface Row {
   q: string;
-  /** Earlier turns of the conversation, user and assistant alternating (the answers are not read). */
+  /** Earlier turns of the conversation, user and assistant alternating (answers are read for what they name). */
   history?: string[];
   /** Facts saved for the user before the question. */
   facts?: string[];
@@ -165,7 +165,66 @@ const SECOND_PASS: Row[] = [
   { q: 'when are finals', tools: ['guide_search_guide'], has: ['### Academic Calendar › Final exams'] },
 ];
 
-const ROWS = [...MAPS, ...EATS, ...COURSES, ...GUIDE, ...SECOND_PASS];
+/**
+ * Issue 38's rows, the third pass: questions that need understanding rather than a wording rule. History
+ * answers are written as a model would write them (the offline model's own, or a real model's prose):
+ * the dialogue state reads the entities they name.
+ */
+const THIRD_PASS: Row[] = [
+  // Follow-ups that point back at the last answer
+  { q: 'and its prerequisites?', history: ['tell me about 15-213', '### 15-213 Introduction to Computer Systems\n\n12.0 units · Computer Science'], tools: ['courses_fetch_course_requisites'], has: ['### 15-213 Introduction to Computer Systems', '**Prerequisites:** 15-122', '**Leads to:** 15-440, 15-445'] },
+  { q: 'is that one offered in spring?', history: ['any database courses?', '### Courses about database\n\n- **15-445 Database Systems** (12.0 units): Storage, indexing, query processing.'], tools: ['courses_fetch_course_schedules'], has: ['**15-445 Database Systems** only in Fall 2026, not in Spring'] },
+  { q: "where's its lecture?", history: ['what is 15-122 about', '15-122 Principles of Imperative Computation teaches imperative programming in C0 and C.'], tools: ['courses_fetch_course_schedules'], has: ['**15-122 Principles of Imperative Computation** meets in **GHC 4401**, in Gates & Hillman Centers (GHC).', 'Tue/Thu 11:00 AM - 12:20 PM'], map: 'GHC' },
+  { q: 'who teaches it?', history: ['is 15-150 hard?', '15-150 Principles of Functional Programming is a 12-unit course in Standard ML.'], tools: ['courses_fetch_course_instructors'], has: ['**Taught by:** Michael Erdmann'] },
+  { q: 'what are the prereqs for that class?', history: ['intro to psychology class?', '### Courses about psychology\n\n- **85-102 Introduction to Psychology** (9.0 units)'], tools: ['courses_fetch_course_requisites'], has: ['### 85-102 Introduction to Psychology', '**Prerequisites:** none'] },
+  { q: 'how do I get there from Wean?', history: ['where is Doherty Hall?', '**Doherty Hall** (DH): chemistry labs and large lecture halls.'], tools: ['maps_get_path', 'maps_distance_between'], has: ['### Walking from Wean Hall to Doherty Hall', 'Arrive at **Doherty Hall** (DH).'], map: 'DH' },
+  { q: 'what can I eat there?', history: ['where is the UC?', '**Cohon University Center** (CUC): the UC, student center.'], tools: ['eats_get_all_dining_locations'], has: ['### Dining in Cohon University Center', '**Schatz Dining Room**', '**Nourish**'], not: ['Gates Café'] },
+  { q: 'is it open on sunday?', history: ['any vegetarian food?', 'Nourish, in the Cohon University Center, has vegetarian and vegan bowls.'], tools: ['eats_get_location_hours'], has: ['**Nourish** is closed on Sunday.'] },
+  { q: 'how far is it from Gates?', history: ['where is hunt library', '**Hunt Library** (HL): the main library.'], tools: ['maps_distance_between'], has: [/\*\*Hunt Library\*\* \(HL\) is about \*\*\d+ m\*\* from \*\*Gates & Hillman Centers\*\* \(GHC\)/], map: 'HL' },
+  { q: 'when does that one close?', history: ['where can I get coffee', '### Coffee on campus\n\n- **Gates Café**: Gates & Hillman Centers, 3rd floor\n- **Wean Coffee Bar**: Wean Hall, 4th floor'], tools: ['eats_get_location_hours'], has: ['**Gates Café** (Gates & Hillman Centers, 3rd floor) is open right now', '- Friday: 8:00 AM - 5:00 PM'] },
+  { q: 'and who teaches it?', history: ['Is 21-127 offered this semester?', 'Yes, 21-127 Concepts of Mathematics runs this fall.'], tools: ['courses_fetch_course_instructors'], has: ['### 21-127 Concepts of Mathematics', '**Taught by:**'] },
+  { q: 'is there food in it?', history: ['what building is the business school', '**Tepper Building** (TEP): the Tepper School of Business.'], tools: ['eats_get_all_dining_locations'], has: ['### Dining in Tepper Building', '**Rohr Café**', '**Stephanie’s Bakery**'] },
+  // Topics, instructors and needs, not codes
+  { q: 'is there an intro statistics course?', tools: ['courses_search_courses_by_query'], has: ['**36-200 Reasoning with Data**'], not: ['Accounting'] },
+  { q: 'classes taught by Andy Pavlo', tools: ['courses_search_courses_by_query'], has: ['**15-445 Database Systems**'] },
+  { q: 'what does professor Blelloch teach', tools: ['courses_search_courses_by_query'], has: ['**15-210 Parallel and Sequential Data Structures and Algorithms**'] },
+  { q: 'something about neural networks?', tools: ['courses_search_courses_by_query'], has: ['**10-301 Introduction to Machine Learning**'] },
+  { q: 'which course covers virtual memory', tools: ['courses_search_courses_by_query'], has: ['**15-213 Introduction to Computer Systems**'] },
+  { q: 'functional programming class', tools: ['courses_search_courses_by_query'], has: ['**15-150 Principles of Functional Programming**'] },
+  { q: 'I need a quiet place to read', tools: ['guide_search_guide', 'guide_get_section'], has: ['### Libraries and Study Spaces › Hunt Library', 'quiet study floors'] },
+  { q: 'I want someone to talk to about stress', tools: ['guide_search_guide', 'guide_get_section'], has: ['### Health and Wellness › Counseling', '412-268-2922'] },
+  { q: 'where can I do laundry', tools: ['guide_search_guide'], has: ['free laundry machines'] },
+  { q: 'where is the mailroom', tools: ['maps_search_buildings'], has: ['**Cohon University Center** (CUC)', 'the mailroom'], map: 'CUC' },
+  // What the user told us
+  { q: 'where is my dorm?', facts: ['Lives in Morewood Gardens'], tools: ['maps_search_buildings'], has: ['**Morewood Gardens** (MOR): first-year housing, University Health Services.'], map: 'MOR' },
+  { q: 'where is my dorm?', tools: [], has: ["I don't know where you live yet", 'Remember that I live in'], not: ["couldn't find"] },
+  { q: 'how far is my dorm from Gates?', facts: ['Lives in Donner House'], tools: ['maps_distance_between'], has: [/\*\*Donner House\*\* \(DON\) is about \*\*\d+ m\*\* from \*\*Gates & Hillman Centers\*\* \(GHC\)/], map: 'DON' },
+  { q: 'walk from my dorm to the library', facts: ['Lives in Mudge House'], tools: ['maps_get_path'], has: ['### Walking from Mudge House to Hunt Library'], map: 'HL' },
+  { q: 'food near home', facts: ['Lives in Stever House'], tools: ['maps_distance_between'], has: ['near Stever House (where you live)', 'nearest first'] },
+  { q: 'remember that I moved to Donner', facts: ['Lives in Morewood Gardens'], tools: [], has: ['Got it, I\'ll remember that: "Lives in Donner".'] },
+  { q: 'anything vegan I can eat tonight?', facts: ['Is vegan'], tools: ['eats_get_locations_by_cuisine', 'eats_get_locations_open_at_time'], has: ['**Tartan Pizza Co.**'], not: ['**Nourish**'] },
+  // Free wording around places
+  { q: 'closest place to grab coffee from Doherty', tools: ['eats_get_locations_by_cuisine', 'maps_distance_between'], has: ['### Coffee near Doherty Hall, nearest first', /\n\n- \*\*Wean Coffee Bar\*\*: Wean Hall, 4th floor · \*\*\d+ m\*\*/], map: 'WEH' },
+  { q: 'is there somewhere to eat inside tepper', tools: ['eats_get_all_dining_locations'], has: ['### Dining in Tepper', '**Rohr Café**'] },
+  { q: 'can u tell me where scaife is', tools: ['maps_search_buildings'], has: ['**Scaife Hall** (SH)'], map: 'SH' },
+  { q: 'whats the walk like from the UC to hunt', tools: ['maps_get_path'], has: ['### Walking from Cohon University Center to Hunt Library'], map: 'HL' },
+  { q: 'need a coffee near the business school asap', tools: ['eats_get_locations_by_cuisine', 'maps_distance_between'], has: ['### Coffee near Tepper Building', '**Rohr Café**: Tepper Building, Rohr Commons · **in the same building**'], map: 'TEP' },
+  { q: 'show me baker hall on the map', tools: ['maps_search_buildings'], has: ['**Baker Hall** (BH): humanities and social sciences (Dietrich College).', 'Next to it:'], map: 'BH' },
+  // Times with before and after
+  { q: "what's open before 8am?", tools: ['eats_get_locations_open_at_time'], has: ['### Open Wednesday at 7:30 AM (before 8:00 AM)', '**Wean Coffee Bar**'], not: ['Gates Café'] },
+  { q: 'anything open after 9pm?', tools: ['eats_get_locations_open_at_time'], has: ['### Open Wednesday at 9:30 PM (after 9:00 PM)', '**Scotty’s Market**', '**Tartan Pizza Co.**'] },
+  { q: 'is anything open after 11 pm on friday', tools: ['eats_get_locations_open_at_time'], has: ['### Open Friday at 11:30 PM (after 11:00 PM)', '**Scotty’s Market**'], not: ['Tartan Pizza'] },
+  { q: 'pizza after 10pm', tools: ['eats_get_locations_by_cuisine', 'eats_get_locations_open_at_time'], has: ['Wednesday at 10:30 PM (after 10:00 PM)', '**Tartan Pizza Co.**'] },
+  { q: 'coffee before 9 tomorrow', tools: ['eats_get_locations_by_cuisine', 'eats_get_locations_open_at_time'], has: ['Thursday at 8:30 AM (before 9:00 AM)', '**Wean Coffee Bar**', '**Gates Café**'], not: ['Tartan Pizza'] },
+  { q: "what's open on saturday before noon", tools: ['eats_get_locations_open_at_time'], has: ['### Open Saturday at 11:30 AM (before 12:00 PM)'] },
+  // Honest limits
+  { q: 'can you do my 15-122 homework?', tools: [], has: ["I won't do graded work for you"], not: ['### 15-122'] },
+  { q: 'write my essay for 76-101', tools: [], has: ["I won't do graded work for you", 'academic integrity'] },
+  { q: 'give me the solutions to the 15-112 problem set', tools: [], has: ["I won't do graded work for you"] },
+  { q: 'who is the president of the united states', tools: ['guide_search_guide'], has: ["That's outside the campus data"] },
+];
+
+const ROWS = [...MAPS, ...EATS, ...COURSES, ...GUIDE, ...SECOND_PASS, ...THIRD_PASS];
 
 let sandbox: SandboxToolServer;
 let tools: CampusTools;

@@ -22,8 +22,8 @@ const SELF_OR_PREFERENCE = [
   /\b(my|mine|myself)\b/i,
   /\b(prefer|preference|favou?rite|allerg\w*|vegetarian|vegan|halal|kosher|gluten|dairy|diet\w*)\b/i,
   /\b(recommend\w*|suggest\w*|suggestion|should i|where (should|can|could) i|what (should|could|can) i|any (good|ideas?)|for me)\b/i,
-  // Nearest to the user: where they live changes the answer.
-  /\b(nearest|closest|nearby|near me|close by|around here)\b/i,
+  // Nearest to the user, or their home: where they live changes the answer.
+  /\b(nearest|closest|nearby|near me|close by|around here|home|where i (?:live|stay))\b/i,
   // Choosing food: a saved diet changes the answer.
   /\b(hungry|lunch|dinner|breakfast|brunch|something to eat|grab a bite)\b/i,
 ];

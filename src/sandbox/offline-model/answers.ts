@@ -65,7 +65,11 @@ const WALK_METRES_PER_MINUTE = 80;
 
 // ---------------------------------------------------------------- places
 
+/** Where the user lives is asked for, and no saved fact says. */
+const UNKNOWN_HOME = 'I don\'t know where you live yet: tell me, for example, "Remember that I live in Stever House",';
+
 function whereAnswer(intent: Extract<Intent, { kind: 'where' }>, conv: Conversation): string {
+  if (intent.place === HOME) return `${UNKNOWN_HOME} and I'll find it on the map.`;
   const hit = placeHit(conv, intent.place);
   const map = mapShown(conv);
   const searched = conv.done.some((d) => d.name === 'maps_search_buildings');
@@ -177,7 +181,7 @@ function walksFrom(intent: EatsIntent, conv: Conversation): { label: string | nu
   if (!intent.near) return { ...none, note: null };
   const from = nearPlace(intent, conv);
   if (!from) {
-    return { ...none, note: "I don't know where you live yet: tell me, for example, \"Remember that I live in Stever House\", and I'll rank places by the walk from there." };
+    return { ...none, note: `${UNKNOWN_HOME} and I'll rank places by the walk from there.` };
   }
   const hit = placeHit(conv, from);
   const origin = hit?.floor?.buildingCode;

@@ -10,6 +10,7 @@ import { SANDBOX_BUILDINGS } from '../campus/data/buildings.js';
 import { SANDBOX_COURSES } from '../campus/data/courses.js';
 import { SANDBOX_DINING } from '../campus/data/dining.js';
 import type { Conversation } from './conversation.js';
+import { HOME_PHRASE } from './place-names.js';
 
 type EntityKind = 'course' | 'place' | 'dining';
 
@@ -46,7 +47,7 @@ const COURSE_CUE = /\b(pre-?req\w*|requisites?|offered|semester|spring|fall|summ
 const DINING_CUE = /\b(open|close[sd]?|hours|menu|serve[sd]?|eat)\b/i;
 
 /** What the user's words "my dorm", "home", "where I live" stand for. */
-const HOME_WORDS = /\b(?:my (?:dorm|house|hall|residence|room|place|apartment|building)|where i (?:live|stay|sleep))\b|\bhome\b/i;
+const HOME_WORDS = new RegExp(`\\b(?:${HOME_PHRASE})\\b`, 'i');
 
 /** Where the saved facts say the user lives ("Lives in Stever House"): a place name, or null. */
 export function homeOf(facts: readonly string[]): string | null {

@@ -208,6 +208,7 @@ function whereIntent(q: string): Intent | null {
     /\bwhat building is\s+(.+)$/i.exec(q);
   if (where) {
     const place = cleanPlace(where[1]!.replace(/^(?:is|are)\s+/i, ''));
+    if (isHome(place)) return { kind: 'where', place: HOME }; // no saved home, or dialogue.ts would have named it
     if (place && !/^(i|you|we|it|that)\b/i.test(place)) return { kind: 'where', place };
   }
   return null;

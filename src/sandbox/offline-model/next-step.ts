@@ -8,6 +8,7 @@
 import { TOOLS_OFF, writeAnswer } from './answers.js';
 import { readConversation, type Conversation } from './conversation.js';
 import { understand } from './dialogue.js';
+import { HOME } from './place-names.js';
 import { bestSource, searchCalls } from './retrieve.js';
 import { call, eatsListCall, nearPlace, type PlannedCall } from './eats-lists.js';
 import { resolveIntent, type EatsIntent, type Intent } from './intents.js';
@@ -22,6 +23,7 @@ export type NextStep = { kind: 'tool_calls'; calls: PlannedCall[] } | { kind: 't
  * search came back empty, or the next search to run.
  */
 function resolvePlace(place: string, conv: Conversation): { code: string | null } | { search: PlannedCall } {
+  if (place === HOME) return { code: null };
   for (const query of searchQueries(place)) {
     if (!conv.offered.has('maps_search_buildings')) return { code: null };
     const code = buildingCode(conv, query);

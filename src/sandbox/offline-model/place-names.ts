@@ -21,5 +21,6 @@ export function cleanPlace(text: string): string {
 
 /** The user's own place, however they say it: "where I live", "my dorm", "home", "me". */
 export const HOME = '@home';
-const HOME_WORDS = /^(?:where i (?:live|stay|sleep)|my (?:dorm|house|hall|residence|room|place|apartment)|home|me|here|my location)$/i;
+export const HOME_PHRASE = String.raw`where i (?:live|stay|sleep)|my (?:dorm|house|hall|residence|room|place|apartment|building)|home`;
+const HOME_WORDS = new RegExp(`^(?:${HOME_PHRASE}|me|here|my location)$`, 'i');
 export const isHome = (place: string): boolean => HOME_WORDS.test(place.trim());
