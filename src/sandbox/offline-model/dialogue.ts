@@ -64,7 +64,10 @@ export function resolveReferences(question: string, before: readonly string[], f
   const home = homeOf(facts);
   let q = home ? question.replace(HOME_WORDS, home) : question;
   const pointing = POINTING.exec(q);
-  const wanted: EntityKind[] = COURSE_CUE.test(q) ? ['course'] : DINING_CUE.test(q) ? ['dining', 'place'] : ['place', 'dining', 'course'];
+  // The pointing phrase's own noun decides ("that building"), then what the question asks about.
+  const noun = /\b(?:that|this|the same) (building|hall|course|class)\b/i.exec(q)?.[1]?.toLowerCase();
+  const wanted: EntityKind[] =
+    noun === 'building' || noun === 'hall' ? ['place'] : noun || COURSE_CUE.test(q) ? ['course'] : DINING_CUE.test(q) ? ['dining', 'place'] : ['place', 'dining', 'course'];
   // A name before the pointing word is what it points at ("is Nourish open, and when does it close").
   if (!pointing || mentions(q).some((m) => m.at < pointing.index && wanted.includes(m.entity.kind))) return q;
   for (const message of [...before].reverse()) {

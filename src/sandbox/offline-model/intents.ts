@@ -6,6 +6,7 @@
  */
 import { toThirdPerson } from '../../memory/fact-wording.js';
 import { HOME, cleanPlace, isHome } from './place-names.js';
+import { mentions } from './dialogue.js';
 import { searchWords } from './retrieve.js';
 import { DAY_WORD, parseDay, parseWhen, type CampusMoment } from './when.js';
 
@@ -143,7 +144,8 @@ function hoursIntent(q: string, today: number | null): Intent | null {
     /^(.+?)(?:'s|’s)?\s+(?:opening\s+)?hours\b/i.exec(q);
   const place = m?.[1] ? cleanPlace(m[1]).replace(/^(what|when|is|are)\s+/i, '') : '';
   if (!place || NOT_A_PLACE.test(place) || /\b(of|among) (those|them|these)\b/i.test(q)) return null;
-  if (FOOD.test(place) || cuisineOf(place)) return null;
+  // "is pizza open" asks about food; "is Sushi Sama open" about a place that happens to name one.
+  if ((FOOD.test(place) || cuisineOf(place)) && !mentions(place).some((m) => m.entity.kind === 'dining')) return null;
   return { kind: 'hours', place, day: parseDay(q, today) };
 }
 
