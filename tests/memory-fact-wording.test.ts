@@ -38,7 +38,7 @@ describe('toThirdPerson', () => {
     ['Is vegetarian.', 'Is vegetarian.'],
     ['Studies ME', 'Studies ME'],
     ['International student', 'International student'],
-    ['Moved to Donner House', 'Moved to Donner House'],
+    ['Moved to Donner House', 'Lives in Donner House'],
   ])('%s → %s', (input, expected) => {
     expect(toThirdPerson(input)).toBe(expected);
   });

@@ -174,7 +174,7 @@ describe('offline model over the real gateway and sandbox tools', () => {
     expect((await store.list('u1', {})).items.map((f) => f.text)).toEqual(['Is vegetarian']);
     const forgot = await turn("Forget that I'm vegetarian", offered, memoryTools);
     expect(forgot.called).toEqual([{ name: 'memory_forget', args: { query: 'Is vegetarian' } }]);
-    expect(forgot.text).toMatch(/^Done, I forgot:/);
+    expect(forgot.text).toMatch(/^Done: forgot this fact:\n- /);
     expect((await store.list('u1', {})).total).toBe(0);
     const none = await turn('Forget that I live in Mudge', offered, memoryTools);
     expect(none.text).toBe("I didn't find a saved fact matching that, so nothing was removed.");
@@ -213,7 +213,8 @@ describe('offline model protocol', () => {
     expect(JSON.parse(json.text)).toEqual({ operations: [] });
     // The remember tool's reconciliation: a new fact about the same thing updates the known one.
     const ask = (content: string) => gateway.complete({ model: 'x/y', messages: [{ role: 'user', content }], json: true });
-    const moved = await ask('Known facts:\nf1: Is vegetarian\nf2: Lives in Mudge House\n\nNew fact to remember: Moved to Donner House');
+    // The service sends the fact in its one wording: a move is "Lives in …" (fact-wording.ts).
+    const moved = await ask('Known facts:\nf1: Is vegetarian\nf2: Lives in Mudge House\n\nNew fact to remember: Lives in Donner House');
     expect(JSON.parse(moved.text)).toEqual({ operations: [{ op: 'update', id: 'f2', text: 'Lives in Donner House' }] });
     const major = await ask('Known facts:\nf1: Studies physics\n\nNew fact to remember: Majors in computer science');
     expect(JSON.parse(major.text)).toEqual({ operations: [{ op: 'update', id: 'f1', text: 'Majors in computer science' }] });

@@ -38,6 +38,23 @@ export const showMapArgs = z
   });
 
 const label = (b: Building) => `${b.name} (${b.code})`;
+const ATTACHED = 'Map attached: ';
+const ROUTE = 'the route from ';
+
+/**
+ * What a result of this tool says was put on the map: the labels ("Wean Hall (WEH)") and their codes.
+ * For the offline model, which reads results by rule; null when no map was attached.
+ */
+export function readMapAttached(content: string): { destination: string; origin: string | null; codes: { destination: string; origin: string | null } } | null {
+  if (!content.startsWith(ATTACHED)) return null;
+  const body = content.slice(ATTACHED.length);
+  const route = body.startsWith(ROUTE) ? /^(.+? \([A-Z0-9]+\)) to (.+? \([A-Z0-9]+\))\./.exec(body.slice(ROUTE.length)) : null;
+  const destination = route?.[2] ?? /^(.+? \([A-Z0-9]+\))/.exec(body)?.[1];
+  if (!destination) return null;
+  const origin = route?.[1] ?? null;
+  const code = (l: string) => /\(([A-Z0-9]+)\)$/.exec(l)![1]!;
+  return { destination, origin, codes: { destination: code(destination), origin: origin && code(origin) } };
+}
 
 const NO_DESTINATION =
   'No map attached: the destination is not a building in the campus catalog. Call maps_show_map again ' +
@@ -67,11 +84,11 @@ export function createShowMapTool({ catalog, mapBaseUrl }: ShowMapToolOptions): 
       const map = buildCampusMap(mapBaseUrl, destination, origin);
       let content: string;
       if (map.mode === 'directions' && origin) {
-        content = `Map attached: the route from ${label(origin)} to ${label(destination)}. ${MAP_NOTE}`;
+        content = `${ATTACHED}${ROUTE}${label(origin)} to ${label(destination)}. ${MAP_NOTE}`;
       } else if (parsed.data.origin !== null && !origin) {
-        content = `Map attached: ${label(destination)} (location only: the origin is not a building in the campus catalog). ${MAP_NOTE}`;
+        content = `${ATTACHED}${label(destination)} (location only: the origin is not a building in the campus catalog). ${MAP_NOTE}`;
       } else {
-        content = `Map attached: ${label(destination)}. ${MAP_NOTE}`;
+        content = `${ATTACHED}${label(destination)}. ${MAP_NOTE}`;
       }
       return { content, events: [{ type: 'map_request', map }] };
     },

@@ -40,6 +40,18 @@ const listed = (facts: readonly Fact[]) =>
 const removeEvent = (text: string): MemoryEvent => ({ type: 'memory', data: { op: 'remove', text } });
 
 /** The forget tool bound to one user. */
+/** Openings of this tool's results, written here and read by `forgetOutcome`. */
+const FORGOT = 'Forgot ';
+const NOTHING = 'Nothing ';
+const ASKING = 'Not removed yet: ';
+
+/** What a result of this tool says happened. For the offline model, which reads results by rule. */
+export function forgetOutcome(content: string): 'forgot' | 'nothing' | 'ask' | 'failed' {
+  if (content.startsWith(FORGOT)) return 'forgot';
+  if (content.startsWith(NOTHING)) return 'nothing';
+  return content.startsWith(ASKING) ? 'ask' : 'failed';
+}
+
 export function createForgetTool(userId: string, deps: MemoryToolDeps): LocalTool<MemoryEvent> {
   const { store } = deps;
 
@@ -55,27 +67,27 @@ export function createForgetTool(userId: string, deps: MemoryToolDeps): LocalToo
 
   const removeFacts = async (facts: readonly Fact[]): Promise<LocalToolResult<MemoryEvent>> => {
     const removed = await store.remove(userId, facts.map((f) => f.id));
-    if (removed.length === 0) return { content: 'Nothing was removed: those facts were already gone.' };
+    if (removed.length === 0) return { content: `${NOTHING}was removed: those facts were already gone.` };
     const texts = removed.map((f) => f.text);
     return {
-      content: `Forgot ${removed.length === 1 ? 'this fact' : `${removed.length} facts`}:\n${listed(removed)}`,
+      content: `${FORGOT}${removed.length === 1 ? 'this fact' : `${removed.length} facts`}:\n${listed(removed)}`,
       events: [removeEvent(`Forgot: ${texts.join('; ')}`)],
     };
   };
 
   const forgetAll = async (confirm: boolean): Promise<LocalToolResult<MemoryEvent>> => {
     const count = await store.count(userId);
-    if (count === 0) return { content: 'Memory is already empty; nothing to forget.' };
+    if (count === 0) return { content: `${NOTHING}to forget: memory is already empty.` };
     if (count > 1 && !confirm) {
       return {
         content:
-          `Not removed yet: this would forget all ${count} saved facts. Ask the user to confirm; if they do, ` +
+          `${ASKING}this would forget all ${count} saved facts. Ask the user to confirm; if they do, ` +
           'call memory_forget again with {"all": true, "confirm": true}.',
       };
     }
     const removed = await store.clear(userId);
     return {
-      content: `Forgot everything: ${removed} fact${removed === 1 ? '' : 's'} removed.`,
+      content: `${FORGOT}everything: ${removed} fact${removed === 1 ? '' : 's'} removed.`,
       events: [removeEvent(`Forgot: everything (${removed} fact${removed === 1 ? '' : 's'})`)],
     };
   };
@@ -92,7 +104,7 @@ export function createForgetTool(userId: string, deps: MemoryToolDeps): LocalToo
       if (confirm) return removeFacts(textual);
       return {
         content:
-          `Not removed yet: ${textual.length} saved facts match:\n${listed(textual)}\nAsk the user whether to forget ` +
+          `${ASKING}${textual.length} saved facts match:\n${listed(textual)}\nAsk the user whether to forget ` +
           'all of them (then call memory_forget again with the same query and "confirm": true) or which one.',
       };
     }
@@ -104,12 +116,12 @@ export function createForgetTool(userId: string, deps: MemoryToolDeps): LocalToo
       signal,
     );
     const semantic = vector ? (await store.search(userId, vector, 3)).filter((f) => f.similarity >= FORGET_MIN_SIMILARITY) : [];
-    if (semantic.length === 0) return { content: 'No saved fact matches that; nothing was removed.' };
+    if (semantic.length === 0) return { content: `${NOTHING}was removed: no saved fact matches that.` };
     const [best, second] = semantic;
     if (second && best!.similarity - second.similarity < FORGET_AMBIGUITY_MARGIN) {
       return {
         content:
-          `Not removed: several saved facts match about equally well:\n${listed(semantic)}\n` +
+          `${ASKING}several saved facts match about equally well:\n${listed(semantic)}\n` +
           'Ask the user which one to forget, and call memory_forget with its exact text.',
       };
     }

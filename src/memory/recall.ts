@@ -30,7 +30,14 @@ export interface RecallOptions {
  */
 export function formatRecallBlock(facts: readonly Pick<Fact, 'kind' | 'text'>[]): string | null {
   if (facts.length === 0) return null;
-  return facts.map((f) => `- ${f.text.replace(/</g, '‹').replace(/>/g, '›')}${f.kind === 'remembered' ? ' (asked to remember)' : ''}`).join('\n');
+  return facts.map((f) => `- ${f.text.replace(/</g, '‹').replace(/>/g, '›')}${f.kind === 'remembered' ? REMEMBERED : ''}`).join('\n');
+}
+
+const REMEMBERED = ' (asked to remember)';
+
+/** The facts' texts of a block `formatRecallBlock` wrote (for the offline model, which reads its prompt by rule). */
+export function readRecallBlock(block: string): string[] {
+  return block.split('\n').flatMap((line) => (line.startsWith('- ') ? [line.slice(2).replace(REMEMBERED, '')] : []));
 }
 
 export function createRecall(options: RecallOptions) {

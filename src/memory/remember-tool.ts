@@ -95,8 +95,8 @@ export function createRememberTool(userId: string, deps: MemoryToolDeps): LocalT
         const [first] = applied.written;
         const replaced = applied.deleted.map((f) => `"${f.text}"`);
         const content = !first
-          ? `Already in memory: "${text}".`
-          : `Saved to memory: ${applied.written.map((f) => `"${f.text}"`).join(', ')}.` +
+          ? `${ALREADY}"${text}".`
+          : `${SAVED}${applied.written.map((f) => `"${f.text}"`).join(', ')}.` +
             (replaced.length ? ` Removed as no longer true: ${replaced.join(', ')}.` : '');
         return { content, events: [...applied.written.map(saved), ...applied.deleted.map(forgot)] };
       } catch (err) {
@@ -105,6 +105,22 @@ export function createRememberTool(userId: string, deps: MemoryToolDeps): LocalT
       }
     },
   };
+}
+
+const SAVED = 'Saved to memory: ';
+const ALREADY = 'Already in memory: ';
+const KNOWN = 'Known facts:\n';
+const NEW_FACT = 'New fact to remember: ';
+
+/** Did a result of this tool keep the fact (saved now, or already there)? For the offline model, which reads results by rule. */
+export const rememberKept = (content: string): boolean => content.startsWith(SAVED) || content.startsWith(ALREADY);
+
+/** The new fact and the known ones (`f1: Lives in …`) of a reconciliation request written below; null for any other message. */
+export function readReconcileRequest(message: string): { newFact: string; known: Array<{ id: string; text: string }> } | null {
+  const at = message.lastIndexOf(`\n${NEW_FACT}`);
+  if (!message.startsWith(KNOWN) || at < 0) return null;
+  const known = [...message.slice(KNOWN.length, at).matchAll(/^(f\d+): (.+)$/gm)].map((m) => ({ id: m[1]!, text: m[2]! }));
+  return { newFact: message.slice(at + NEW_FACT.length + 1).trim(), known };
 }
 
 /**
@@ -125,7 +141,7 @@ async function remember(userId: string, text: string, deps: MemoryToolDeps, sign
     answer = await askForOperations(deps.reconcile, {
       userId,
       system: REMEMBER_SYSTEM_PROMPT,
-      user: `Known facts:\n${shown.lines()}\n\nNew fact to remember: ${text}`,
+      user: `${KNOWN}${shown.lines()}\n\n${NEW_FACT}${text}`,
       signal: AbortSignal.any([signal, AbortSignal.timeout(RECONCILE_TIMEOUT_MS)]),
     });
   } catch (err) {

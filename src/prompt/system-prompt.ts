@@ -118,8 +118,21 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
         'it, say so and mention it can be turned back on in Settings.',
     );
   }
-  if (input.now) sections.push(`# Now\nToday is ${campusDateTime(input.now, input.timeZone)} campus time (${input.timeZone}).`);
+  if (input.now) sections.push(`# Now\n${TODAY}${campusDateTime(input.now, input.timeZone)} campus time (${input.timeZone}).`);
   return sections.join('\n\n');
+}
+
+const TODAY = 'Today is ';
+
+/**
+ * What a prompt `buildSystemPrompt` wrote says of today (its campus date, `YYYY-MM-DD`) and of the user
+ * (the memory block, as recall.ts wrote it): for the offline model, which reads its prompt by rule.
+ */
+export function readSystemPrompt(system: string): { date: string | null; memory: string } {
+  const date = new RegExp(`${TODAY}(\\d{4}-\\d{2}-\\d{2})`).exec(system)?.[1] ?? null;
+  const opens = system.indexOf(USER_MEMORY_OPEN);
+  const closes = system.indexOf(USER_MEMORY_CLOSE, opens);
+  return { date, memory: opens < 0 || closes < 0 ? '' : system.slice(opens + USER_MEMORY_OPEN.length, closes).trim() };
 }
 
 /**

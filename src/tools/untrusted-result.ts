@@ -22,13 +22,25 @@ export function wrapUntrustedResult(toolName: string, text: string, maxChars = M
   );
 }
 
+const WRAPPED = /^\s*<<<TOOL RESULT [^\n]*>>>\n([\s\S]*?)\n<<<END TOOL RESULT [^\n]*>>>\s*$/;
+
+/** The result text without the markers (a reader that answers by rule: the offline model); as it is when unwrapped. */
+export function unwrapUntrustedResult(text: string): string {
+  return WRAPPED.exec(text)?.[1] ?? text;
+}
+
+const UNAVAILABLE = 'lookup is unavailable right now.';
+
+/** Is this the guidance for a failed call (below)? */
+export const isToolFailureGuidance = (text: string): boolean => text.includes(UNAVAILABLE);
+
 /**
  * What the model sees when a tool failed or timed out: neutral guidance, never the internal error, a
  * host or a stack.
  */
 export function toolFailureGuidance(toolName: string): string {
   return (
-    `The ${toolName} lookup is unavailable right now. Do not guess its data: tell the user this ` +
+    `The ${toolName} ${UNAVAILABLE} Do not guess its data: tell the user this ` +
     'information could not be checked at the moment and suggest trying again later, then help with ' +
     'anything else you can.'
   );

@@ -14,8 +14,13 @@ export function textResult(text: string): CallToolResult {
   return { content: [{ type: 'text', text }] };
 }
 
+const ERROR = 'Error calling tool ';
+
 /** A failed call, worded like the production server: the action is the tool name without its group. */
 export function errorResult(tool: string, detail: string): CallToolResult {
   const action = tool.slice(tool.indexOf('_') + 1);
-  return { isError: true, content: [{ type: 'text', text: `Error calling tool '${action}': ${detail}` }] };
+  return { isError: true, content: [{ type: 'text', text: `${ERROR}'${action}': ${detail}` }] };
 }
+
+/** Is this a failed call's text: the server's own, or the MCP SDK's ("Error executing tool …": bad arguments)? */
+export const isErrorResult = (text: string): boolean => text.startsWith(ERROR) || text.startsWith('Error executing tool');

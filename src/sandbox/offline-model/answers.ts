@@ -4,6 +4,8 @@
  * not coordinates; one time format, 12-hour as the campus writes it; a heading and a list where there
  * are several things. A failed or unreadable result becomes an honest sentence instead of a guess.
  */
+import { forgetOutcome } from '../../memory/forget-tool.js';
+import { rememberKept } from '../../memory/remember-tool.js';
 import type { Conversation } from './conversation.js';
 import { DAY_NAMES } from '../campus/dining-hours.js';
 import type { EatsIntent, Intent, OffTopic } from './intents.js';
@@ -23,6 +25,7 @@ import {
   outcome,
   parseJson,
   placeHit,
+  detailName,
   lectureOf,
   schedulesOf,
   twelveHour,
@@ -293,7 +296,7 @@ function hoursAnswer(intent: Extract<Intent, { kind: 'hours' }>, conv: Conversat
   const result = outcome(conv, 'eats_get_location_hours');
   if (!result) return TOOLS_OFF;
   if (failed(result.result)) return COULD_NOT_CHECK_DINING;
-  const name = /^# (.+)$/m.exec(result.result)?.[1];
+  const name = detailName(result.result);
   if (!name) return `I couldn't find a dining location called "${intent.place}". Try "What's open right now?" to see them all.`;
   const open = /\*\*Status:\*\* 🟢/u.test(result.result);
   const location = /^\*\*Location:\*\* (.+)$/m.exec(result.result)?.[1];
@@ -418,18 +421,18 @@ function guideAnswer(intent: Extract<Intent, { kind: 'guide' }>, conv: Conversat
 function rememberAnswer(intent: Extract<Intent, { kind: 'remember' }>, conv: Conversation): string {
   const saved = outcome(conv, 'memory_remember');
   if (!saved) return "Memory is off for this conversation (sign in to let me remember things), so I can't save that.";
-  if (failed(saved.result) || /\b(not saved|could not|couldn't|failed)\b/i.test(saved.result)) {
-    return "I couldn't save that to your memory just now.";
-  }
+  if (!rememberKept(saved.result)) return "I couldn't save that to your memory just now.";
   return `Got it, I'll remember that: "${intent.fact}".`;
 }
 
 function forgetAnswer(conv: Conversation): string {
   const forgot = outcome(conv, 'memory_forget');
   if (!forgot) return 'Memory is off for this conversation, so there is nothing to forget.';
-  if (/^Forgot/.test(forgot.result)) return forgot.result.replace(/^Forgot this fact:/, 'Done, I forgot:');
-  if (/^(Nothing|No saved fact|Memory is already empty)/.test(forgot.result)) return "I didn't find a saved fact matching that, so nothing was removed.";
-  if (/confirm/i.test(forgot.result)) return 'Several saved facts match that. Tell me exactly which one to forget (the memory list shows them).';
+  const said = forgetOutcome(forgot.result);
+  // The tool lists what it removed; the memory list in the app shows the rest.
+  if (said === 'forgot') return `Done: ${forgot.result.charAt(0).toLowerCase()}${forgot.result.slice(1)}`;
+  if (said === 'nothing') return "I didn't find a saved fact matching that, so nothing was removed.";
+  if (said === 'ask') return 'Several saved facts match that. Tell me exactly which one to forget (the memory list shows them).';
   return "I couldn't change your memory just now.";
 }
 

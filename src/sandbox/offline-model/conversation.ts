@@ -4,7 +4,9 @@
  * since that question with their results unwrapped from the pipeline's untrusted-data markers, today's
  * weekday and the saved facts of the system prompt's memory block.
  */
-import { USER_MEMORY_CLOSE, USER_MEMORY_OPEN } from '../../security/leak-policy.js';
+import { readRecallBlock } from '../../memory/recall.js';
+import { readSystemPrompt } from '../../prompt/system-prompt.js';
+import { unwrapUntrustedResult } from '../../tools/untrusted-result.js';
 
 export interface OfferedTool {
   name: string;
@@ -48,14 +50,6 @@ function textOf(content: unknown): string {
   return '';
 }
 
-// src/tools/untrusted-result.ts wraps results as `<<<TOOL RESULT name ...>>>\n...\n<<<END TOOL RESULT name>>>`.
-const WRAPPED = /^\s*<<<TOOL RESULT [^\n]*>>>\n([\s\S]*?)\n<<<END TOOL RESULT [^\n]*>>>\s*$/;
-
-/** The tool's own text, without the pipeline's markers when present. */
-export function unwrapToolResult(text: string): string {
-  return WRAPPED.exec(text)?.[1] ?? text;
-}
-
 function parseArgs(raw: string | undefined): Record<string, unknown> {
   try {
     const v: unknown = JSON.parse(raw ?? '{}');
@@ -87,7 +81,7 @@ export function readConversation(body: { messages?: unknown; tools?: unknown }):
       }
     } else if (m.role === 'tool' && typeof m.tool_call_id === 'string') {
       const call = calls.get(m.tool_call_id);
-      if (call) done.push({ ...call, result: unwrapToolResult(textOf(m.content)) });
+      if (call) done.push({ ...call, result: unwrapUntrustedResult(textOf(m.content)) });
     }
   }
   const system = messages
@@ -98,10 +92,8 @@ export function readConversation(body: { messages?: unknown; tools?: unknown }):
     .slice(0, Math.max(0, lastUser))
     .filter((m) => (m.role === 'user' || m.role === 'assistant') && textOf(m.content).trim())
     .map((m) => ({ role: m.role as 'user' | 'assistant', text: textOf(m.content).trim() }));
-  const date = /\bToday is (\d{4}-\d{2}-\d{2})\b/.exec(system)?.[1];
+  const { date, memory } = readSystemPrompt(system);
+  const facts = readRecallBlock(memory);
   const today = date ? new Date(`${date}T12:00:00Z`).getUTCDay() : null;
-  const opens = system.indexOf(USER_MEMORY_OPEN);
-  const block = opens < 0 ? '' : system.slice(opens + USER_MEMORY_OPEN.length, Math.max(opens, system.indexOf(USER_MEMORY_CLOSE, opens)));
-  const facts = [...block.matchAll(/^- (.+?)(?: \(asked to remember\))?$/gm)].map((m) => m[1]!);
   return { question, offered, done, history, today, facts };
 }

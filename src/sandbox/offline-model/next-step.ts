@@ -12,7 +12,7 @@ import { HOME } from './place-names.js';
 import { bestSource, searchCalls } from './retrieve.js';
 import { call, eatsListCall, nearPlace, type PlannedCall } from './eats-lists.js';
 import { resolveIntent, type EatsIntent, type Intent } from './intents.js';
-import { buildingCode, diningBuilding, lectureOf, diningList, guideHits, mapCodes, outcome, parseJson, searchQueries, walkMetres } from './tool-readings.js';
+import { buildingCode, diningBuilding, lectureOf, diningList, guideHits, detailName, failed, mapShown, outcome, parseJson, searchQueries, walkMetres } from './tool-readings.js';
 
 export type { PlannedCall } from './eats-lists.js';
 
@@ -42,8 +42,9 @@ function routeCalls(intent: Extract<Intent, { kind: 'route' }>, conv: Conversati
   const toCode = 'code' in to ? to.code : null;
   const map = call('maps_show_map', { destination: toCode ?? intent.destination, origin: fromCode ?? intent.origin });
   // The map tool's catalog knows nicknames the search does not: its answer names the codes it used.
-  const codes = fromCode && toCode ? { origin: fromCode, destination: toCode } : mapCodes(conv);
-  const between = codes ? { start_id: codes.origin, end_id: codes.destination } : null;
+  const shown = mapShown(conv)?.codes;
+  const codes = fromCode && toCode ? { origin: fromCode, destination: toCode } : shown?.origin ? shown : null;
+  const between = codes ? { start_id: codes.origin!, end_id: codes.destination } : null;
   return [map, ...(between ? [call('maps_get_path', between), call('maps_distance_between', between)] : [])];
 }
 
@@ -117,7 +118,8 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
       // A dining location's hours; a building ("the UC", "the gym") is not one: its dining places instead.
       const lookup = call('eats_get_location_hours', { location_name: intent.place });
       const found = outcome(conv, lookup.name, lookup.arguments);
-      const notDining = found && /^No dining location found/.test(found.result);
+      // A detail answer is headed by the place's name (CAMPUS_TOOLS.md); anything else found none.
+      const notDining = found && !failed(found.result) && !detailName(found.result);
       if (!notDining) return [lookup];
       const building = resolvePlace(intent.place, conv);
       return [...(found ? [lookup] : []), call('eats_get_all_dining_locations'), ...('search' in building ? [building.search] : [])];

@@ -7,7 +7,6 @@
  */
 import { stem } from '../campus/text-search.js';
 import type { Conversation } from './conversation.js';
-import { call, type PlannedCall } from './eats-lists.js';
 import { guideHits, outcome, parseJson, searchHit } from './tool-readings.js';
 
 /** Words that ask rather than describe: what is left is what to search for. */
@@ -21,10 +20,10 @@ export function searchWords(question: string): string {
 }
 
 /** The searches over every source, in the order ties are broken. */
-export const searchCalls = (query: string): PlannedCall[] => [
-  call('guide_search_guide', { query, limit: 3 }),
-  call('courses_search_courses_by_query', { query }),
-  call('maps_search_buildings', { query }),
+export const searchCalls = (query: string) => [
+  { name: 'guide_search_guide', arguments: { query, limit: 3 } },
+  { name: 'courses_search_courses_by_query', arguments: { query } },
+  { name: 'maps_search_buildings', arguments: { query } },
 ];
 
 export type Best = { source: 'guide'; chunkId: string } | { source: 'courses' } | { source: 'place'; code: string };

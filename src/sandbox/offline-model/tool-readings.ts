@@ -4,11 +4,14 @@
  * answer writers. A failed or unreadable result reads as "nothing", never as a guess.
  */
 import { DAY_NAMES, clock12 } from '../campus/dining-hours.js';
+import { readMapAttached } from '../../campus/show-map-tool.js';
+import { isToolFailureGuidance } from '../../tools/untrusted-result.js';
+import { isErrorResult } from '../campus/tool-results.js';
 import type { Conversation, ToolOutcomeSeen } from './conversation.js';
 
 /** Pipeline guidance for a failed call, or the tool server's own error result. */
 export function failed(result: string): boolean {
-  return /^Error calling tool /.test(result) || /lookup is unavailable right now/.test(result) || /^Error executing tool/.test(result);
+  return isErrorResult(result) || isToolFailureGuidance(result);
 }
 
 export function parseJson(text: string): unknown {
@@ -83,24 +86,10 @@ export function placeHit(conv: Pick<Conversation, 'done'>, query: string): Place
   return null;
 }
 
-/** The map the service attached, read from `maps_show_map`'s answer: building labels and codes. */
-export function mapShown(conv: Pick<Conversation, 'done'>): { destination: string; origin: string | null } | null {
-  const map = conv.done.find((d) => d.name === 'maps_show_map' && /^Map attached/.test(d.result));
-  if (!map) return null;
-  const route = /^Map attached: the route from (.+? \([A-Z0-9]+\)) to (.+? \([A-Z0-9]+\))\./.exec(map.result);
-  if (route) return { origin: route[1]!, destination: route[2]! };
-  const place = /^Map attached: (.+? \([A-Z0-9]+\))/.exec(map.result);
-  return place ? { destination: place[1]!, origin: null } : null;
-}
-
-const codeOf = (label: string) => /\(([A-Z0-9]+)\)$/.exec(label)?.[1] ?? null;
-
-/** The origin and destination codes of an attached route map, when there is one. */
-export function mapCodes(conv: Pick<Conversation, 'done'>): { origin: string; destination: string } | null {
-  const map = mapShown(conv);
-  const origin = map?.origin ? codeOf(map.origin) : null;
-  const destination = map ? codeOf(map.destination) : null;
-  return origin && destination ? { origin, destination } : null;
+/** The map the service attached (its `maps_show_map` tool says which): building labels and codes. */
+export function mapShown(conv: Pick<Conversation, 'done'>): ReturnType<typeof readMapAttached> {
+  for (const d of conv.done) if (d.name === 'maps_show_map' && readMapAttached(d.result)) return readMapAttached(d.result);
+  return null;
 }
 
 export interface GuideHit {
@@ -136,6 +125,9 @@ export function twelveHourClock(hhmm: string): string {
 export function twelveHour(text: string): string {
   return text.replace(/\b([01]?\d|2[0-3]):([0-5]\d)\b(?!\s*(?:AM|PM))/g, (s) => twelveHourClock(s));
 }
+
+/** The place an `eats_get_location_hours` detail is about (its `# Name` heading); null when it found none. */
+export const detailName = (markdown: string): string | null => /^# (.+)$/m.exec(markdown)?.[1] ?? null;
 
 export interface DiningEntry {
   open: boolean;
