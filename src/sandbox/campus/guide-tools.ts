@@ -21,9 +21,11 @@ interface Chunk {
 function buildChunks(): Chunk[] {
   return SANDBOX_GUIDE.flatMap((page) => {
     const slug = page.path.replace(/^src\/pages\//, '').replace(/\.md$/, '');
-    return page.content.split(/\n(?=## )/).map((part, i) => {
+    // A page's opening chunk is its title and intro; a title alone is no section to return.
+    return page.content.split(/\n(?=## )/).flatMap((part, i) => {
       const heading = /^##? (.+)$/m.exec(part)?.[1] ?? page.title;
       const anchor = i === 0 ? '' : `#${heading.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+      if (!/\n\s*\S/.test(part.trim())) return [];
       return {
         chunk_id: `${page.path}#${i}`,
         file: page.path,

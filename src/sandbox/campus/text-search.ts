@@ -19,12 +19,15 @@ const EXPAND: Record<string, string[]> = {
   econ: ['economics'],
   psych: ['psychology'],
   cs: ['computer', 'science'],
-  wifi: ['wi-fi', 'eduroam'],
+  wifi: ['wi', 'fi'],
+  dorm: ['housing'],
+  doctor: ['health'],
 };
 
 /** "studies" → "study", "libraries" → "library", "printing" → "print", "courses" → "course". */
 export function stem(word: string): string {
   if (word.length <= 3 || /\d/.test(word)) return word;
+  if (word.endsWith('e') && !word.endsWith('ee')) return word.slice(0, -1); // "move" and "moving" alike
   if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
   if (word.endsWith('ing') && word.length > 6) return word.slice(0, -3);
   if (word.endsWith('ed') && word.length > 5) return word.slice(0, -2);
@@ -43,6 +46,11 @@ const queryTerm = (term: string): string | string[] | null => {
   if (EXPAND[t]) return EXPAND[t].map(stem);
   return indexTerm(t);
 };
+
+/** A text's search terms, analysed as the indexes analyse it (for a reader comparing a question with a hit). */
+export function terms(text: string): string[] {
+  return (text.match(/[\p{L}\p{N}]+/gu) ?? []).flatMap((word) => queryTerm(word) ?? []);
+}
 
 export interface TextIndex<T> {
   /** The best matches, best first, with their relevance scores. */

@@ -400,8 +400,8 @@ function genedsAnswer(intent: Extract<Intent, { kind: 'geneds' }>, conv: Convers
 
 // ---------------------------------------------------------------- guide and memory
 
-function guideAnswer(intent: Extract<Intent, { kind: 'guide' }>, conv: Conversation): string {
-  const hits = guideHits(conv, intent.query);
+function guideAnswer(query: string, conv: Conversation): string {
+  const hits = guideHits(conv, query);
   if (hits === undefined) return TOOLS_OFF;
   const search = outcome(conv, 'guide_search_guide');
   if (search && failed(search.result)) return "I couldn't search the student guide just now; please try again in a moment.";
@@ -460,8 +460,6 @@ export function writeAnswer(intent: Intent, conv: Conversation): string {
       return courseSearchAnswer(intent, conv);
     case 'geneds':
       return genedsAnswer(intent, conv);
-    case 'guide':
-      return guideAnswer(intent, conv);
     case 'remember':
       return rememberAnswer(intent, conv);
     case 'forget':
@@ -470,7 +468,7 @@ export function writeAnswer(intent: Intent, conv: Conversation): string {
       return aboutMeAnswer(conv);
     case 'search': {
       const best = bestSource(intent.query, conv);
-      if (best?.source === 'guide') return guideAnswer({ kind: 'guide', query: intent.query }, conv);
+      if (best?.source === 'guide') return guideAnswer(intent.query, conv);
       if (best?.source === 'courses') return courseSearchAnswer({ kind: 'course-search', topic: intent.query }, conv);
       if (best?.source === 'place') return whereAnswer({ kind: 'where', place: intent.query }, conv);
       if (conv.done.length === 0) return TOOLS_OFF;

@@ -29,9 +29,8 @@ export type Intent =
   | EatsIntent
   | { kind: 'dining-in'; place: string }
   | { kind: 'hours'; place: string; day: number | null }
-  | { kind: 'guide'; query: string }
-  /** No intent claims it: search every source (retrieve.ts); `offTopic` answers when nothing is found. */
-  | { kind: 'search'; query: string; offTopic: OffTopic | null }
+  /** Search every source (retrieve.ts), or the guide only for its own topics; `offTopic` answers when nothing is found. */
+  | { kind: 'search'; query: string; guideOnly?: boolean; offTopic: OffTopic | null }
   | { kind: 'chat'; smallTalk: 'thanks' | 'hello' | null; offTopic: OffTopic | null };
 
 export type Semester = 'Fall' | 'Spring' | 'Summer';
@@ -76,22 +75,6 @@ export const cuisineOf = (q: string): string | null => CUISINES.find(([re]) => r
 const FOOD = /\b(eat|eating|food|hungry|starving|dining|dinning|lunch|dinner|breakfast|brunch|restaurants?|resturants?|caf[eé]s?|cafeterias?|meals?|grab a bite|bite to eat)\b/i;
 const OPEN_NOW = /\bopen\b.*\b(now|right now|currently|rn)\b|\b(right now|currently open)\b|\bopen\s*\?*$/i;
 const DIET = /\b(my diet|fits? (?:my|me)|for me|my (?:dietary|food) (?:needs|restrictions)|i can eat)\b/i;
-
-/** Student-guide topics (housing, meal plans, Wi-Fi, libraries, transport, health). */
-const GUIDE = new RegExp(
-  [
-    'meal plans?', 'dinextra', 'blocks', 'wi-?fi', 'wifi', 'eduroam', 'internet', 'andrew (?:id|account)', 'librar(?:y|ies)',
-    'study spaces?', 'print(?:ing|er)?', 'parking', 'park my car', 'shuttles?', 'escort', 'bus(?:es)?', 'port authority',
-    'counsel(?:or|ors|ing|ling)', 'caps', 'therapist', 'mental health', 'health (?:services|center)', 'doctor', 'sick',
-    'emergenc(?:y|ies)', 'housing', 'dorms?', 'residence halls?', 'room selection', 'roommates?', 'move[- ]?in',
-    'move out', 'laundry', 'packages?', 'mail ?room', 'guide', 'id cards?', 'student id', 'academic calendar',
-    'calendar', 'deadlines?', 'drop(?:ping)? (?:a |my )?(?:class|course)', 'withdraw\\w*', 'add(?:ing)? (?:a )?(?:class|course)',
-    'finals?', 'final exams?', 'spring break', 'semester (?:start|begin|end)s?',
-  ]
-    .map((w) => `\\b${w}\\b`)
-    .join('|'),
-  'i',
-);
 
 /** School codes, by how students name the schools. */
 const SCHOOLS: Array<[RegExp, string]> = [
@@ -267,8 +250,8 @@ export function detectIntent(question: string, today: number | null = null): Int
   const course = COURSE_ID.exec(q);
   if (course) return { kind: 'course', courseId: `${course[1]}-${course[2]}`, aspects: courseAspects(q), term: termAsked(q) };
 
-  // Housing, meal plans, ID cards and the calendar are guide topics even when they mention food, a building or a class.
-  if (GUIDE_FIRST.test(q)) return { kind: 'guide', query: guideQuery(q) };
+  // Housing, meal plans, ID cards and the calendar are searched for even when they mention food, a building or a class.
+  if (GUIDE_FIRST.test(q)) return { kind: 'search', query: searchWords(q), guideOnly: true, offTopic: null };
 
   const route = routeIntent(q);
   if (route) return route;
@@ -288,7 +271,6 @@ export function detectIntent(question: string, today: number | null = null): Int
   if (where) return where;
   const search = courseSearchIntent(q);
   if (search) return search;
-  if (GUIDE.test(q)) return { kind: 'guide', query: guideQuery(q) };
   if (/^\W*(thanks|thank you|thx|ty|cheers|great,? thanks)\b/i.test(q)) return { kind: 'chat', smallTalk: 'thanks', offTopic: null };
   if (/^\W*(hi|hello|hey|good (morning|afternoon|evening)|yo)\W*$/i.test(q)) return { kind: 'chat', smallTalk: 'hello', offTopic: null };
   const offTopic = OFF_TOPIC.find(([re]) => re.test(q))?.[1] ?? null;
@@ -307,35 +289,9 @@ function eatsIntent(parts: Omit<EatsIntent, 'kind' | 'only'>, only: string | nul
   return { kind: 'eats', ...parts, only, now: parts.now && parts.at === null && parts.day === null };
 }
 
-/** Guide topics that win over food, places and courses ("deadline to drop a class", "lost my ID card"). */
+/** The student guide's topics that win over food, places and courses ("deadline to drop a class", "lost my ID card"). */
 const GUIDE_FIRST =
   /\b(meal plans?|dinextra|housing|room selection|first[- ]years? (?:live|housing|dorms?)|id cards?|student id|academic calendar|(?:add|drop|withdraw)(?:ping|ing)? (?:from )?(?:a |my )?(?:class|course)|(?:drop|add|withdrawal?) deadlines?|deadlines? to (?:drop|add|withdraw))\b/i;
-
-/** Words a student uses, and the words the guide is written in: a model would search for both. */
-const GUIDE_TERMS: Array<[RegExp, string]> = [
-  [/\b(wi-?fi|internet|network)\b/i, 'networks eduroam'],
-  [/\bprint\w*/i, 'printing'],
-  [/\bcounsel\w*|\btherapist\b|\bmental health\b/i, 'counseling CaPS'],
-  [/\b(packages?|mail)\b/i, 'packages mailroom'],
-  [/\b(doctor|sick|health)\b/i, 'health services'],
-  [/\bdorms?\b|\bresidence halls?\b/i, 'housing'],
-  [/\bshuttles?\b|\bat night\b/i, 'shuttles escorts'],
-  [/\bmove[- ]?in\b|\bmove out\b/i, 'moving'],
-  [/\b(new|replace\w*|lost|lose|damaged|broken|stolen)\b/i, 'replacement lost damaged card'],
-  [/\b(drop\w*|add(?:ing)?|withdraw\w*)\b/i, 'adding dropping courses deadline week'],
-  [/\b(finals?|exams?)\b/i, 'final exams schedule'],
-  [/\b(semester|calendar|spring break)\b/i, 'semester dates'],
-];
-
-/** The words worth searching the guide for: the question without its question words, plus the guide's terms. */
-function guideQuery(q: string): string {
-  const extra = GUIDE_TERMS.filter(([re]) => re.test(q)).map(([, words]) => words);
-  return [q
-    .replace(/[?.!]+/g, ' ')
-    .replace(/\b(how|what|where|when|does|do|is|are|can|i|my|the|a|an|for|work|works|about|tell me|please|should|to|need|talk)\b/gi, ' ')
-    .replace(/\s+/g, ' ')
-    .trim() || q, ...extra].join(' ');
-}
 
 /** "what about Wean Hall?", "and on Sunday?", "how about 15-122", "same for pizza": the new subject. */
 const FOLLOW_UP = /^\s*(?:(?:and|ok|okay|so)\s*,?\s*)?(?:(?:what|how)\s+about|and(?:\s+(?:for|on|at|in|to))?|same\s+(?:for|on)|also|then)\s+(.+?)[?.!\s]*$/i;
@@ -407,14 +363,14 @@ export function resolveIntent(question: string, earlier: readonly string[], toda
       if (courseId) return { kind: 'course', courseId: `${courseId[1]}-${courseId[2]}`, aspects: previous.aspects, term: previous.term };
       return own;
     case 'course-search':
-      return own.kind === 'chat' || own.kind === 'guide' ? { kind: 'course-search', topic: place } : own;
+      return own.kind === 'chat' || own.kind === 'search' ? { kind: 'course-search', topic: place } : own;
     case 'geneds': {
       const school = SCHOOLS.find(([re]) => re.test(rest))?.[1] ?? null;
       const department = DEPARTMENTS.find((d) => new RegExp(`\\b${d}\\b`, 'i').test(rest)) ?? null;
       return school || department ? { kind: 'geneds', school: school ?? (department ? previous.school : null), department } : own;
     }
-    case 'guide':
-      return own.kind === 'chat' || own.kind === 'where' ? { kind: 'guide', query: guideQuery(rest) } : own;
+    case 'search':
+      return own.kind === 'search' || own.kind === 'where' ? { kind: 'search', query: searchWords(rest), offTopic: null } : own;
     default:
       return own;
   }
@@ -447,8 +403,6 @@ export function titleFor(question: string): string {
       return `Dining in ${short(intent.place)}`;
     case 'hours':
       return `${short(intent.place)} Opening Hours`;
-    case 'guide':
-      return 'Student Guide Question';
     default: {
       const words = question.replace(/[^\p{L}\p{N}\s'-]+/gu, ' ').split(/\s+/).filter(Boolean).slice(0, 4);
       return words.length >= 2 ? titleCase(words.join(' ')) : 'Campus Chat';

@@ -12,7 +12,7 @@ import { HOME } from './place-names.js';
 import { bestSource, searchCalls } from './retrieve.js';
 import { call, eatsListCall, nearPlace, type PlannedCall } from './eats-lists.js';
 import { resolveIntent, type EatsIntent, type Intent } from './intents.js';
-import { buildingCode, diningBuilding, lectureOf, diningList, guideHits, detailName, failed, mapShown, outcome, parseJson, searchQueries, walkMetres } from './tool-readings.js';
+import { buildingCode, diningBuilding, lectureOf, diningList, guideHits, detailName, failed, mapShown, outcome, parseJson, walkMetres } from './tool-readings.js';
 
 export type { PlannedCall } from './eats-lists.js';
 
@@ -24,13 +24,9 @@ export type NextStep = { kind: 'tool_calls'; calls: PlannedCall[] } | { kind: 't
  */
 function resolvePlace(place: string, conv: Conversation): { code: string | null } | { search: PlannedCall } {
   if (place === HOME) return { code: null };
-  for (const query of searchQueries(place)) {
-    if (!conv.offered.has('maps_search_buildings')) return { code: null };
-    const code = buildingCode(conv, query);
-    if (code === undefined) return { search: call('maps_search_buildings', { query }) };
-    if (code !== null) return { code };
-  }
-  return { code: null };
+  if (!conv.offered.has('maps_search_buildings')) return { code: null };
+  const code = buildingCode(conv, place);
+  return code === undefined ? { search: call('maps_search_buildings', { query: place }) } : { code };
 }
 
 function routeCalls(intent: Extract<Intent, { kind: 'route' }>, conv: Conversation): PlannedCall[] {
@@ -89,17 +85,8 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
       const building = intent.aspects.includes('place') ? lectureOf(conv, intent.term)?.building : undefined;
       return [call('courses_fetch_course_by_id', id), ...asked, ...(building ? [call('maps_show_map', { destination: building })] : [])];
     }
-    case 'course-search': {
-      // As written, then a synonym or the singular when the first search found nothing.
-      const calls: PlannedCall[] = [];
-      for (const query of searchQueries(intent.topic, 'topic')) {
-        calls.push(call('courses_search_courses_by_query', { query }));
-        const found = outcome(conv, 'courses_search_courses_by_query', { query });
-        const list = found ? parseJson(found.result) : undefined;
-        if (!found || (Array.isArray(list) && list.length > 0)) break;
-      }
-      return calls;
-    }
+    case 'course-search':
+      return [call('courses_search_courses_by_query', { query: intent.topic })];
     case 'geneds':
       return intent.department
         ? [call('courses_fetch_geneds_for_department_tool', { department: intent.department, ...(intent.school && { school: intent.school }) })]
@@ -124,11 +111,6 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
       const building = resolvePlace(intent.place, conv);
       return [...(found ? [lookup] : []), call('eats_get_all_dining_locations'), ...('search' in building ? [building.search] : [])];
     }
-    case 'guide': {
-      const search = call('guide_search_guide', { query: intent.query, limit: 3 });
-      const hits = guideHits(conv, intent.query);
-      return hits?.[0] ? [search, call('guide_get_section', { chunk_id: hits[0].chunk_id })] : [search];
-    }
     case 'where': {
       const place = resolvePlace(intent.place, conv);
       if ('search' in place) return [place.search];
@@ -140,7 +122,7 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
       // Every source at once; then the best one's detail: the guide section, or the place on the map.
       const best = bestSource(intent.query, conv);
       const detail = best?.source === 'guide' ? [call('guide_get_section', { chunk_id: best.chunkId })] : best?.source === 'place' ? [call('maps_show_map', { destination: best.code })] : [];
-      return [...searchCalls(intent.query), ...detail];
+      return [...searchCalls(intent.query, intent.guideOnly), ...detail];
     }
     default:
       return [];

@@ -5,13 +5,13 @@
  * its top hit covers (at least half of its words). Ties go to the guide, then courses, then places; no
  * such hit is "not covered".
  */
-import { stem } from '../campus/text-search.js';
+import { terms } from '../campus/text-search.js';
 import type { Conversation } from './conversation.js';
 import { guideHits, outcome, parseJson, searchHit } from './tool-readings.js';
 
 /** Words that ask rather than describe: what is left is what to search for. */
 const ASKING = new Set(
-  'i im i\'m me my we you a an the is are was be to of in on at for from with and or any anything some something somewhere someone where what which who how can could do does should would will please need want looking find get there here it this that about good place spot teach teaches taught'.split(' '),
+  'i im i\'m me my we you a an the is are was be to of in on at for from with and or any anything some something somewhere someone where what which who how can could do does should would will please need want looking find get got there here it this that about good place spot teach teaches taught work works connect pick up use tell know'.split(' '),
 );
 
 /** The question's describing words, for the search tools. */
@@ -20,19 +20,20 @@ export function searchWords(question: string): string {
 }
 
 /** The searches over every source, in the order ties are broken. */
-export const searchCalls = (query: string) => [
-  { name: 'guide_search_guide', arguments: { query, limit: 3 } },
-  { name: 'courses_search_courses_by_query', arguments: { query } },
-  { name: 'maps_search_buildings', arguments: { query } },
-];
+export const searchCalls = (query: string, guideOnly = false) =>
+  [
+    { name: 'guide_search_guide', arguments: { query, limit: 3 } },
+    { name: 'courses_search_courses_by_query', arguments: { query } },
+    { name: 'maps_search_buildings', arguments: { query } },
+  ].slice(0, guideOnly ? 1 : 3);
 
 export type Best = { source: 'guide'; chunkId: string } | { source: 'courses' } | { source: 'place'; code: string };
 
-/** The share of the query's words (stemmed) that a hit's text carries. */
+/** The share of the query's terms that a hit's text carries, both analysed as the search tools analyse them. */
 function coverage(query: string, text: string): number {
-  const want = [...new Set(query.split(' ').map(stem))];
-  const have = new Set((text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).map(stem));
-  return want.length === 0 ? 0 : want.filter((w) => have.has(w) || [...have].some((h) => h.startsWith(w) && w.length >= 4)).length / want.length;
+  const want = [...new Set(terms(query))];
+  const have = [...new Set(terms(text))];
+  return want.length === 0 ? 0 : want.filter((w) => have.some((h) => h === w || (w.length >= 4 && h.startsWith(w)))).length / want.length;
 }
 
 /** The source to answer from, once the searches ran; null when none found anything. */

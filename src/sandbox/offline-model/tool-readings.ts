@@ -28,30 +28,6 @@ export function outcome(conv: Pick<Conversation, 'done'>, name: string, args?: R
   return conv.done.find((d) => d.name === name && (!key || JSON.stringify(d.arguments) === key));
 }
 
-/**
- * The searches worth running for a place, in order: as written, then each long word cut to its first
- * three letters, so a typo past them ("Bakr Hall", "hunt libary") still finds the building by prefix.
- */
-export function searchQueries(text: string, mode: 'place' | 'topic' = 'place'): string[] {
-  const words = text.trim().split(/\s+/);
-  const second =
-    mode === 'place'
-      ? words.map((w) => (w.length >= 4 && !/\d/.test(w) ? w.slice(0, 3) : w)).join(' ')
-      : (TOPIC_SYNONYMS.find(([re]) => re.test(text))?.[1] ?? text.replace(/(\w{3,})s\b/g, '$1'));
-  return second && second !== text.trim() ? [text.trim(), second] : [text.trim()];
-}
-
-const TOPIC_SYNONYMS: Array<[RegExp, string]> = [
-  [/^(ai|a\.i\.)$/i, 'artificial intelligence'],
-  [/^ml$/i, 'machine learning'],
-  [/^(programming|coding)$/i, 'programming'],
-  [/^(stats|statistics)$/i, 'data'],
-  [/^(math|maths)$/i, 'Mathematical'],
-  [/^(databases?|sql)$/i, 'database'],
-  [/^(psych|psychology)$/i, 'psychology'],
-  [/^(econ|economics)$/i, 'economics'],
-];
-
 export interface PlaceHit {
   nameWithSpace?: string;
   fullNameWithSpace?: string;
@@ -62,7 +38,10 @@ export interface PlaceHit {
   nearby?: Array<{ code: string; name: string; metres: number }>;
 }
 
-/** The first place a `maps_search_buildings` call found: undefined when it has not run, null when it found none. */
+/**
+ * The first place a `maps_search_buildings` call for this text found: undefined when it has not run,
+ * null when it found none. (The search itself forgives typos and knows nicknames.)
+ */
 export function searchHit(conv: Pick<Conversation, 'done'>, query: string): PlaceHit | null | undefined {
   const search = outcome(conv, 'maps_search_buildings', { query });
   if (!search) return undefined;
@@ -75,15 +54,6 @@ export function searchHit(conv: Pick<Conversation, 'done'>, query: string): Plac
 export function buildingCode(conv: Pick<Conversation, 'done'>, query: string): string | null | undefined {
   const hit = searchHit(conv, query);
   return hit === undefined ? undefined : (hit?.floor?.buildingCode ?? null);
-}
-
-/** The first hit over a place's searches (as written, then the typo-tolerant one). */
-export function placeHit(conv: Pick<Conversation, 'done'>, query: string): PlaceHit | null {
-  for (const q of searchQueries(query)) {
-    const hit = searchHit(conv, q);
-    if (hit) return hit;
-  }
-  return null;
 }
 
 /** The map the service attached (its `maps_show_map` tool says which): building labels and codes. */
@@ -212,3 +182,6 @@ export function lectureOf(conv: Pick<Conversation, 'done'>, term: string | null)
   const time = chosen?.lectures?.[0]?.times?.[0];
   return chosen && time ? { semester: chosen.semester, year: chosen.year, ...time } : undefined;
 }
+
+/** The first place found for this text, or null (not searched, or nothing found). */
+export const placeHit = (conv: Pick<Conversation, 'done'>, query: string): PlaceHit | null => searchHit(conv, query) ?? null;

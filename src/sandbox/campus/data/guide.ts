@@ -144,7 +144,7 @@ Your first ID card is free: upload a photo in the student portal before you arri
 
 ## Lost or damaged cards
 
-Report a lost card in the student portal right away so nobody else can use it. A replacement card costs $25 at The HUB in Warner Hall (Monday to Friday, 9:00 AM to 5:00 PM); a damaged card is replaced free when you bring it in.
+Need a new card? Report a lost card in the student portal right away so nobody else can use it. A replacement card costs $25 at The HUB in Warner Hall (Monday to Friday, 9:00 AM to 5:00 PM); a damaged card is replaced free when you bring it in.
 
 ## What your card does
 
