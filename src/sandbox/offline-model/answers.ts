@@ -367,13 +367,13 @@ interface CourseJson {
   tags?: string[];
 }
 
-function courseSearchAnswer(intent: Extract<Intent, { kind: 'course-search' }>, conv: Conversation): string {
+function courseSearchAnswer(topic: string, conv: Conversation): string {
   const searches = conv.done.filter((d) => d.name === 'courses_search_courses_by_query');
   if (searches.length === 0) return TOOLS_OFF;
   if (searches.every((s) => failed(s.result))) return "I couldn't search the course catalog just now; please try again in a moment.";
   const found = searches.map((s) => parseJson(s.result)).find((l): l is CourseJson[] => Array.isArray(l) && l.length > 0);
-  if (!found) return `I didn't find a course about "${intent.topic}" in the catalog. Try another word, or a course number such as 15-122.`;
-  return [`### Courses about ${intent.topic}`, '', ...found.slice(0, 8).map((c) => `- **${c.courseID} ${c.name}** (${c.units} units): ${c.desc ?? ''}`.trim())].join('\n');
+  if (!found) return `I didn't find a course about "${topic}" in the catalog. Try another word, or a course number such as 15-122.`;
+  return [`### Courses about ${topic}`, '', ...found.slice(0, 8).map((c) => `- **${c.courseID} ${c.name}** (${c.units} units): ${c.desc ?? ''}`.trim())].join('\n');
 }
 
 const SCHOOL_NAMES: Record<string, string> = {
@@ -456,8 +456,6 @@ export function writeAnswer(intent: Intent, conv: Conversation): string {
       return hoursAnswer(intent, conv);
     case 'course':
       return courseAnswer(intent, conv);
-    case 'course-search':
-      return courseSearchAnswer(intent, conv);
     case 'geneds':
       return genedsAnswer(intent, conv);
     case 'remember':
@@ -468,8 +466,10 @@ export function writeAnswer(intent: Intent, conv: Conversation): string {
       return aboutMeAnswer(conv);
     case 'search': {
       const best = bestSource(intent.query, conv);
-      if (best?.source === 'guide') return guideAnswer(intent.query, conv);
-      if (best?.source === 'courses') return courseSearchAnswer({ kind: 'course-search', topic: intent.query }, conv);
+      // A question that named its source is answered from it, found or not.
+      const from = best?.source ?? intent.only;
+      if (from === 'guide') return guideAnswer(intent.query, conv);
+      if (from === 'courses') return courseSearchAnswer(intent.query, conv);
       if (best?.source === 'place') return whereAnswer({ kind: 'where', place: intent.query }, conv);
       if (conv.done.length === 0) return TOOLS_OFF;
       return intent.offTopic ? OFF_TOPIC_ANSWERS[intent.offTopic] : OFFLINE_INTRO;

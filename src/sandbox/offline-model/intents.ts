@@ -7,7 +7,7 @@
 import { toThirdPerson } from '../../memory/fact-wording.js';
 import { HOME, cleanPlace, isHome } from './place-names.js';
 import { mentions } from './dialogue.js';
-import { searchWords } from './retrieve.js';
+import { searchWords, type Source } from './retrieve.js';
 import { DAY_WORD, parseDay, parseWhen, type CampusMoment } from './when.js';
 
 export type CourseAspect = 'prereqs' | 'schedule' | 'instructors' | 'place';
@@ -22,15 +22,14 @@ export type Intent =
   | { kind: 'forget'; fact: string | null }
   | { kind: 'about-me' }
   | { kind: 'course'; courseId: string; aspects: CourseAspect[]; term: Semester | null }
-  | { kind: 'course-search'; topic: string }
   | { kind: 'geneds'; school: string | null; department: string | null }
   | { kind: 'where'; place: string }
   | { kind: 'route'; origin: string; destination: string; focus: 'directions' | 'distance' }
   | EatsIntent
   | { kind: 'dining-in'; place: string }
   | { kind: 'hours'; place: string; day: number | null }
-  /** Search every source (retrieve.ts), or the guide only for its own topics; `offTopic` answers when nothing is found. */
-  | { kind: 'search'; query: string; guideOnly?: boolean; offTopic: OffTopic | null }
+  /** Search every source (retrieve.ts), or one when the question names it; `offTopic` answers when nothing is found. */
+  | { kind: 'search'; query: string; only?: Source; offTopic: OffTopic | null }
   | { kind: 'chat'; smallTalk: 'thanks' | 'hello' | null; offTopic: OffTopic | null };
 
 export type Semester = 'Fall' | 'Spring' | 'Summer';
@@ -214,23 +213,8 @@ function genedsIntent(q: string): Intent | null {
   return { kind: 'geneds', school, department };
 }
 
-/** "courses about machine learning", "any classes on databases?", "what class teaches python". */
-function courseSearchIntent(q: string): Intent | null {
-  // An instructor by name: the course search knows who teaches what.
-  const teacher = /\b(?:taught by|teaches|professor|prof\.?|instructor|lecturer)\s+((?:[A-Z][\w'-]+\s?){1,3})/.exec(q)?.[1]?.trim();
-  if (teacher && !/^(?:The|A|An|Of|In)$/.test(teacher)) return { kind: 'course-search', topic: teacher };
-  if (!/\b(courses?|classes|class|cources?|clases?)\b/i.test(q)) return null;
-  const m =
-    /\b(?:about|on|in|covering|for|teach(?:es|ing)?|taught by|with)\s+(.+?)$/i.exec(q) ??
-    /\b(?:any|some|good|intro(?:ductory)?)\s+(.+?)\s+(?:courses?|classes|class)\b/i.exec(q) ??
-    /^(.+?)\s+(?:courses?|classes)\b/i.exec(q);
-  const topic = m?.[1]
-    ?.replace(/[?.!]+/g, '')
-    .replace(/\b(courses?|classes|class|can i take|should i take|is there|are there|any|some|the|a|to|of|intro(?:ductory|duction)?|offered|this semester|at cmu|on campus|please)\b/gi, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return topic && topic.length >= 2 && !/^(what|which|take)$/i.test(topic) ? { kind: 'course-search', topic } : null;
-}
+/** A question about courses or who teaches them, without a course number: the course catalog's search. */
+const COURSE_WORDS = /\b(courses?|classes|class|cources?|clases?|taught|teach(?:es|ing)?|professor|prof|instructor|lecturer)\b/i;
 
 /** Classifies one question on its own. The order matters: explicit memory wins, then courses, food, places. */
 export function detectIntent(question: string, today: number | null = null): Intent {
@@ -251,7 +235,7 @@ export function detectIntent(question: string, today: number | null = null): Int
   if (course) return { kind: 'course', courseId: `${course[1]}-${course[2]}`, aspects: courseAspects(q), term: termAsked(q) };
 
   // Housing, meal plans, ID cards and the calendar are searched for even when they mention food, a building or a class.
-  if (GUIDE_FIRST.test(q)) return { kind: 'search', query: searchWords(q), guideOnly: true, offTopic: null };
+  if (GUIDE_FIRST.test(q)) return { kind: 'search', query: searchWords(q), only: 'guide', offTopic: null };
 
   const route = routeIntent(q);
   if (route) return route;
@@ -269,8 +253,7 @@ export function detectIntent(question: string, today: number | null = null): Int
 
   const where = whereIntent(q);
   if (where) return where;
-  const search = courseSearchIntent(q);
-  if (search) return search;
+  if (COURSE_WORDS.test(q) && searchWords(q)) return { kind: 'search', query: searchWords(q), only: 'courses', offTopic: null };
   if (/^\W*(thanks|thank you|thx|ty|cheers|great,? thanks)\b/i.test(q)) return { kind: 'chat', smallTalk: 'thanks', offTopic: null };
   if (/^\W*(hi|hello|hey|good (morning|afternoon|evening)|yo)\W*$/i.test(q)) return { kind: 'chat', smallTalk: 'hello', offTopic: null };
   const offTopic = OFF_TOPIC.find(([re]) => re.test(q))?.[1] ?? null;
@@ -362,15 +345,13 @@ export function resolveIntent(question: string, earlier: readonly string[], toda
       if (own.kind === 'course' && own.aspects.length > 0) return own;
       if (courseId) return { kind: 'course', courseId: `${courseId[1]}-${courseId[2]}`, aspects: previous.aspects, term: previous.term };
       return own;
-    case 'course-search':
-      return own.kind === 'chat' || own.kind === 'search' ? { kind: 'course-search', topic: place } : own;
     case 'geneds': {
       const school = SCHOOLS.find(([re]) => re.test(rest))?.[1] ?? null;
       const department = DEPARTMENTS.find((d) => new RegExp(`\\b${d}\\b`, 'i').test(rest)) ?? null;
       return school || department ? { kind: 'geneds', school: school ?? (department ? previous.school : null), department } : own;
     }
     case 'search':
-      return own.kind === 'search' || own.kind === 'where' ? { kind: 'search', query: searchWords(rest), offTopic: null } : own;
+      return own.kind === 'search' || own.kind === 'where' ? { ...previous, query: searchWords(rest) } : own;
     default:
       return own;
   }
@@ -389,8 +370,8 @@ export function titleFor(question: string): string {
       return 'What I Remember';
     case 'course':
       return `Course ${intent.courseId} Questions`;
-    case 'course-search':
-      return `${short(intent.topic)} Courses`;
+    case 'search':
+      return intent.only === 'courses' ? `${short(intent.query)} Courses` : 'Campus Search';
     case 'geneds':
       return 'Gen Ed Courses';
     case 'where':

@@ -85,8 +85,6 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
       const building = intent.aspects.includes('place') ? lectureOf(conv, intent.term)?.building : undefined;
       return [call('courses_fetch_course_by_id', id), ...asked, ...(building ? [call('maps_show_map', { destination: building })] : [])];
     }
-    case 'course-search':
-      return [call('courses_search_courses_by_query', { query: intent.topic })];
     case 'geneds':
       return intent.department
         ? [call('courses_fetch_geneds_for_department_tool', { department: intent.department, ...(intent.school && { school: intent.school }) })]
@@ -122,7 +120,7 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
       // Every source at once; then the best one's detail: the guide section, or the place on the map.
       const best = bestSource(intent.query, conv);
       const detail = best?.source === 'guide' ? [call('guide_get_section', { chunk_id: best.chunkId })] : best?.source === 'place' ? [call('maps_show_map', { destination: best.code })] : [];
-      return [...searchCalls(intent.query, intent.guideOnly), ...detail];
+      return [...searchCalls(intent.query, intent.only), ...detail];
     }
     default:
       return [];

@@ -11,7 +11,7 @@ import { guideHits, outcome, parseJson, searchHit } from './tool-readings.js';
 
 /** Words that ask rather than describe: what is left is what to search for. */
 const ASKING = new Set(
-  'i im i\'m me my we you a an the is are was be to of in on at for from with and or any anything some something somewhere someone where what which who how can could do does should would will please need want looking find get got there here it this that about good place spot teach teaches taught work works connect pick up use tell know'.split(' '),
+  'course courses class classes by professor prof instructor lecturer offered i im i\'m me my we you a an the is are was be to of in on at for from with and or any anything some something somewhere someone where what which who how can could do does should would will please need want looking find get got there here it this that about good place spot teach teaches taught work works connect pick up use tell know'.split(' '),
 );
 
 /** The question's describing words, for the search tools. */
@@ -19,13 +19,17 @@ export function searchWords(question: string): string {
   return (question.toLowerCase().match(/[\p{L}\p{N}'-]+/gu) ?? []).filter((w) => !ASKING.has(w)).join(' ');
 }
 
-/** The searches over every source, in the order ties are broken. */
-export const searchCalls = (query: string, guideOnly = false) =>
-  [
-    { name: 'guide_search_guide', arguments: { query, limit: 3 } },
-    { name: 'courses_search_courses_by_query', arguments: { query } },
-    { name: 'maps_search_buildings', arguments: { query } },
-  ].slice(0, guideOnly ? 1 : 3);
+export type Source = 'guide' | 'courses' | 'place';
+
+/** The searches over every source (or only one), in the order ties are broken. */
+export const searchCalls = (query: string, only?: Source) =>
+  (
+    [
+      ['guide', { name: 'guide_search_guide', arguments: { query, limit: 3 } }],
+      ['courses', { name: 'courses_search_courses_by_query', arguments: { query } }],
+      ['place', { name: 'maps_search_buildings', arguments: { query } }],
+    ] as const
+  ).flatMap(([source, search]) => (!only || only === source ? [search] : []));
 
 export type Best = { source: 'guide'; chunkId: string } | { source: 'courses' } | { source: 'place'; code: string };
 
