@@ -8,7 +8,8 @@ import { normaliseCourseId } from '../src/sandbox/campus/course-catalog.js';
 import { SANDBOX_BUILDINGS } from '../src/sandbox/campus/data/buildings.js';
 import { SANDBOX_COURSES } from '../src/sandbox/campus/data/courses.js';
 import { SANDBOX_DINING } from '../src/sandbox/campus/data/dining.js';
-import { campusTime, compactHours, isOpenAt } from '../src/sandbox/campus/dining-hours.js';
+import { DAY_NAMES, campusTime, clock12, compactHours, hoursOnDay, isOpenAt } from '../src/sandbox/campus/dining-hours.js';
+import { diningDetail, diningList, readDiningDetail, readDiningList } from '../src/sandbox/campus/dining-format.js';
 import { builtinCatalogEntries } from '../src/campus/builtin-catalog.js';
 
 describe('sandbox sample data', () => {
@@ -47,5 +48,25 @@ describe('sandbox sample data', () => {
     expect(isOpenAt(market, 0, 60)).toBe(true); // Sunday 01:00: Saturday's opening runs to 02:00
     expect(isOpenAt(market, 0, 150)).toBe(false);
     expect(compactHours(market)).toBe('Monday - Friday: 7:00 AM - 2:00 AM | Saturday - Sunday: 9:00 AM - 2:00 AM');
+  });
+
+  it('reads back what the dining formats write: every place of a list, and each day of a detail and of a compact week', () => {
+    const open = (p: (typeof SANDBOX_DINING)[number]) => p.name.length % 2 === 0;
+    const listed = readDiningList(diningList('All', SANDBOX_DINING, open));
+    expect(listed.map((e) => [e.name, e.location, e.hours, e.open])).toEqual(
+      expect.arrayContaining(SANDBOX_DINING.map((p) => [p.name, p.location, compactHours(p), open(p)])),
+    );
+    expect(listed).toHaveLength(SANDBOX_DINING.length);
+    for (const p of SANDBOX_DINING) {
+      const detail = readDiningDetail(diningDetail(p, open(p)))!;
+      expect(detail).toMatchObject({ name: p.name, location: p.location, open: open(p) });
+      DAY_NAMES.forEach((day, d) => {
+        const o = p.hours[d];
+        const said = o ? `${clock12(o[0])} - ${clock12(o[1])}` : null;
+        expect(detail.days[day], `${p.name} ${day}`).toBe(said ?? 'Closed');
+        expect(hoursOnDay(compactHours(p), d), `${p.name} ${day}`).toBe(said);
+      });
+    }
+    expect(readDiningDetail("No dining location found matching 'x'.")).toBeNull();
   });
 });

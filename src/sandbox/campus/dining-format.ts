@@ -3,7 +3,7 @@
  * a titled list grouped by cuisine with open/closed markers, and the detail view of one place.
  */
 import type { DiningLocation } from './data/dining.js';
-import { compactHours, detailedHours } from './dining-hours.js';
+import { DAY_NAMES, clock12Of, compactHours, detailedHours } from './dining-hours.js';
 
 /** `# Title`, the counts line, then `## Cuisine (n)` groups of `### 🟢|🔴 Name` entries. */
 export function diningList(title: string, places: readonly DiningLocation[], isOpen: (p: DiningLocation) => boolean): string {
@@ -40,4 +40,43 @@ export function diningDetail(place: DiningLocation, open: boolean): string {
     '**Detailed Hours:**',
     ...detailedHours(place),
   ].join('\n');
+}
+
+/** One place of a list `diningList` wrote, read back (for the offline model, which reads results by rule). */
+export interface DiningEntry {
+  open: boolean;
+  name: string;
+  cuisine: string;
+  location: string;
+  /** The compact week: `Monday - Friday: 7:30 AM - 2:00 PM | Saturday: …` (dining-hours.ts `hoursOnDay` reads one day). */
+  hours: string;
+  description: string;
+}
+
+const field = (lines: readonly string[], label: string) => lines.find((l) => l.startsWith(`**${label}:**`))?.slice(label.length + 5).trim() ?? '';
+
+/** The places of a `diningList`. */
+export function readDiningList(markdown: string): DiningEntry[] {
+  return markdown
+    .split(/^### /m)
+    .slice(1)
+    .map((block) => {
+      const [head = '', ...rest] = block.split('\n');
+      const [open, location, hours] = [head.startsWith('🟢'), field(rest, 'Location'), field(rest, 'Hours')];
+      return { open, name: head.replace(/^(🟢|🔴)\s*/u, '').trim(), cuisine: field(rest, 'Cuisine'), location, hours, description: field(rest, 'Description') };
+    });
+}
+
+/** A `diningDetail`: its place, whether open, where, and each day's hours in 12-hour form (`Closed` as it is); null for "not found". */
+export function readDiningDetail(markdown: string): { name: string; open: boolean; location: string; days: Record<string, string> } | null {
+  const lines = markdown.split('\n');
+  const name = /^# (.+)$/.exec(lines[0] ?? '')?.[1];
+  if (!name) return null;
+  const days = Object.fromEntries(
+    lines.flatMap((l) => {
+      const m = /^- (\w+day): (.+)$/.exec(l);
+      return m && (DAY_NAMES as readonly string[]).includes(m[1]!) ? [[m[1]!, m[2]!.split(' - ').map(clock12Of).join(' - ')]] : [];
+    }),
+  );
+  return { name, open: field(lines, 'Status').startsWith('🟢'), location: field(lines, 'Location'), days };
 }

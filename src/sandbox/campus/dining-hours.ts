@@ -46,6 +46,12 @@ function clock24(minutes: number): string {
   return `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
 }
 
+/** A 24-hour "19:00" (as `detailedHours` and the course schedules write it) in the campus's 12-hour form; other text as it is. */
+export function clock12Of(hhmm: string): string {
+  const m = /^(\d{1,2}):(\d{2})$/.exec(hhmm.trim());
+  return m ? clock12(Number(m[1]) * 60 + Number(m[2])) : hhmm;
+}
+
 const sameOpening = (a: Opening | null | undefined, b: Opening | null | undefined) =>
   a === b || (!!a && !!b && a[0] === b[0] && a[1] === b[1]);
 
@@ -64,6 +70,17 @@ export function compactHours(place: DiningLocation): string {
     i = j + 1;
   }
   return runs.length ? runs.join(' | ') : 'Closed';
+}
+
+/** One weekday's opening in a week `compactHours` wrote ("11:00 AM - 8:00 PM"); null when closed that day. */
+export function hoursOnDay(week: string, day: number): string | null {
+  const order = [1, 2, 3, 4, 5, 6, 0];
+  const position = (name: string | undefined) => order.indexOf(DAY_NAMES.indexOf(name as (typeof DAY_NAMES)[number]));
+  for (const run of week.split(' | ')) {
+    const m = /^(\w+day)(?: - (\w+day))?: (.+)$/.exec(run.trim());
+    if (m && position(m[1]) <= order.indexOf(day) && order.indexOf(day) <= position(m[2] ?? m[1])) return m[3]!;
+  }
+  return null;
 }
 
 /** `- Monday: 08:00 - 14:00` bullets, Monday first, `Closed` days included. */

@@ -13,26 +13,9 @@ import { homeOf } from './dialogue.js';
 import { bestSource } from './retrieve.js';
 import { eatsListCall, nearPlace } from './eats-lists.js';
 import { HOME } from './place-names.js';
-import {
-  diningBuilding,
-  diningEntries,
-  diningList,
-  dietOf,
-  failed,
-  guideHits,
-  hoursOn,
-  mapShown,
-  outcome,
-  parseJson,
-  placeHit,
-  detailName,
-  lectureOf,
-  schedulesOf,
-  twelveHour,
-  twelveHourClock,
-  walkMetres,
-  type DiningEntry,
-} from './tool-readings.js';
+import { readDiningDetail, readDiningList, type DiningEntry } from '../campus/dining-format.js';
+import { clock12Of, hoursOnDay } from '../campus/dining-hours.js';
+import { diningBuilding, diningList, dietOf, failed, guideHits, lectureOf, mapShown, outcome, parseJson, placeHit, schedulesOf, walkMetres } from './tool-readings.js';
 
 /** What the campus data covers, and two questions that work offline: the end of every "can't" answer. */
 const COVERS = 'I answer from the campus data: places, dining, courses and the student guide';
@@ -166,14 +149,14 @@ function diningItem(e: DiningEntry, options: { status: boolean; diet: string | n
   const status = options.status ? (e.open ? ', open now' : ', closed now') : '';
   const fits = options.diet && suits(e, options.diet) ? ` (${options.diet} options)` : '';
   const walk = options.metres == null ? '' : options.metres === 0 ? ' · **in the same building**' : ` · **${options.metres} m**, ${walkMinutes(options.metres)}`;
-  const hours = options.day != null ? `${DAY_NAMES[options.day]} ${hoursOn(e.hours, options.day)}` : twelveHour(e.hours).replace(/ \| /g, '; ');
+  const hours = options.day != null ? `${DAY_NAMES[options.day]} ${hoursOnDay(e.hours, options.day)}` : e.hours.replace(/ \| /g, '; ');
   return `- **${e.name}**${fits}: ${e.location}${walk}${status}. ${hours}`;
 }
 
 const walkMinutes = (metres: number) => `about a ${Math.max(1, Math.round(metres / WALK_METRES_PER_MINUTE))}-minute walk`;
 
 function moment(at: { day: number; hour: number; minute: number }): string {
-  return `${DAY_NAMES[at.day]} at ${twelveHourClock(`${at.hour}:${String(at.minute).padStart(2, '0')}`)}`;
+  return `${DAY_NAMES[at.day]} at ${clock12Of(`${at.hour}:${String(at.minute).padStart(2, '0')}`)}`;
 }
 
 const capital = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}`;
@@ -212,14 +195,14 @@ function eatsAnswer(intent: EatsIntent, conv: Conversation): string {
   const byCuisine = list.name === 'eats_get_locations_by_cuisine';
   const byDiet = byCuisine && diet !== null && list.arguments.cuisine_query === diet && (intent.diet || intent.cuisine === diet);
   const cuisine = byDiet ? diet : intent.cuisine;
-  let entries = diningEntries(result.result);
+  let entries = readDiningList(result.result);
   // Narrowing: a cuisine at a moment keeps what both lists name; a day keeps what opens that day.
   if (byCuisine && intent.at) {
     const openThen = diningList(conv, 'eats_get_locations_open_at_time', { ...intent.at });
     if (!openThen) return COULD_NOT_CHECK_DINING;
     entries = entries.filter((e) => openThen.some((o) => o.name === e.name));
   }
-  if (intent.day !== null) entries = entries.filter((e) => hoursOn(e.hours, intent.day!) !== null);
+  if (intent.day !== null) entries = entries.filter((e) => hoursOnDay(e.hours, intent.day!) !== null);
   if (byCuisine && intent.now) entries = entries.filter((e) => e.open);
   if (intent.only) entries = entries.filter((e) => suits(e, intent.only!));
 
@@ -269,7 +252,7 @@ function diningInAnswer(intent: Extract<Intent, { kind: 'dining-in' }>, conv: Co
   if (failed(all.result)) return COULD_NOT_CHECK_DINING;
   const hit = placeHit(conv, intent.place);
   const building = hit?.type === 'building' ? hit.fullNameWithSpace! : intent.place.replace(/\b\p{L}/gu, (c) => c.toUpperCase());
-  const here = diningEntries(all.result).filter((e) => e.location.toLowerCase().includes(building.toLowerCase()));
+  const here = readDiningList(all.result).filter((e) => e.location.toLowerCase().includes(building.toLowerCase()));
   if (here.length === 0) return `I didn't find any dining location in ${hit ? `**${building}**` : `"${intent.place}"`}. Try "What's open right now?" to see them all.`;
   const diet = dietOf(conv);
   return [`### Dining in ${building}`, '', ...here.map((e) => diningItem(e, { status: true, diet }))].join('\n');
@@ -285,10 +268,10 @@ function buildingHoursAnswer(intent: Extract<Intent, { kind: 'hours' }>, conv: C
   }
   const building = `**${hit.fullNameWithSpace}** (${hit.nameWithSpace})`;
   const first = `I couldn't find a dining location called "${intent.place}". The campus map matches it to the building ${building}, and building opening hours aren't in the campus data.`;
-  const here = diningEntries(all.result).filter((e) => e.location.toLowerCase().startsWith(hit.fullNameWithSpace!.toLowerCase()));
+  const here = readDiningList(all.result).filter((e) => e.location.toLowerCase().startsWith(hit.fullNameWithSpace!.toLowerCase()));
   if (here.length === 0) return first;
   const day = intent.day;
-  return [first, '', `Dining inside it${day !== null ? ` on ${DAY_NAMES[day]}` : ''}:`, '', ...here.map((e) => diningItem(e, { status: day === null, diet: dietOf(conv), day: day !== null && hoursOn(e.hours, day) ? day : null }))].join('\n');
+  return [first, '', `Dining inside it${day !== null ? ` on ${DAY_NAMES[day]}` : ''}:`, '', ...here.map((e) => diningItem(e, { status: day === null, diet: dietOf(conv), day: day !== null && hoursOnDay(e.hours, day) ? day : null }))].join('\n');
 }
 
 function hoursAnswer(intent: Extract<Intent, { kind: 'hours' }>, conv: Conversation): string {
@@ -296,17 +279,16 @@ function hoursAnswer(intent: Extract<Intent, { kind: 'hours' }>, conv: Conversat
   const result = outcome(conv, 'eats_get_location_hours');
   if (!result) return TOOLS_OFF;
   if (failed(result.result)) return COULD_NOT_CHECK_DINING;
-  const name = detailName(result.result);
-  if (!name) return `I couldn't find a dining location called "${intent.place}". Try "What's open right now?" to see them all.`;
-  const open = /\*\*Status:\*\* 🟢/u.test(result.result);
-  const location = /^\*\*Location:\*\* (.+)$/m.exec(result.result)?.[1];
-  const days = result.result.split('\n').filter((l) => /^- \w+day: /.test(l)).map(twelveHour);
+  const detail = readDiningDetail(result.result);
+  if (!detail) return `I couldn't find a dining location called "${intent.place}". Try "What's open right now?" to see them all.`;
+  const { name, open, location, days } = detail;
   const lines: string[] = [];
   if (intent.day !== null) {
-    const that = days.find((l) => l.startsWith(`- ${DAY_NAMES[intent.day!]}:`))?.split(': ')[1];
+    const that = days[DAY_NAMES[intent.day]!];
     lines.push(that && that !== 'Closed' ? `On ${DAY_NAMES[intent.day]}, **${name}** is open **${that}**.` : `**${name}** is closed on ${DAY_NAMES[intent.day]}.`, '');
   }
-  lines.push(`**${name}**${location ? ` (${location})` : ''} is ${open ? 'open' : 'closed'} right now. Weekly hours:`, '', ...days);
+  const week = Object.entries(days).map(([day, hours]) => `- ${day}: ${hours}`);
+  lines.push(`**${name}**${location ? ` (${location})` : ''} is ${open ? 'open' : 'closed'} right now. Weekly hours:`, '', ...week);
   return lines.join('\n');
 }
 
@@ -348,7 +330,7 @@ function courseAnswer(intent: Extract<Intent, { kind: 'course' }>, conv: Convers
   }
   if (lecture) {
     const days = lecture.days.map((d) => WEEKDAY[d] ?? d).join('/');
-    facts.push(`- **Lecture (${lecture.semester} ${lecture.year}):** ${days} ${twelveHourClock(lecture.begin)} - ${twelveHourClock(lecture.end)} in ${lecture.building} ${lecture.room}`);
+    facts.push(`- **Lecture (${lecture.semester} ${lecture.year}):** ${days} ${clock12Of(lecture.begin)} - ${clock12Of(lecture.end)} in ${lecture.building} ${lecture.room}`);
     const map = intent.aspects.includes('place') ? mapShown(conv) : null;
     if (map) lines.unshift(`${name} meets in **${lecture.building} ${lecture.room}**, in ${map.destination}. ${MAP_LINE}`, '');
   }

@@ -7,12 +7,13 @@
  */
 import { TOOLS_OFF, writeAnswer } from './answers.js';
 import { readConversation, type Conversation } from './conversation.js';
+import { readDiningDetail } from '../campus/dining-format.js';
 import { understand } from './dialogue.js';
 import { HOME } from './place-names.js';
 import { bestSource, searchCalls } from './retrieve.js';
 import { call, eatsListCall, nearPlace, type PlannedCall } from './eats-lists.js';
 import { resolveIntent, type EatsIntent, type Intent } from './intents.js';
-import { buildingCode, diningBuilding, lectureOf, diningList, guideHits, detailName, failed, mapShown, outcome, parseJson, walkMetres } from './tool-readings.js';
+import { buildingCode, diningBuilding, lectureOf, diningList, guideHits, failed, mapShown, outcome, parseJson, walkMetres } from './tool-readings.js';
 
 export type { PlannedCall } from './eats-lists.js';
 
@@ -103,8 +104,7 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
       // A dining location's hours; a building ("the UC", "the gym") is not one: its dining places instead.
       const lookup = call('eats_get_location_hours', { location_name: intent.place });
       const found = outcome(conv, lookup.name, lookup.arguments);
-      // A detail answer is headed by the place's name (CAMPUS_TOOLS.md); anything else found none.
-      const notDining = found && !failed(found.result) && !detailName(found.result);
+      const notDining = found && !failed(found.result) && !readDiningDetail(found.result);
       if (!notDining) return [lookup];
       const building = resolvePlace(intent.place, conv);
       return [...(found ? [lookup] : []), call('eats_get_all_dining_locations'), ...('search' in building ? [building.search] : [])];

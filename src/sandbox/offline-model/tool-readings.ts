@@ -3,7 +3,7 @@
  * and the service's own map tool), shared by the planner (which next call needs which code) and the
  * answer writers. A failed or unreadable result reads as "nothing", never as a guess.
  */
-import { DAY_NAMES, clock12 } from '../campus/dining-hours.js';
+import { readDiningList, type DiningEntry } from '../campus/dining-format.js';
 import { readMapAttached } from '../../campus/show-map-tool.js';
 import { isToolFailureGuidance } from '../../tools/untrusted-result.js';
 import { isErrorResult } from '../campus/tool-results.js';
@@ -85,53 +85,10 @@ export function dietOf(conv: Pick<Conversation, 'facts'>): string | null {
   return null;
 }
 
-/** "19:00" → "7:00 PM", "00:30" → "12:30 AM": the 12-hour form the campus writes (dining-hours.ts's clock). */
-export function twelveHourClock(hhmm: string): string {
-  const m = /^(\d{1,2}):(\d{2})$/.exec(hhmm.trim());
-  return m ? clock12(Number(m[1]) * 60 + Number(m[2])) : hhmm;
-}
-
-/** Every 24-hour "HH:MM" in a text in 12-hour form ("08:00 - 14:00" → "8:00 AM - 2:00 PM"). */
-export function twelveHour(text: string): string {
-  return text.replace(/\b([01]?\d|2[0-3]):([0-5]\d)\b(?!\s*(?:AM|PM))/g, (s) => twelveHourClock(s));
-}
-
-/** The place an `eats_get_location_hours` detail is about (its `# Name` heading); null when it found none. */
-export const detailName = (markdown: string): string | null => /^# (.+)$/m.exec(markdown)?.[1] ?? null;
-
-export interface DiningEntry {
-  open: boolean;
-  name: string;
-  cuisine: string;
-  location: string;
-  /** The compact week as the list writes it: `Monday - Friday: 7:30 AM - 2:00 PM | Saturday: …`. */
-  hours: string;
-  description: string;
-}
-
-/** `### 🟢 Name` blocks of the eats tools' Markdown lists with their field lines. */
-export function diningEntries(markdown: string): DiningEntry[] {
-  return markdown
-    .split(/^### /m)
-    .slice(1)
-    .map((block) => {
-      const [head = '', ...rest] = block.split('\n');
-      const field = (label: string) => rest.find((l) => l.startsWith(`**${label}:**`))?.slice(label.length + 5).trim() ?? '';
-      return {
-        open: head.startsWith('🟢'),
-        name: head.replace(/^(🟢|🔴)\s*/u, '').trim(),
-        cuisine: field('Cuisine'),
-        location: field('Location'),
-        hours: field('Hours'),
-        description: field('Description'),
-      };
-    });
-}
-
 /** The dining entries of the first successful call of this name (and arguments), or undefined. */
 export function diningList(conv: Pick<Conversation, 'done'>, name: string, args?: Record<string, unknown>): DiningEntry[] | undefined {
   const found = outcome(conv, name, args);
-  return found && !failed(found.result) ? diningEntries(found.result) : undefined;
+  return found && !failed(found.result) ? readDiningList(found.result) : undefined;
 }
 
 /**
@@ -147,20 +104,6 @@ export function walkMetres(conv: Pick<Conversation, 'done'>, fromCode: string, t
 
 /** The building a dining location's `Location` names: the part before the comma ("Posner Hall, ground floor"). */
 export const diningBuilding = (location: string): string => location.split(',')[0]!.trim();
-
-/** A place's opening on one weekday, from its compact week ("Saturday - Sunday: 11:00 AM - 8:00 PM"); null when closed. */
-export function hoursOn(week: string, day: number): string | null {
-  const order = [1, 2, 3, 4, 5, 6, 0];
-  const at = order.indexOf(day);
-  for (const run of week.split(' | ')) {
-    const m = /^(\w+day)(?: - (\w+day))?: (.+)$/.exec(run.trim());
-    if (!m) continue;
-    const from = order.indexOf(DAY_NAMES.indexOf(m[1] as (typeof DAY_NAMES)[number]));
-    const to = m[2] ? order.indexOf(DAY_NAMES.indexOf(m[2] as (typeof DAY_NAMES)[number])) : from;
-    if (from >= 0 && at >= from && at <= to) return twelveHour(m[3]!);
-  }
-  return null;
-}
 
 export interface ScheduleJson {
   year?: number;
