@@ -196,7 +196,7 @@ const THIRD_PASS: Row[] = [
   { q: 'where can I do laundry', tools: ['guide_search_guide'], has: ['free laundry machines'] },
   { q: 'where is the mailroom', tools: ['maps_search_buildings'], has: ['**Cohon University Center** (CUC)', 'the mailroom'], map: 'CUC' },
   // What the user told us
-  { q: 'where is my dorm?', facts: ['Lives in Morewood Gardens'], tools: ['maps_search_buildings'], has: ['**Morewood Gardens** (MOR): first-year housing, University Health Services.'], map: 'MOR' },
+  { q: 'where is my dorm?', facts: ['Lives in Morewood Gardens'], tools: ['maps_search_buildings'], has: ['**Morewood Gardens** (MOR): first-year housing, University Health Services (the health center).'], map: 'MOR' },
   { q: 'where is my dorm?', tools: [], has: ["I don't know where you live yet", 'Remember that I live in'], not: ["couldn't find"] },
   { q: 'how far is my dorm from Gates?', facts: ['Lives in Donner House'], tools: ['maps_distance_between'], has: [/\*\*Donner House\*\* \(DON\) is about \*\*\d+ m\*\* from \*\*Gates & Hillman Centers\*\* \(GHC\)/], map: 'DON' },
   { q: 'walk from my dorm to the library', facts: ['Lives in Mudge House'], tools: ['maps_get_path'], has: ['### Walking from Mudge House to Hunt Library'], map: 'HL' },
@@ -217,6 +217,13 @@ const THIRD_PASS: Row[] = [
   { q: 'pizza after 10pm', tools: ['eats_get_locations_by_cuisine', 'eats_get_locations_open_at_time'], has: ['Wednesday at 10:30 PM (after 10:00 PM)', '**Tartan Pizza Co.**'] },
   { q: 'coffee before 9 tomorrow', tools: ['eats_get_locations_by_cuisine', 'eats_get_locations_open_at_time'], has: ['Thursday at 8:30 AM (before 9:00 AM)', '**Wean Coffee Bar**', '**Gates Café**'], not: ['Tartan Pizza'] },
   { q: "what's open on saturday before noon", tools: ['eats_get_locations_open_at_time'], has: ['### Open Saturday at 11:30 AM (before 12:00 PM)'] },
+  // A second set written after the first passed, graded the same way
+  { q: 'what time does rohr cafe open on sunday', tools: ['eats_get_location_hours'], has: ['On Sunday, **Rohr Café** is open **10:00 AM - 4:00 PM**.'] },
+  { q: 'where is the health center', tools: ['maps_search_buildings'], has: ['**Morewood Gardens** (MOR)', 'University Health Services'], map: 'MOR' },
+  { q: 'is there a gym on campus', tools: ['maps_search_buildings'], has: ['**Cohon University Center** (CUC)', 'the gym'], not: ['Wi-Fi'], map: 'CUC' },
+  { q: 'how far is the library from my dorm', tools: [], has: ["I don't know where you live yet"], not: ['Donner'] },
+  { q: 'can i bring a car to campus', tools: ['guide_search_guide', 'guide_get_section'], has: ['### Getting Around › Parking', 'parking permit'] },
+  { q: 'where can i study late at night', tools: ['guide_search_guide'], has: ['Hunt Library', 'open late'] },
   // Honest limits
   { q: 'can you do my 15-122 homework?', tools: [], has: ["I won't do graded work for you"], not: ['### 15-122'] },
   { q: 'write my essay for 76-101', tools: [], has: ["I won't do graded work for you", 'academic integrity'] },

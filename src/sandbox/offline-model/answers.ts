@@ -96,6 +96,7 @@ interface PathNode {
 }
 
 function routeAnswer(intent: Extract<Intent, { kind: 'route' }>, conv: Conversation): string {
+  if (intent.origin === HOME || intent.destination === HOME) return `${UNKNOWN_HOME} and I'll work out the walk.`;
   const map = mapShown(conv);
   const from = placeHit(conv, intent.origin);
   const to = placeHit(conv, intent.destination);

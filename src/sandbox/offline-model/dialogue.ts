@@ -21,7 +21,10 @@ interface Entity {
   said: RegExp;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/&/g, '(?:&|and)').replace(/['’]/g, "['’]");
+/** Accents folded ("Café" and "cafe" alike), one character for one, so positions still match. */
+const fold = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').normalize('NFC');
+
+const escape = (s: string) => fold(s).replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/&/g, '(?:&|and)').replace(/['’]/g, "['’]");
 
 /** Every entity a conversation can point back at. Names only: what is known of them comes from the tools. */
 const LEXICON: Entity[] = [
@@ -36,7 +39,8 @@ const LEXICON: Entity[] = [
 
 /** The entities a message mentions, in the order it mentions them, with where. */
 export function mentions(text: string): Array<{ entity: Entity; at: number }> {
-  return LEXICON.map((entity) => ({ entity, at: entity.said.exec(text)?.index ?? -1 }))
+  const folded = fold(text);
+  return LEXICON.map((entity) => ({ entity, at: entity.said.exec(folded)?.index ?? -1 }))
     .filter((m) => m.at >= 0)
     .sort((a, b) => a.at - b.at);
 }

@@ -127,8 +127,9 @@ function hoursIntent(q: string, today: number | null): Intent | null {
   const place = m?.[1] ? cleanPlace(m[1]).replace(/^(what|when|is|are)\s+/i, '') : '';
   if (!place || NOT_A_PLACE.test(place) || /\b(of|among) (those|them|these)\b/i.test(q)) return null;
   // "is pizza open" asks about food; "is Sushi Sama open" about a place that happens to name one.
-  if ((FOOD.test(place) || cuisineOf(place)) && !mentions(place).some((m) => m.entity.kind === 'dining')) return null;
-  return { kind: 'hours', place, day: parseDay(q, today) };
+  const dining = mentions(place).find((m) => m.entity.kind === 'dining')?.entity.name;
+  if ((FOOD.test(place) || cuisineOf(place)) && !dining) return null;
+  return { kind: 'hours', place: dining ?? place, day: parseDay(q, today) };
 }
 
 /**
@@ -161,6 +162,9 @@ function eatsParts(q: string, today: number | null): Omit<EatsIntent, 'kind' | '
   };
 }
 
+/** A place as the question names it; the user's own ("my dorm") is `HOME` when no saved fact named it. */
+const placeOf = (text: string): string => (isHome(cleanPlace(text)) ? HOME : cleanPlace(text));
+
 function routeIntent(q: string): Intent | null {
   const far =
     /\bhow (?:far|long)(?: of a walk)? is (?:it )?(?:from )?(.+?)\s+(?:from|to)\s+(.+?)$/i.exec(q) ??
@@ -170,13 +174,13 @@ function routeIntent(q: string): Intent | null {
     // "How far is A from B": the walk starts at B. "between A and B" / "from A to B": it starts at A.
     const fromFirst = /\b(between|from)\b/i.test(q.slice(0, far.index + far[0].indexOf(far[1]!)));
     const [origin, destination] = fromFirst ? [far[1]!, far[2]!] : [far[2]!, far[1]!];
-    return { kind: 'route', origin: cleanPlace(origin), destination: cleanPlace(destination), focus: 'distance' };
+    return { kind: 'route', origin: placeOf(origin), destination: placeOf(destination), focus: 'distance' };
   }
   const verb = String.raw`\b(?:directions?|route|way|walk|walking|get|go|head|path)\b.*?`;
   const fromTo = new RegExp(`${verb}\\bfrom\\s+(.+?)\\s+to\\s+(.+)$`, 'i').exec(q);
-  if (fromTo) return { kind: 'route', origin: cleanPlace(fromTo[1]!), destination: cleanPlace(fromTo[2]!), focus: 'directions' };
+  if (fromTo) return { kind: 'route', origin: placeOf(fromTo[1]!), destination: placeOf(fromTo[2]!), focus: 'directions' };
   const toFrom = new RegExp(`${verb}\\bto\\s+(.+?)\\s+from\\s+(.+)$`, 'i').exec(q);
-  if (toFrom) return { kind: 'route', origin: cleanPlace(toFrom[2]!), destination: cleanPlace(toFrom[1]!), focus: 'directions' };
+  if (toFrom) return { kind: 'route', origin: placeOf(toFrom[2]!), destination: placeOf(toFrom[1]!), focus: 'directions' };
   return null;
 }
 
@@ -191,8 +195,7 @@ function whereIntent(q: string): Intent | null {
     /\b(?:find|locate|show me)\s+(.+?)(?:\s+on the map)?$/i.exec(q) ??
     /\bwhat building is\s+(.+)$/i.exec(q);
   if (where) {
-    const place = cleanPlace(where[1]!.replace(/^(?:is|are)\s+/i, ''));
-    if (isHome(place)) return { kind: 'where', place: HOME }; // no saved home, or dialogue.ts would have named it
+    const place = placeOf(where[1]!.replace(/^(?:is|are)\s+/i, ''));
     if (place && !/^(i|you|we|it|that)\b/i.test(place)) return { kind: 'where', place };
   }
   return null;

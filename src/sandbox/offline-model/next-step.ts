@@ -31,6 +31,7 @@ function resolvePlace(place: string, conv: Conversation): { code: string | null 
 }
 
 function routeCalls(intent: Extract<Intent, { kind: 'route' }>, conv: Conversation): PlannedCall[] {
+  if (intent.origin === HOME || intent.destination === HOME) return [];
   const from = resolvePlace(intent.origin, conv);
   const to = resolvePlace(intent.destination, conv);
   const searches = [from, to].flatMap((r) => ('search' in r ? [r.search] : []));

@@ -11,7 +11,7 @@ import { guideHits, outcome, parseJson, searchHit } from './tool-readings.js';
 
 /** Words that ask rather than describe: what is left is what to search for. */
 const ASKING = new Set(
-  'course courses class classes by professor prof instructor lecturer offered i im i\'m me my we you a an the is are was be to of in on at for from with and or any anything some something somewhere someone where what which who how can could do does should would will please need want looking find get got there here it this that about good place spot teach teaches taught work works connect pick up use tell know'.split(' '),
+  'campus cmu university department have has course courses class classes by professor prof instructor lecturer offered i im i\'m me my we you a an the is are was be to of in on at for from with and or any anything some something somewhere someone where what which who how can could do does should would will please need want looking find get got there here it this that about good place spot teach teaches taught work works connect pick up use tell know'.split(' '),
 );
 
 /** The question's describing words, for the search tools. */

@@ -118,7 +118,7 @@ const HOLDS: Record<string, string> = {
   WEH: 'Sorrells Library (engineering and computer science), lecture halls, Wean Coffee Bar',
   TEP: 'the Tepper School of Business (the business school), Rohr Café',
   '3SC': 'University Police (campus police)',
-  MOR: 'first-year housing, University Health Services',
+  MOR: 'first-year housing, University Health Services (the health center)',
   DON: 'first-year housing',
   MUD: 'first-year housing',
   RES: 'first-year housing',

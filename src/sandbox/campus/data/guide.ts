@@ -86,7 +86,7 @@ Your student ID is a bus pass on Pittsburgh Regional Transit buses.
 
 ## Parking
 
-Parking permits are sold by Parking and Transportation Services; evening and weekend parking is free in some lots.`,
+Students who bring a car buy a parking permit from Parking and Transportation Services; evening and weekend parking is free in some lots.`,
   },
   {
     path: 'src/pages/housing.md',
