@@ -46,7 +46,9 @@ export function mentions(text: string): Array<{ entity: Entity; at: number }> {
 }
 
 /** Words that point back; "there" only where it means a place ("food there", not "is there food"). */
-const POINTING = /\b(?:that|this|the same) (?:one|course|class|building|place|hall|spot)\b|\b(?:its|it)\b|(?<!\b(?:is|are|was|were|any|anything)\s)\bthere\b(?!\s+(?:is|are|a|any|some)\b)/i;
+const THAT_ONE = /\b(?:that|this|the same) (?:one|course|class|building|place|hall|spot)\b/i;
+const THERE = /(?<!\b(?:is|are|was|were|any|anything)\s)\bthere\b(?!\s+(?:is|are|a|any|some)\b)/i;
+const POINTING = new RegExp(`${THAT_ONE.source}|\\b(?:its|it)\\b|${THERE.source}`, 'i');
 const COURSE_CUE = /\b(pre-?req\w*|requisites?|offered|semester|spring|fall|summer|lectures?|teach\w*|professors?|instructors?|units|take|taking|course|class)\b/i;
 const DINING_CUE = /\b(open|close[sd]?|hours|menu|serve[sd]?|eat)\b/i;
 
@@ -79,10 +81,10 @@ export function resolveReferences(question: string, before: readonly string[], f
     const entity = wanted.map((kind) => found.find((e) => e.kind === kind)).find(Boolean) ?? found[0];
     if (!entity) continue;
     q = q
-      .replace(/\b(?:that|this|the same) (?:one|course|class|building|place|hall|spot)\b/i, entity.name)
+      .replace(THAT_ONE, entity.name)
       .replace(/\bits\b/i, `${entity.name}'s`)
       .replace(/\b(get|go|walk|head)\s+there\b/i, `$1 to ${entity.name}`)
-      .replace(/(?<!\b(?:is|are|was|were|any|anything)\s)\bthere\b(?!\s+(?:is|are|a|any|some)\b)/i, `in ${entity.name}`)
+      .replace(THERE, `in ${entity.name}`)
       .replace(/\bit\b/i, entity.name);
     return q;
   }
