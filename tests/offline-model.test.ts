@@ -20,7 +20,7 @@ import { OFFLINE_BASE_URL, createOfflineModelFetch } from '../src/sandbox/offlin
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import type { CampusTools } from '../src/tools/campus-tools.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
-import { wrapUntrustedResult } from '../src/tools/untrusted-result.js';
+import { toolFailureGuidance, wrapUntrustedResult } from '../src/tools/untrusted-result.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
 import { collectSseEvents } from './support/sse.js';
 import { baseLeakPolicy } from '../src/security/leak-policy.js';
@@ -53,7 +53,7 @@ async function pass(messages: ModelMessage[], offered: ToolDefinition[]) {
 }
 
 /** Runs passes like the pipeline does: tool calls run for real, results go back wrapped as untrusted data. */
-async function turn(question: string, offered: ToolDefinition[], local: LocalTool<{ type: string }>[] = [showMap]) {
+async function turn(question: string, offered: ToolDefinition[], local: LocalTool<{ type: string }>[] = [showMap], failing = false) {
   const messages: ModelMessage[] = [
     { role: 'system', content: 'You are the campus assistant.' },
     { role: 'user', content: question },
@@ -77,7 +77,8 @@ async function turn(question: string, offered: ToolDefinition[], local: LocalToo
         maps += r.events?.filter((e) => e.type === 'map_request').length ?? 0;
         content = r.content;
       } else {
-        content = (await tools.call(c.name, args, new AbortController().signal)).text;
+        // A failing tool server: what the pipeline hands the model instead of a result (src/pipeline/toolbox.ts).
+        content = failing ? toolFailureGuidance(c.name) : (await tools.call(c.name, args, new AbortController().signal)).text;
       }
       messages.push({ role: 'tool', tool_call_id: c.id, content: wrapUntrustedResult(c.name, content) });
     }
@@ -86,6 +87,24 @@ async function turn(question: string, offered: ToolDefinition[], local: LocalToo
 }
 
 describe('offline model over the real gateway and sandbox tools', () => {
+  it('says a lookup failed, never guesses and never says "not covered", when every campus tool fails', async () => {
+    const cases: Array<[string, RegExp]> = [
+      // The map tool is the service's own, over its catalog: it still knows Gates, and says so.
+      ['Where is Gates?', /^That is \*\*Gates & Hillman Centers \(GHC\)\*\*\. It is marked on the campus map/],
+      ['Where is Zebra Hall?', /^I couldn't check the campus map data just now/],
+      ['What can I eat right now?', /^I couldn't check the dining data just now/],
+      ['tell me about 15-122', /^I couldn't look up course 15-122 just now/],
+      ['any courses about databases?', /^I couldn't search the course catalog just now/],
+      ['How does housing work for first-years?', /^I couldn't search the student guide just now/],
+      ['I need a quiet place to read', /^I couldn't search the campus data just now/],
+    ];
+    for (const [question, says] of cases) {
+      const r = await turn(question, [...campusDefs, showMapDef], [showMap], true);
+      expect(r.called.length, question).toBeGreaterThan(0);
+      expect(r.text, question).toMatch(says);
+    }
+  });
+
   it('answers "Where is Gates?" by searching the buildings, then showing GHC on the map', async () => {
     const r = await turn('Where is Gates?', [...campusDefs, showMapDef]);
     expect(r.called).toEqual([

@@ -455,6 +455,8 @@ export function writeAnswer(intent: Intent, conv: Conversation): string {
       if (from === 'courses') return courseSearchAnswer(intent.query, conv);
       if (best?.source === 'place') return whereAnswer({ kind: 'where', place: intent.query }, conv);
       if (conv.done.length === 0) return TOOLS_OFF;
+      // Nothing found because nothing could be searched is not "not covered".
+      if (conv.done.every((d) => failed(d.result))) return "I couldn't search the campus data just now; please try again in a moment.";
       return intent.offTopic ? OFF_TOPIC_ANSWERS[intent.offTopic] : OFFLINE_INTRO;
     }
     default:

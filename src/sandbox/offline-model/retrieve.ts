@@ -1,9 +1,9 @@
 /**
  * Retrieval for a question no intent claims ("I need a quiet place to read", "someone to talk to about
- * stress", "courses taught by Andy Pavlo"): the searches a model would run over every source at once
- * (the guide, the course catalog, the campus map), then the best source by how much of the question
- * its top hit covers (at least half of its words). Ties go to the guide, then courses, then places; no
- * such hit is "not covered".
+ * stress"), or one that names its source (a guide topic, a course topic or instructor): the searches a
+ * model would run, over every source at once (the guide, the course catalog, the campus map) or the one
+ * named, then the best source by how much of the question its top hit covers (at least half of its
+ * terms). Ties go to the guide, then courses, then places; no such hit is "not covered".
  */
 import { terms } from '../campus/text-search.js';
 import type { Conversation } from './conversation.js';
