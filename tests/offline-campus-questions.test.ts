@@ -190,6 +190,7 @@ const THIRD_PASS: Row[] = [
   { q: 'what does professor Blelloch teach', tools: ['courses_search_courses_by_query'], has: ['**15-210 Parallel and Sequential Data Structures and Algorithms**'] },
   { q: 'something about neural networks?', tools: ['courses_search_courses_by_query'], has: ['**10-301 Introduction to Machine Learning**'] },
   { q: 'which course covers virtual memory', tools: ['courses_search_courses_by_query'], has: ['**15-213 Introduction to Computer Systems**'] },
+  { q: 'who teaches machine learning?', tools: ['courses_search_courses_by_query', 'courses_fetch_course_instructors'], has: [/^\*\*10-301 Introduction to Machine Learning\*\* is taught by \w+/] },
   { q: 'functional programming class', tools: ['courses_search_courses_by_query'], has: ['**15-150 Principles of Functional Programming**'] },
   { q: 'I need a quiet place to read', tools: ['guide_search_guide', 'guide_get_section'], has: ['### Libraries and Study Spaces › Hunt Library', 'quiet study floors'] },
   { q: 'I want someone to talk to about stress', tools: ['guide_search_guide', 'guide_get_section'], has: ['### Health and Wellness › Counseling', '412-268-2922'] },

@@ -356,7 +356,9 @@ function courseSearchAnswer(topic: string, conv: Conversation): string {
   if (searches.every((s) => failed(s.result))) return "I couldn't search the course catalog just now; please try again in a moment.";
   const found = searches.map((s) => parseJson(s.result)).find((l): l is CourseJson[] => Array.isArray(l) && l.length > 0);
   if (!found) return `I didn't find a course about "${topic}" in the catalog. Try another word, or a course number such as 15-122.`;
-  return [`### Courses about ${topic}`, '', ...found.slice(0, 8).map((c) => `- **${c.courseID} ${c.name}** (${c.units} units): ${c.desc ?? ''}`.trim())].join('\n');
+  const who = parseJson(outcome(conv, 'courses_fetch_course_instructors')?.result ?? '');
+  const lead = Array.isArray(who) && who.length > 0 ? [`**${found[0]!.courseID} ${found[0]!.name}** is taught by ${who.join(' and ')}.`, ''] : [];
+  return [...lead, `### Courses about ${topic}`, '', ...found.slice(0, 8).map((c) => `- **${c.courseID} ${c.name}** (${c.units} units): ${c.desc ?? ''}`.trim())].join('\n');
 }
 
 const SCHOOL_NAMES: Record<string, string> = {

@@ -8,11 +8,6 @@ import { readRecallBlock } from '../../memory/recall.js';
 import { readSystemPrompt } from '../../prompt/system-prompt.js';
 import { unwrapUntrustedResult } from '../../tools/untrusted-result.js';
 
-export interface OfferedTool {
-  name: string;
-  parameters: Record<string, unknown>;
-}
-
 export interface ToolOutcomeSeen {
   name: string;
   arguments: Record<string, unknown>;

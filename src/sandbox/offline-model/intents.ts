@@ -29,7 +29,7 @@ export type Intent =
   | { kind: 'dining-in'; place: string }
   | { kind: 'hours'; place: string; day: number | null }
   /** Search every source (retrieve.ts), or one when the question names it; `offTopic` answers when nothing is found. */
-  | { kind: 'search'; query: string; only?: Source; offTopic: OffTopic | null }
+  | { kind: 'search'; query: string; only?: Source; who?: boolean; offTopic: OffTopic | null }
   | { kind: 'chat'; smallTalk: 'thanks' | 'hello' | null; offTopic: OffTopic | null };
 
 export type Semester = 'Fall' | 'Spring' | 'Summer';
@@ -256,7 +256,8 @@ export function detectIntent(question: string, today: number | null = null): Int
 
   const where = whereIntent(q);
   if (where) return where;
-  if (COURSE_WORDS.test(q) && searchWords(q)) return { kind: 'search', query: searchWords(q), only: 'courses', offTopic: null };
+  // "who teaches machine learning": the best course's instructors too.
+  if (COURSE_WORDS.test(q) && searchWords(q)) return { kind: 'search', query: searchWords(q), only: 'courses', who: /\bwho\b/i.test(q), offTopic: null };
   if (/^\W*(thanks|thank you|thx|ty|cheers|great,? thanks)\b/i.test(q)) return { kind: 'chat', smallTalk: 'thanks', offTopic: null };
   if (/^\W*(hi|hello|hey|good (morning|afternoon|evening)|yo)\W*$/i.test(q)) return { kind: 'chat', smallTalk: 'hello', offTopic: null };
   const offTopic = OFF_TOPIC.find(([re]) => re.test(q))?.[1] ?? null;

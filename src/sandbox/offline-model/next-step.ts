@@ -10,7 +10,7 @@ import { readConversation, type Conversation } from './conversation.js';
 import { readDiningDetail } from '../campus/dining-format.js';
 import { understand } from './dialogue.js';
 import { HOME } from './place-names.js';
-import { bestSource, searchCalls } from './retrieve.js';
+import { bestSource, searchCalls, topCourse } from './retrieve.js';
 import { call, eatsListCall, nearPlace, type PlannedCall } from './eats-lists.js';
 import { resolveIntent, type EatsIntent, type Intent } from './intents.js';
 import { buildingCode, diningBuilding, lectureOf, diningList, guideHits, failed, mapShown, outcome, parseJson, walkMetres } from './tool-readings.js';
@@ -121,7 +121,8 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
       // Every source at once; then the best one's detail: the guide section, or the place on the map.
       const best = bestSource(intent.query, conv);
       const detail = best?.source === 'guide' ? [call('guide_get_section', { chunk_id: best.chunkId })] : best?.source === 'place' ? [call('maps_show_map', { destination: best.code })] : [];
-      return [...searchCalls(intent.query, intent.only), ...detail];
+      const top = intent.who ? topCourse(intent.query, conv) : undefined;
+      return [...searchCalls(intent.query, intent.only), ...detail, ...(top ? [call('courses_fetch_course_instructors', { course_id: top.courseID })] : [])];
     }
     default:
       return [];

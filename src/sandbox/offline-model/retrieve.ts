@@ -40,13 +40,18 @@ function coverage(query: string, text: string): number {
   return want.length === 0 ? 0 : want.filter((w) => have.some((h) => h === w || (w.length >= 4 && h.startsWith(w)))).length / want.length;
 }
 
+/** The best course the catalog search for this query found, if it ran and found one. */
+export function topCourse(query: string, conv: Pick<Conversation, 'done'>): { courseID: string; name?: string; department?: string; desc?: string } | undefined {
+  const courses = parseJson(outcome(conv, 'courses_search_courses_by_query', { query })?.result ?? '');
+  return Array.isArray(courses) ? courses[0] : undefined;
+}
+
 /** The source to answer from, once the searches ran; null when none found anything. */
 export function bestSource(query: string, conv: Pick<Conversation, 'done'>): Best | null {
   const candidates: Array<{ best: Best; text: string }> = [];
   const guide = guideHits(conv, query)?.[0];
   if (guide) candidates.push({ best: { source: 'guide', chunkId: guide.chunk_id }, text: `${(guide.heading_path ?? []).join(' ')} ${guide.snippet ?? ''}` });
-  const courses = parseJson(outcome(conv, 'courses_search_courses_by_query', { query })?.result ?? '');
-  const course = Array.isArray(courses) ? (courses[0] as { name?: string; department?: string; desc?: string } | undefined) : undefined;
+  const course = topCourse(query, conv);
   if (course) candidates.push({ best: { source: 'courses' }, text: `${course.name} ${course.department} ${course.desc}` });
   const place = searchHit(conv, query);
   if (place?.floor?.buildingCode) candidates.push({ best: { source: 'place', code: place.floor.buildingCode }, text: `${place.fullNameWithSpace} ${place.description ?? ''}` });
