@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { admitFact } from '../src/memory/fact-guard.js';
-import { toThirdPerson } from '../src/memory/fact-wording.js';
+import { livesIn, toThirdPerson } from '../src/memory/fact-wording.js';
 import { baseLeakPolicy } from '../src/security/leak-policy.js';
 
 describe('toThirdPerson', () => {
@@ -48,5 +48,15 @@ describe('admitFact', () => {
   it('stores every fact in the one wording, and still refuses secrets', () => {
     expect(admitFact('  my dorm is   Morewood Gardens ', baseLeakPolicy)).toEqual({ ok: true, text: 'Lives in Morewood Gardens' });
     expect(admitFact('my api key is sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', baseLeakPolicy).ok).toBe(false);
+  });
+});
+
+describe('livesIn', () => {
+  it('reads where a fact in the one wording says the user lives, whoever wrote it', () => {
+    expect(livesIn(toThirdPerson('I moved to Donner House'))).toBe('Donner House');
+    expect(livesIn(toThirdPerson('my dorm is Morewood Gardens.'))).toBe('Morewood Gardens');
+    expect(livesIn(toThirdPerson('I live in Mudge House'))).toBe('Mudge House');
+    expect(livesIn('Is vegetarian')).toBeNull();
+    expect(livesIn('Lives in ')).toBeNull();
   });
 });

@@ -11,11 +11,16 @@
 const HOME = String.raw`(?:dorm(?:itory)?|residence(?: hall)?|res hall|house|apartment|flat|room|home|housing)`;
 const OWNER = String.raw`(?:my|their|the user'?s|user'?s|his|her)`;
 
+const LIVES_IN = 'Lives in ';
+
+/** Where a fact in this wording says the user lives ("Lives in Stever House" → "Stever House"), else null. */
+export const livesIn = (fact: string): string | null => (fact.startsWith(LIVES_IN) ? fact.slice(LIVES_IN.length).replace(/\.$/, '').trim() || null : null);
+
 /** Whole-fact rewrites, tried in order; `$n` are the pattern's groups. */
 const REWRITES: Array<[RegExp, string]> = [
   // A move says where someone lives now: "I moved to Donner" is "Lives in Donner", so it replaces the old home.
-  [/^(?:(?:i|they|the user|user)\s+)?(?:just\s+|recently\s+)?(?:moved|has moved|have moved|'ve moved|’ve moved|am moving|is moving|relocated)\s+(?:in)?to\s+(.+)$/i, 'Lives in $1'],
-  [new RegExp(String.raw`^${OWNER}\s+${HOME}\s+(?:is|will be)\s+(?:in|at)?\s*(.+)$`, 'i'), 'Lives in $1'],
+  [/^(?:(?:i|they|the user|user)\s+)?(?:just\s+|recently\s+)?(?:moved|has moved|have moved|'ve moved|’ve moved|am moving|is moving|relocated)\s+(?:in)?to\s+(.+)$/i, `${LIVES_IN}$1`],
+  [new RegExp(String.raw`^${OWNER}\s+${HOME}\s+(?:is|will be)\s+(?:in|at)?\s*(.+)$`, 'i'), `${LIVES_IN}$1`],
   [new RegExp(String.raw`^${OWNER}\s+major\s+is\s+(.+)$`, 'i'), 'Majors in $1'],
   [new RegExp(String.raw`^${OWNER}\s+minor\s+is\s+(.+)$`, 'i'), 'Minors in $1'],
   [new RegExp(String.raw`^${OWNER}\s+name\s+is\s+(.+)$`, 'i'), 'Goes by $1'],

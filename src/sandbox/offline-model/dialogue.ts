@@ -9,6 +9,7 @@
 import { SANDBOX_BUILDINGS } from '../campus/data/buildings.js';
 import { SANDBOX_COURSES } from '../campus/data/courses.js';
 import { SANDBOX_DINING } from '../campus/data/dining.js';
+import { livesIn } from '../../memory/fact-wording.js';
 import type { Conversation } from './conversation.js';
 import { HOME_PHRASE } from './place-names.js';
 
@@ -55,14 +56,8 @@ const DINING_CUE = /\b(open|close[sd]?|hours|menu|serve[sd]?|eat)\b/i;
 /** What the user's words "my dorm", "home", "where I live" stand for. */
 const HOME_WORDS = new RegExp(`\\b(?:${HOME_PHRASE})\\b`, 'i');
 
-/** Where the saved facts say the user lives ("Lives in Stever House"): a place name, or null. */
-export function homeOf(facts: readonly string[]): string | null {
-  for (const fact of facts) {
-    const m = /\b(?:lives?|living|stays?|moved)\s+(?:in|at|to|into)\s+(?:the\s+)?(.+?)\.?$/i.exec(fact) ?? /^(?:dorm|residence hall) is\s+(.+?)\.?$/i.exec(fact);
-    if (m && !/\bnot\b/i.test(fact)) return m[1]!.trim();
-  }
-  return null;
-}
+/** Where the saved facts say the user lives (facts are in the one wording of fact-wording.ts), or null. */
+export const homeOf = (facts: readonly string[]): string | null => facts.map(livesIn).find(Boolean) ?? null;
 
 /** A question with its references resolved against the messages before it (oldest first). */
 export function resolveReferences(question: string, before: readonly string[], facts: readonly string[]): string {
