@@ -225,6 +225,10 @@ const THIRD_PASS: Row[] = [
   { q: 'how far is the library from my dorm', tools: [], has: ["I don't know where you live yet"], not: ['Donner'] },
   { q: 'can i bring a car to campus', tools: ['guide_search_guide', 'guide_get_section'], has: ['### Getting Around › Parking', 'parking permit'] },
   { q: 'where can i study late at night', tools: ['guide_search_guide'], has: ['Hunt Library', 'open late'] },
+  { q: 'where can i get a smoothie', tools: ['eats_get_locations_by_cuisine'], has: ['### Smoothies on campus'] },
+  { q: "what's near wean hall to eat", tools: ['eats_get_locations_open_now', 'maps_distance_between'], has: ['### Open near Wean Hall right now, nearest first'], not: ['"eat"'] },
+  { q: 'where do first years live', tools: ['guide_search_guide', 'guide_get_section'], has: ['### Housing › First-year housing', 'Morewood Gardens'] },
+  { q: 'what building is the math department in', tools: ['maps_search_buildings'], has: ['**Wean Hall** (WEH): mathematics'], not: ['Apartments'], map: 'WEH' },
   // Honest limits
   { q: 'can you do my 15-122 homework?', tools: [], has: ["I won't do graded work for you"], not: ['### 15-122'] },
   { q: 'write my essay for 76-101', tools: [], has: ["I won't do graded work for you", 'academic integrity'] },

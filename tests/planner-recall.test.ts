@@ -109,6 +109,8 @@ const CASES: Case[] = [
   // "open" with a time is about food, even with no food word (and even mid-conversation about something else)
   ["what's open before 8am?", ['eats'], h('How does housing work?', 'First-years live on campus.')],
   ['anything open after 9pm', ['eats']],
+  ['where can i get a smoothie', ['eats', 'maps']],
+  ['where do first years live', ['guide', 'maps']],
   // Follow-ups with history
   ['And its prerequisites?', ['courses'], h('Tell me about 15-122', '15-122 Principles of Imperative Computation is a 12-unit course.')],
   ['What about Wean Hall?', ['maps'], h('Where is Gates?', 'Gates is on the north side of campus.')],

@@ -15,7 +15,7 @@ const words = (alternatives: string): RegExp => new RegExp(`(?<![\\p{L}\\p{N}_])
 const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
   [
     'eats',
-    words(String.raw`food|eat|eats|eating|dining|dine|lunch|dinner|breakfast|brunch|coffee|cafe|café|restaurants?|pizza|sushi|hungry|snacks?|menu|cuisine|vegetarian|vegan|halal|kosher|drinks?|tea|boba|bagels?|sandwich(es)?|salad|burgers?|open now|(?:what'?s|what is|anything|everything|something|places?) open|open (?:late|tonight|before|after|until|till)|late night|meal (plans?|blocks?|swipes?)|dining dollars|flex dollars`),
+    words(String.raw`food|eat|eats|eating|dining|dine|lunch|dinner|breakfast|brunch|coffee|cafe|café|restaurants?|pizza|sushi|hungry|snacks?|menu|cuisine|vegetarian|vegan|halal|kosher|drinks?|tea|boba|bagels?|sandwich(es)?|salad|burgers?|smoothies?|juice|bakery|pastr(y|ies)|desserts?|ice cream|open now|(?:what'?s|what is|anything|everything|something|places?) open|open (?:late|tonight|before|after|until|till)|late night|meal (plans?|blocks?|swipes?)|dining dollars|flex dollars`),
   ],
   [
     'courses',
@@ -27,7 +27,7 @@ const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
   ],
   [
     'guide',
-    words(String.raw`housing|dorms?|residence|room selection|roommates?|first-?years?|meal ?plans?|dinextra|polic(y|ies)|registration|register|shuttles?|escort|bus(es)?|parking|tuition|financial aid|orientation|wi-?fi|eduroam|internet|andrew (id|account)|(student )?id cards?|student id|lost (my )?(id|card)|academic calendar|calendar|deadlines?|drop(ping)? (a |my )?(class|course)|withdraw(al|ing)?|finals|final exams?|spring break|laundry|mail|mailroom|packages?|move-?in|move out|meal (blocks?|swipes?)|dining dollars|librar(y|ies)|print(ing|er)?|study spaces?|study(ing)? (late|at night|quietly|spots?|rooms?)|quiet(ly)?|(place|spot|room|somewhere) to (study|read|work)|new students?|just arrived|arriv(e|ed|ing)|first week|health|healthy?care|doctors?|nurses?|clinic|medical|medicine|pharmacy|prescriptions?|sick|ill|fever|flu|injur(y|ed)|hurt|vaccin\w*|counsel(or|ors|ing|ling)|caps|therap(y|ist)|mental health|stress(ed)?|anxi(ety|ous)|depress(ed|ion)|overwhelmed|lonely|someone to talk to|emergenc(y|ies)|safety|police|accessib(le|ility)|disabilit(y|ies)|jobs?|career|internships?|clubs?|guide`),
+    words(String.raw`housing|dorms?|residence|room selection|roommates?|first[- ]?years?|meal ?plans?|dinextra|polic(y|ies)|registration|register|shuttles?|escort|bus(es)?|parking|tuition|financial aid|orientation|wi-?fi|eduroam|internet|andrew (id|account)|(student )?id cards?|student id|lost (my )?(id|card)|academic calendar|calendar|deadlines?|drop(ping)? (a |my )?(class|course)|withdraw(al|ing)?|finals|final exams?|spring break|laundry|mail|mailroom|packages?|move-?in|move out|meal (blocks?|swipes?)|dining dollars|librar(y|ies)|print(ing|er)?|study spaces?|study(ing)? (late|at night|quietly|spots?|rooms?)|quiet(ly)?|(place|spot|room|somewhere) to (study|read|work)|new students?|just arrived|arriv(e|ed|ing)|first week|health|healthy?care|doctors?|nurses?|clinic|medical|medicine|pharmacy|prescriptions?|sick|ill|fever|flu|injur(y|ed)|hurt|vaccin\w*|counsel(or|ors|ing|ling)|caps|therap(y|ist)|mental health|stress(ed)?|anxi(ety|ous)|depress(ed|ion)|overwhelmed|lonely|someone to talk to|emergenc(y|ies)|safety|police|accessib(le|ility)|disabilit(y|ies)|jobs?|career|internships?|clubs?|guide`),
   ],
 ];
 

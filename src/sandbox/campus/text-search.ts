@@ -69,7 +69,8 @@ export function textIndex<T>(docs: readonly T[], fields: Record<string, { text: 
     searchOptions: {
       processTerm: queryTerm,
       boost: Object.fromEntries(names.map((n) => [n, fields[n]!.boost ?? 1])),
-      fuzzy: (term) => (term.length >= 4 && !/\d/.test(term) ? 0.2 : false),
+      // One typo at most: two would make "department" an "apartment".
+      fuzzy: (term) => (term.length >= 4 && !/\d/.test(term) ? 1 : false),
       prefix: (term) => term.length >= 4,
     },
   });

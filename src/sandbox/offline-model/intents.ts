@@ -138,7 +138,7 @@ function hoursIntent(q: string, today: number | null): Intent | null {
  */
 export function nearOf(q: string): string | null {
   const m =
-    /\b(?:closest|nearest|near|close)\b.*?\b(?:to|from)\s+(.+)$/i.exec(q) ??
+    /\b(?:closest|nearest|near|close)\b.*?\b(?:to|from)\s+(?!eat\b|grab\b|get\b)(.+)$/i.exec(q) ??
     /\b(?:near|next to|close to|around|walking distance (?:of|from))\s+(?!\d)(.+)$/i.exec(q);
   if (m) {
     const place = cleanPlace(m[1]!);

@@ -13,7 +13,7 @@ export function cleanPlace(text: string): string {
   return text
     .replace(/[?.!,]+/g, ' ')
     .replace(WHEN_TAIL, '')
-    .replace(/\s+(on campus|located|building|please|pls|plz|again|then|exactly|on the map|from here)\b.*$/i, '')
+    .replace(/\s+(on campus|located|building|please|pls|plz|again|then|exactly|on the map|from here|to eat|for food|to grab)\b.*$/i, '')
     .replace(/^\s*(the|a|an)\s+/i, '')
     .replace(/\s+/g, ' ')
     .trim();

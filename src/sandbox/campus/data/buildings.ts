@@ -115,7 +115,7 @@ const HOLDS: Record<string, string> = {
   CUC: 'the UC, student center: dining, the gym (fitness center and pool), the mailroom, Rangos Ballroom',
   HL: 'the main library: quiet study floors, the IDeATe studios, printing',
   GHC: 'the School of Computer Science (the CS building), Gates Café',
-  WEH: 'Sorrells Library (engineering and computer science), lecture halls, Wean Coffee Bar',
+  WEH: 'mathematics, Sorrells Library (engineering and computer science), lecture halls, Wean Coffee Bar',
   TEP: 'the Tepper School of Business (the business school), Rohr Café',
   '3SC': 'University Police (campus police)',
   MOR: 'first-year housing, University Health Services (the health center)',
