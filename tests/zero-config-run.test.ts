@@ -50,8 +50,10 @@ describe('zero-configuration run', () => {
     const body = await res.json();
     expect(body.services_used).toEqual(['maps_search_buildings']);
     expect(body.action).toBe('retrieve');
-    // The sandbox tool server's name for GHC, written by the offline model from its result.
-    expect(body.response_text).toBe('**Gates & Hillman Centers** (GHC) is on the main campus. It is marked on the campus map that comes with this answer.');
+    // The sandbox tool server's name for GHC, what it holds and its neighbours, written by the offline model from its result.
+    expect(body.response_text).toBe(
+      '**Gates & Hillman Centers** (GHC): the School of Computer Science (the CS building), Gates Café. Next to it: Newell-Simon Hall (NSH, 87 m), Cyert Hall (CYH, 112 m) and Ansys Hall (AN, 116 m). It is marked on the campus map that comes with this answer.',
+    );
     expect(body.cmu_maps).toEqual({
       url: 'https://maps.scottylabs.org/GHC?dst=GHC',
       mode: 'location',
