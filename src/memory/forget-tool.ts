@@ -39,7 +39,6 @@ const listed = (facts: readonly Fact[]) =>
 
 const removeEvent = (text: string): MemoryEvent => ({ type: 'memory', data: { op: 'remove', text } });
 
-/** The forget tool bound to one user. */
 /** Openings of this tool's results, written here and read by `forgetOutcome`. */
 const FORGOT = 'Forgot ';
 const NOTHING = 'Nothing ';
@@ -52,6 +51,7 @@ export function forgetOutcome(content: string): 'forgot' | 'nothing' | 'ask' | '
   return content.startsWith(ASKING) ? 'ask' : 'failed';
 }
 
+/** The forget tool bound to one user. */
 export function createForgetTool(userId: string, deps: MemoryToolDeps): LocalTool<MemoryEvent> {
   const { store } = deps;
 

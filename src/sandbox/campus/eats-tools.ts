@@ -3,11 +3,11 @@
  * locations, open/closed judged at call time in America/New_York with an injectable clock.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { textIndex } from './text-search.js';
 import { z } from 'zod';
 import { SANDBOX_DINING, type DiningLocation } from './data/dining.js';
 import { diningDetail, diningList } from './dining-format.js';
 import { DAY_NAMES, campusTime, isOpenAt } from './dining-hours.js';
+import { textIndex } from './text-search.js';
 import { errorResult, textResult } from './tool-results.js';
 
 /** Cuisine questions, by cuisine first, then name and description (text-search.ts). */

@@ -42,12 +42,19 @@ function buildingResult(b: SandboxBuilding): PlaceResult {
 
 const pointOf = (b: SandboxBuilding): Point => ({ latitude: b.latitude, longitude: b.longitude, label: b.name, floor: '1' });
 
-/** The three nearest other buildings, by straight-line distance. */
+const NEIGHBOURS = new Map<string, Array<{ code: string; name: string; metres: number }>>();
+
+/** The three nearest other buildings, by straight-line distance; worked out once per building. */
 function neighbours(b: SandboxBuilding): Array<{ code: string; name: string; metres: number }> {
-  return SANDBOX_BUILDINGS.filter((o) => o.code !== b.code && o.name !== b.name)
-    .map((o) => ({ code: o.code, name: o.name, metres: distanceMetres(pointOf(b), pointOf(o)) }))
-    .sort((x, y) => x.metres - y.metres)
-    .slice(0, 3);
+  let near = NEIGHBOURS.get(b.code);
+  if (!near) {
+    near = SANDBOX_BUILDINGS.filter((o) => o.code !== b.code && o.name !== b.name)
+      .map((o) => ({ code: o.code, name: o.name, metres: distanceMetres(pointOf(b), pointOf(o)) }))
+      .sort((x, y) => x.metres - y.metres)
+      .slice(0, 3);
+    NEIGHBOURS.set(b.code, near);
+  }
+  return near;
 }
 
 function roomResult(b: SandboxBuilding, room: string, type: string): PlaceResult {

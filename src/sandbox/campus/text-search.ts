@@ -7,7 +7,8 @@
  */
 import MiniSearch, { type SearchResult } from 'minisearch';
 
-const STOP = new Set(
+/** Words no index keeps (the offline model's question words build on them: retrieve.ts). */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
   'a an and any are about can class classes course courses do does for from get how i in is it me my near of on or some the there to what where which who with'.split(' '),
 );
 
@@ -25,7 +26,7 @@ const EXPAND: Record<string, string[]> = {
 };
 
 /** "studies" → "study", "libraries" → "library", "printing" → "print", "courses" → "course". */
-export function stem(word: string): string {
+function stem(word: string): string {
   if (word.length <= 3 || /\d/.test(word)) return word;
   if (word.endsWith('e') && !word.endsWith('ee')) return word.slice(0, -1); // "move" and "moving" alike
   if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
@@ -38,7 +39,7 @@ export function stem(word: string): string {
 
 const indexTerm = (term: string): string | null => {
   const t = term.toLowerCase();
-  return STOP.has(t) || t.length < 2 ? null : stem(t);
+  return STOP_WORDS.has(t) || t.length < 2 ? null : stem(t);
 };
 
 const queryTerm = (term: string): string | string[] | null => {

@@ -7,14 +7,13 @@
 import { forgetOutcome } from '../../memory/forget-tool.js';
 import { rememberKept } from '../../memory/remember-tool.js';
 import type { Conversation } from './conversation.js';
-import { DAY_NAMES } from '../campus/dining-hours.js';
 import type { EatsIntent, Intent, OffTopic } from './intents.js';
 import { homeOf } from './dialogue.js';
 import { bestSource } from './retrieve.js';
 import { eatsListCall, nearPlace } from './eats-lists.js';
 import { HOME } from './place-names.js';
 import { readDiningDetail, readDiningList, type DiningEntry } from '../campus/dining-format.js';
-import { clock12Of, hoursOnDay } from '../campus/dining-hours.js';
+import { DAY_NAMES, clock12, clock12Of, hoursOnDay } from '../campus/dining-hours.js';
 import { diningBuilding, diningList, dietOf, failed, guideHits, lectureOf, mapShown, outcome, parseJson, placeHit, schedulesOf, walkMetres } from './tool-readings.js';
 
 /** What the campus data covers, and two questions that work offline: the end of every "can't" answer. */
@@ -157,7 +156,7 @@ function diningItem(e: DiningEntry, options: { status: boolean; diet: string | n
 const walkMinutes = (metres: number) => `about a ${Math.max(1, Math.round(metres / WALK_METRES_PER_MINUTE))}-minute walk`;
 
 function moment(at: { day: number; hour: number; minute: number }): string {
-  return `${DAY_NAMES[at.day]} at ${clock12Of(`${at.hour}:${String(at.minute).padStart(2, '0')}`)}`;
+  return `${DAY_NAMES[at.day]} at ${clock12(at.hour * 60 + at.minute)}`;
 }
 
 const capital = (s: string) => `${s.charAt(0).toUpperCase()}${s.slice(1)}`;

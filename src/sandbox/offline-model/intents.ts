@@ -231,6 +231,7 @@ export function detectIntent(question: string, today: number | null = null): Int
   if (forget?.trim()) return { kind: 'forget', fact: toFact(forget) };
   if (/\bwhat do you (?:know|remember) about me\b|\bwhat have you (?:saved|remembered)\b/i.test(q)) return { kind: 'about-me' };
   if (HOMEWORK.test(q)) return { kind: 'chat', smallTalk: null, offTopic: 'homework' };
+  const query = searchWords(q);
 
   const geneds = genedsIntent(q);
   if (geneds) return geneds;
@@ -238,7 +239,7 @@ export function detectIntent(question: string, today: number | null = null): Int
   if (course) return { kind: 'course', courseId: `${course[1]}-${course[2]}`, aspects: courseAspects(q), term: termAsked(q) };
 
   // Housing, meal plans, ID cards and the calendar are searched for even when they mention food, a building or a class.
-  if (GUIDE_FIRST.test(q)) return { kind: 'search', query: searchWords(q), only: 'guide', offTopic: null };
+  if (GUIDE_FIRST.test(q)) return { kind: 'search', query, only: 'guide', offTopic: null };
 
   const route = routeIntent(q);
   if (route) return route;
@@ -257,12 +258,11 @@ export function detectIntent(question: string, today: number | null = null): Int
   const where = whereIntent(q);
   if (where) return where;
   // "who teaches machine learning": the best course's instructors too.
-  if (COURSE_WORDS.test(q) && searchWords(q)) return { kind: 'search', query: searchWords(q), only: 'courses', who: /\bwho\b/i.test(q), offTopic: null };
+  if (COURSE_WORDS.test(q) && query) return { kind: 'search', query, only: 'courses', who: /\bwho\b/i.test(q), offTopic: null };
   if (/^\W*(thanks|thank you|thx|ty|cheers|great,? thanks)\b/i.test(q)) return { kind: 'chat', smallTalk: 'thanks', offTopic: null };
   if (/^\W*(hi|hello|hey|good (morning|afternoon|evening)|yo)\W*$/i.test(q)) return { kind: 'chat', smallTalk: 'hello', offTopic: null };
   const offTopic = OFF_TOPIC.find(([re]) => re.test(q))?.[1] ?? null;
   // General knowledge may still be campus knowledge ("who is Andy Pavlo"): searched first.
-  const query = searchWords(q);
   if (query && (offTopic === null || offTopic === 'general-knowledge')) return { kind: 'search', query, offTopic };
   return { kind: 'chat', smallTalk: null, offTopic };
 }

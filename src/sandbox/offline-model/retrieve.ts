@@ -5,14 +5,15 @@
  * named, then the best source by how much of the question its top hit covers (at least half of its
  * terms). Ties go to the guide, then courses, then places; no such hit is "not covered".
  */
-import { terms } from '../campus/text-search.js';
+import { STOP_WORDS, terms } from '../campus/text-search.js';
 import type { Conversation } from './conversation.js';
 import { guideHits, outcome, parseJson, searchHit } from './tool-readings.js';
 
-/** Words that ask rather than describe: what is left is what to search for. */
-const ASKING = new Set(
-  'campus cmu university department have has course courses class classes by professor prof instructor lecturer offered i im i\'m me my we you a an the is are was be to of in on at for from with and or any anything some something somewhere someone where what which who how can could do does should would will please need want looking find get got there here it this that about good place spot teach teaches taught work works connect pick up use tell know'.split(' '),
-);
+/** Words that ask rather than describe, besides those no index keeps: what is left is what to search for. */
+const ASKING = new Set([
+  ...STOP_WORDS,
+  ...'campus cmu university department have has by professor prof instructor lecturer offered im i\'m we you was be anything something somewhere someone could should would will please need want looking find got here this that good place spot teach teaches taught work works connect pick up use tell know'.split(' '),
+]);
 
 /** The question's describing words, for the search tools. */
 export function searchWords(question: string): string {
