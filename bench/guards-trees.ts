@@ -5,9 +5,9 @@
  * tree goes first, the figure the median round:
  * - the leak scanner alone: the same answer pushed in 4-character chunks through a new scanner per
  *   answer (as a turn makes one), then flushed; 3,000 answers per round, 12 rounds;
- * - the whole answer stream (reasoning stripper → leak scanner → shaping; no map, so no sentence
- *   filter): a 9,000-character unpunctuated line in 1-character deltas, then `finish`; 3 answers per
- *   round, 14 rounds.
+ * - the whole answer stream (reasoning stripper → leak scanner → grounding, in a tree that has it, with
+ *   the line itself as evidence → shaping; no map, so no sentence filter): a 9,000-character
+ *   unpunctuated line in 1-character deltas, then `finish`; 3 answers per round, 14 rounds.
  * Prints one Markdown section.
  */
 import { spawnSync } from 'node:child_process';
@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { NO_MAP } from '../src/campus/cmu-maps.js';
 import type { createAnswerStream } from '../src/guards/answer-stream.js';
 import type { LeakPolicy } from '../src/security/leak-policy.js';
+import type { LeakScanner } from '../src/security/leak-scanner.js';
+import { existsSync } from 'node:fs';
 import { FAKE_SECRETS_ENV } from '../tests/support/fake-secrets.js';
 import { REPO_ROOT } from '../tests/support/spawn-service.js';
 
@@ -33,14 +35,28 @@ const prompt = 'You are the campus assistant of Carnegie Mellon. Answer from wha
 
 interface Guards {
   policy: LeakPolicy;
-  createAnswerStream: typeof createAnswerStream;
+  /** A new answer stream of the tree, its grounding (if it has one) over `evidence`. */
+  createAnswerStream(scanner: LeakScanner, evidence: string): ReturnType<typeof createAnswerStream>;
 }
 
 async function guardsOf(tree: string): Promise<Guards> {
   const { leakPolicyFromConfig } = await import(join(tree, 'src/security/leak-policy.ts'));
   const { parseConfig } = await import(join(tree, 'src/config.ts'));
   const stream = await import(join(tree, 'src/guards/answer-stream.ts'));
-  return { policy: leakPolicyFromConfig(parseConfig({ AGENT_ENV: 'test', ...FAKE_SECRETS_ENV })), createAnswerStream: stream.createAnswerStream };
+  const grounded = existsSync(join(tree, 'src/guards/grounding/grounding-stream.ts'));
+  const grounding = grounded ? await import(join(tree, 'src/guards/grounding/grounding-stream.ts')) : null;
+  const { createEvidence } = grounded ? await import(join(tree, 'src/guards/grounding/evidence.ts')) : { createEvidence: null };
+  const { loadCatalog } = await import(join(tree, 'src/campus/catalog.ts'));
+  const catalog = loadCatalog(null);
+  return {
+    policy: leakPolicyFromConfig(parseConfig({ AGENT_ENV: 'test', ...FAKE_SECRETS_ENV })),
+    createAnswerStream(scanner, evidenceText) {
+      if (!grounding) return stream.createAnswerStream({ scanner });
+      const evidence = createEvidence(catalog);
+      evidence.addText(evidenceText);
+      return stream.createAnswerStream({ scanner, grounding: grounding.createGroundingStream({ catalog, evidence }) });
+    },
+  };
 }
 
 const trees = [beforeTree, REPO_ROOT];
@@ -71,7 +87,7 @@ for (let round = 0; round < STREAM_ROUNDS; round++) {
     const t0 = process.hrtime.bigint();
     let length = 0;
     for (let k = 0; k < STREAM_ANSWERS; k++) {
-      const stream = create({ scanner: policy.stream(prompt) });
+      const stream = create(policy.stream(prompt), LINE);
       for (let j = 0; j < LINE.length; j++) stream.push(LINE[j]!);
       length += stream.finish({ map: NO_MAP, toolsUsed: [], otherToolFailed: false, query: 'how do I get to the dorms?' }).text.length;
     }

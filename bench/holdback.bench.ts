@@ -18,6 +18,7 @@ import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
 import { unmeteredBudget } from '../src/admission/admission.js';
 import { createAnswerStream } from '../src/guards/answer-stream.js';
 import { FAKE_SECRETS_ENV } from '../tests/support/fake-secrets.js';
+import { groundingOver, verifyOptions } from '../tests/support/verify.js';
 import { ms, quantile } from './stats.js';
 import { noSpan, noTelemetry } from '../src/telemetry/telemetry.js';
 
@@ -109,7 +110,7 @@ async function latencyRow(label: string, stage: Stage, prefix: TurnEvent[], answ
 }
 
 const leaks = leakPolicyFromConfig(config);
-const verify = createVerifyStage({ leaks });
+const verify = createVerifyStage(verifyOptions({ leaks }));
 const map = buildCampusMap(config.campus.mapBaseUrl, loadCatalog(null).get('WEH')!);
 const withMap: TurnEvent[] = [{ type: 'map_request', map }, { type: 'pass', index: 1 }];
 
@@ -160,7 +161,7 @@ for (const [kind, make] of texts) {
       const text = make(length);
       const runs: number[] = [];
       for (let r = 0; r < 5; r++) {
-        const answer = createAnswerStream({ scanner: leaks.stream(systemPrompt) });
+        const answer = createAnswerStream({ scanner: leaks.stream(systemPrompt), grounding: groundingOver(text) });
         answer.newPass(withMap ? { map, otherToolFailed: false } : null);
         const start = process.cpuUsage();
         for (let i = 0; i < text.length; i++) answer.push(text[i]!);

@@ -36,7 +36,7 @@ describe('POST /agent/respond: plain answers', () => {
       services_used: [],
       response_text: 'Hello! How can I help?',
       cmu_maps: { url: null, mode: null, target: null, target_label: null, src: null, src_label: null, dest: null, dest_label: null },
-      metadata: {},
+      metadata: { grounding: { checked: 0, unverified: 0 } },
     });
     const sent = h.gw.chatRequests()[0];
     expect(sent.messages[0].role).toBe('system');

@@ -50,7 +50,7 @@ describe('invisible tag characters', () => {
   it('never leave in an answer, even a pair split across two deltas', async () => {
     h.gw.handler = () => ({ text: ['Gates is open', HIDDEN.slice(0, 3), HIDDEN.slice(3), ' until 9 PM.'] });
     const base = await h.listen();
-    const res = await fetch(`${base}/agent/respond/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'Is Gates open?' }) });
+    const res = await fetch(`${base}/agent/respond/stream`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'Is Gates open until 9 PM?' }) });
     const events = await collectSseEvents(res.body!);
     const streamed = events.filter((e) => e.type === 'delta').map((e) => e.data.text).join('');
     expect(streamed).toBe('Gates is open until 9 PM.');

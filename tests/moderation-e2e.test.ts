@@ -88,7 +88,7 @@ describe('moderation through the app', () => {
     h = await startAdmissionApp({ moderation: true, logger: createLogger({ level: 'info', sink: (l) => lines.push(l) }) });
     h.gw.moderationFailure = { status: 502 };
     h.gw.enqueue({ text: 'The library opens at 8 AM.', usage: { prompt_tokens: 30, completion_tokens: 9 } });
-    const res = await h.post('/agent/respond', { query: 'when does the library open?' });
+    const res = await h.post('/agent/respond', { query: 'does the library open at 8 AM?' });
     expect(res.status).toBe(200);
     expect((await res.json()).response_text).toBe('The library opens at 8 AM.');
     expect(h.chatCalls()).toBe(1);

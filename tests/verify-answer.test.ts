@@ -10,7 +10,7 @@ import { EMPTY_ANSWER_APOLOGY } from '../src/guards/answer-stream.js';
 import { createVerifyStage } from '../src/pipeline/stages/verify.js';
 import { NO_MAP } from '../src/campus/cmu-maps.js';
 import type { TurnEvent } from '../src/pipeline/events.js';
-import { everyN, makeCtx, runVerify, toolEvent } from './support/verify.js';
+import { everyN, makeCtx, runVerify, toolEvent, verifyOptions } from './support/verify.js';
 import { baseLeakPolicy } from '../src/security/leak-policy.js';
 
 const catalog = loadCatalog(null);
@@ -123,7 +123,7 @@ describe('false "lookup failed" repair with a map attached', () => {
 describe('tool disclosure', () => {
   it('removes a "no tools used" claim when tools ran', async () => {
     const run = await runVerify([
-      toolEvent('eats_get_locations_open_now'),
+      toolEvent('eats_get_locations_open_now', 'campus', true, '### 🟢 Tepper Café\n**Hours:** Monday - Friday: 8:00 AM - 8:00 PM'),
       { type: 'pass', index: 1 },
       ...everyN('Tepper Café is open until 8 PM. I did not use any tools for this; it is based on my general knowledge.', 4),
     ]);
@@ -206,7 +206,7 @@ describe('answer wording and pass-through', () => {
         upstreamClosed();
       }
     }
-    for await (const e of createVerifyStage({ leaks: baseLeakPolicy })(upstream(), makeCtx())) {
+    for await (const e of createVerifyStage(verifyOptions({ leaks: baseLeakPolicy }))(upstream(), makeCtx())) {
       if (e.type === 'delta') break;
     }
     await closed;

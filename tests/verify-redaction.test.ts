@@ -13,7 +13,7 @@ import { NO_MAP } from '../src/campus/cmu-maps.js';
 import type { TurnEvent } from '../src/pipeline/events.js';
 import { testConfig } from './support/deps.js';
 import { FAKE_SECRET_PARTS, FAKE_SECRETS_ENV } from './support/fake-secrets.js';
-import { chunks, everyN, makeCtx, runVerify } from './support/verify.js';
+import { chunks, everyN, makeCtx, runVerify, verifyOptions } from './support/verify.js';
 
 const config = testConfig(FAKE_SECRETS_ENV);
 const { databasePassword, databaseHost, toolServerHost } = FAKE_SECRET_PARTS;
@@ -96,7 +96,7 @@ describe('secrets in the stream', () => {
       yield { type: 'text', text: 'It has the Sorrells library.' };
     }
     const out: TurnEvent[] = [];
-    for await (const e of createVerifyStage(options)(source(), makeCtx())) {
+    for await (const e of createVerifyStage(verifyOptions(options))(source(), makeCtx())) {
       out.push(e);
       if (e.type === 'delta') released();
     }

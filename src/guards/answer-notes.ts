@@ -4,4 +4,6 @@ export interface AnswerNotes {
   repairedFailureClaim?: boolean;
   redacted?: boolean;
   emptyModelOutput?: boolean;
+  /** Details no evidence held were marked "not confirmed" (issue 45). */
+  unconfirmedDetails?: boolean;
 }

@@ -1,10 +1,13 @@
 /**
  * The answer as it streams: raw model text in, verified delta text out, and at the end the final
  * answer. Chain per chunk: reasoning stripper → leak scanner (security/leak-scanner.ts: secrets in any
- * form, key shapes, tokens and system-prompt runs held back and redacted) → with a map already attached, the failure-claim sentence filter → whitespace
- * shaping (no leading or trailing blanks, one blank line between model passes). `finish` applies the
- * whole-text rules (prompt-leak refusal, failure-claim repair, tool disclosure, empty answer) and says
- * which tail, if any, can still be sent as a delta so the deltas end up equal to the answer.
+ * form, key shapes, tokens and system-prompt runs held back and redacted) → grounding (grounding/:
+ * hours, rooms, course numbers, phones, prices, dates, routes and waits no evidence holds are marked
+ * "not confirmed" before they leave) → with a map already attached, the failure-claim sentence filter →
+ * whitespace shaping (no leading or trailing blanks, one blank line between model passes). `finish`
+ * applies the whole-text rules (prompt-leak refusal, failure-claim repair, tool disclosure, the
+ * grounding note, empty answer) and says which tail, if any, can still be sent as a delta so the deltas
+ * end up equal to the answer.
  */
 import { NO_MAP, type CmuMaps } from '../campus/cmu-maps.js';
 import type { AnswerNotes } from './answer-notes.js';
@@ -13,6 +16,8 @@ import { isFailureClaim, mapPointer, mayBeFailureClaim, repairFailureClaims } fr
 import { createReasoningStripper, REASONING_ENDED, type ReasoningStripper } from './reasoning.js';
 import type { LeakScanner } from '../security/leak-scanner.js';
 import { createSentenceFilter, type SentenceFilter } from './sentence-filter.js';
+import { groundingNote } from './grounding/grounding-note.js';
+import type { GroundingStream } from './grounding/grounding-stream.js';
 
 /** What an empty model answer becomes (issue 4, "Answer quality wording"); with a map, the map pointer. */
 export const EMPTY_ANSWER_APOLOGY = "Sorry, I couldn't put an answer together for that. Could you rephrase your question?";
@@ -23,6 +28,14 @@ export const PROMPT_LEAK_REFUSAL = "Sorry, I can't share that, but I'm happy to 
 export interface AnswerStreamOptions {
   /** The turn's leak scanner (`LeakPolicy.stream(systemPrompt)`). */
   scanner: LeakScanner;
+  /** The turn's grounding check, over its evidence. */
+  grounding: GroundingStream;
+}
+
+/** `metadata.grounding` of the complete response (CONTRACT.md). */
+export interface GroundingReport {
+  checked: number;
+  unverified: number;
 }
 
 /** What the turn did, known by the end: the final map, the tools called, the user's question. */
@@ -42,6 +55,7 @@ export interface FinalAnswer {
   text: string;
   map: CmuMaps;
   notes: AnswerNotes;
+  grounding: GroundingReport;
 }
 
 export interface AnswerStream {
@@ -163,6 +177,7 @@ class ClaimFilter {
 /** Creates the answer stream of one turn: reasoning stripper → leak scanner → claim filter → shaper. */
 export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
   const secure = options.scanner;
+  const grounding = options.grounding;
   let stripper: ReasoningStripper = createReasoningStripper();
   const shaper = new Shaper();
   const claims = new ClaimFilter();
@@ -173,16 +188,17 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
       if (piece === REASONING_ENDED) {
         // Everything before was reasoning: drop what is held, and start the answer afresh.
         secure.flush();
+        grounding.reset();
         shaper.restart();
         claims.restart();
         continue;
       }
-      out += claims.pass(secure.push(piece), shaper, false);
+      out += claims.pass(grounding.push(secure.push(piece)), shaper, false);
     }
     return out;
   };
 
-  const endPass = (): string => fromStripper([stripper.end()]) + claims.pass(secure.flush(), shaper, true);
+  const endPass = (): string => fromStripper([stripper.end()]) + claims.pass(grounding.push(secure.flush()) + grounding.flush(), shaper, true);
 
   return {
     push: (text) => fromStripper(stripper.push(text)),
@@ -216,11 +232,18 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
           // With a map the lookup worked: point at it rather than apologise.
           text = map.url ? mapPointer(map) : EMPTY_ANSWER_APOLOGY;
           notes.emptyModelOutput = true;
+        } else {
+          // Told once, at the end, that details were marked and where to check them.
+          const note = groundingNote(grounding.unconfirmed);
+          if (note) {
+            text = `${text}\n\n${note}`;
+            notes.unconfirmedDetails = true;
+          }
         }
       }
       const delta = text.startsWith(shaper.emitted) ? text.slice(shaper.emitted.length) : '';
       if (delta) shaper.emitted += delta;
-      return { delta: last + delta, text, map, notes };
+      return { delta: last + delta, text, map, notes, grounding: { checked: grounding.checked, unverified: grounding.unverified } };
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { CmuMaps } from '../campus/cmu-maps.js';
 import type { AnswerNotes } from '../guards/answer-notes.js';
+import type { GroundingReport } from '../guards/answer-stream.js';
 import { computeThought, type Thought } from './thought.js';
 import type { ToolOutcome } from './toolbox.js';
 
@@ -29,6 +30,8 @@ export function buildCompleteResponse(input: {
   map: CmuMaps;
   outcomes: readonly ToolOutcome[];
   notes: AnswerNotes;
+  /** What grounding checked of the answer (`metadata.grounding`, CONTRACT.md). */
+  grounding: GroundingReport;
 }): CompleteResponse {
   const services = servicesUsed(input.outcomes);
   return {
@@ -38,6 +41,6 @@ export function buildCompleteResponse(input: {
     services_used: services,
     response_text: input.text,
     cmu_maps: { ...input.map },
-    metadata: {},
+    metadata: { grounding: { checked: input.grounding.checked, unverified: input.grounding.unverified } },
   };
 }

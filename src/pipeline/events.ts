@@ -5,6 +5,7 @@
  */
 import type { CmuMaps, MapRequestEvent } from '../campus/cmu-maps.js';
 import type { AnswerNotes } from '../guards/answer-notes.js';
+import type { GroundingReport } from '../guards/answer-stream.js';
 import type { Envelope } from '../http/errors.js';
 import type { MemoryEvent } from '../memory/memory-event.js';
 import type { Usage } from '../model/usage.js';
@@ -27,12 +28,13 @@ export type InternalEvent =
   | { type: 'text'; text: string }
   /** The model started a new pass after tool calls; text already held may be flushed first. */
   | { type: 'pass'; index: number }
-  | { type: 'tool'; outcome: ToolOutcome }
+  /** A tool ran; `result` is what it returned, raw and whole (the grounding check's evidence). */
+  | { type: 'tool'; outcome: ToolOutcome; result?: string }
   /** A valid `maps_show_map` call; the last one of the turn becomes the map. */
   | MapRequestEvent
   | { type: 'usage'; usage: Usage }
   /** The verified answer, emitted once by verify at the end; deliver builds `done` from it. */
-  | { type: 'answer'; text: string; map: CmuMaps; notes: AnswerNotes };
+  | { type: 'answer'; text: string; map: CmuMaps; notes: AnswerNotes; grounding: GroundingReport };
 
 export type TurnEvent = ClientEvent | InternalEvent;
 

@@ -43,6 +43,7 @@ export function computeThought(outcomes: readonly ToolOutcome[], notes: AnswerNo
     thought = { reasoning: 'Answered from general knowledge and the conversation, without campus tools.', confidence: 0.6 };
   }
   if (notes.repairedFailureClaim) thought = { ...thought, reasoning: `${thought.reasoning} A claim that data was unavailable was corrected.` };
+  if (notes.unconfirmedDetails) thought = { ...thought, reasoning: `${thought.reasoning} Details the campus data did not confirm were marked.` };
   if (notes.redacted) thought = { ...thought, reasoning: `${thought.reasoning} Sensitive text was removed from the answer.` };
   return thought;
 }

@@ -33,6 +33,8 @@ export interface ToolRun {
   content: string;
   /** Null when nothing was called (unknown name, bad arguments). */
   outcome: ToolOutcome | null;
+  /** What the tool returned, raw and whole (before wrapping and truncation for the model): the turn's evidence. */
+  result?: string;
   events: LocalToolEvent[];
 }
 
@@ -102,14 +104,14 @@ export function bindTools(input: BindToolsInput): Toolbox {
         if (!signal.aborted) logger.warn('campus tool failed', { tool: tool.name, ...result.failure });
         return { content: toolFailureGuidance(tool.name), outcome, events: [] };
       }
-      return { content: wrapUntrustedResult(tool.name, result.text), outcome, events: [] };
+      return { content: wrapUntrustedResult(tool.name, result.text), outcome, events: [], result: result.text };
     }
 
     const tool = bound.local;
     const outcome: ToolOutcome = { name: tool.name, kind: tool.kind, group: tool.kind === 'map' ? 'maps' : null, ok: true, empty: false };
     try {
       const result = await tool.run(args, { signal });
-      return { content: result.content, outcome, events: result.events ?? [] };
+      return { content: result.content, outcome, events: result.events ?? [], result: result.content };
     } catch (err) {
       // Only the error's class: its message may carry the model's arguments, i.e. the user's words.
       logger.warn('local tool failed', { tool: tool.name, error: err instanceof Error ? err.name : typeof err });

@@ -16,6 +16,7 @@
  * and no map.
  */
 import { budgetBucket, type Admission, type AdmissionDecision } from '../admission/admission.js';
+import type { Catalog } from '../campus/catalog.js';
 import type { AnswerNotes } from '../guards/answer-notes.js';
 import { detectFlagrantInjection, INJECTION_REFUSAL } from '../guards/injection.js';
 import { TooManyRequestsError } from '../http/errors.js';
@@ -48,6 +49,8 @@ import { createVerifyStage } from './stages/verify.js';
 import { TurnTimeoutError } from './turn-errors.js';
 
 export interface TurnDeps extends PrepareDeps {
+  /** The building catalog (grounding reads rooms against it). */
+  catalog: Catalog;
   gateway: ModelGateway | null;
   turnMemory: TurnMemory;
   admission: Admission;
@@ -114,7 +117,11 @@ function sourceEvents(source: Source, ctx: TurnContext): AsyncGenerator<TurnEven
 export function createTurnStarter(deps: TurnDeps) {
   const { config, telemetry } = deps;
   const metrics = telemetry.metrics;
-  const verify = createVerifyStage({ leaks: deps.leaks });
+  const verify = createVerifyStage({
+    leaks: deps.leaks,
+    catalog: deps.catalog,
+    serviceFacts: [config.campus.counselingPhone, config.campus.policePhone],
+  });
   const execute = deps.gateway
     ? createExecute({
         gateway: deps.gateway,

@@ -195,6 +195,10 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
     unit: '{turn}',
     description: 'Turns refused before they started, by campus.refusal.reason (budget, moderation, overload, turns_in_flight)',
   });
+  const claims = meter.createCounter('campus.answer.claims', {
+    unit: '{claim}',
+    description: 'Claims of answers checked by grounding, by campus.claim.class and campus.claim.outcome (verified or unverified)',
+  });
   const storeErrors = meter.createCounter('campus.memory.store_errors', { unit: '{error}', description: 'Failed memory store operations' });
 
   const metrics: ServiceMetrics = {
@@ -224,6 +228,12 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
     },
     refusal: (reason) => refusals.add(1, { 'campus.refusal.reason': reason }),
     memoryStoreError: (operation) => storeErrors.add(1, { 'campus.memory.operation': operation }),
+    groundingClaims(counts) {
+      for (const [cls, c] of counts) {
+        if (c.checked > c.unverified) claims.add(c.checked - c.unverified, { 'campus.claim.class': cls, 'campus.claim.outcome': 'verified' });
+        if (c.unverified > 0) claims.add(c.unverified, { 'campus.claim.class': cls, 'campus.claim.outcome': 'unverified' });
+      }
+    },
   };
 
   return {

@@ -74,6 +74,11 @@ export interface ServiceMetrics {
   toolCall(o: { tool: string; durationS: number; errorType: string | null }): void;
   refusal(reason: RefusalReason): void;
   memoryStoreError(operation: string): void;
+  /**
+   * The answer's claims checked by grounding (issue 45), by claim class: how many were checked and how
+   * many could not be confirmed. Counts only: a claim is model text and never recorded.
+   */
+  groundingClaims(counts: ReadonlyMap<string, { checked: number; unverified: number }>): void;
 }
 
 export interface Telemetry {
@@ -115,6 +120,7 @@ const noMetrics: ServiceMetrics = {
   toolCall: () => undefined,
   refusal: () => undefined,
   memoryStoreError: () => undefined,
+  groundingClaims: () => undefined,
 };
 
 /** Export off: nothing is recorded, nothing is loaded. */

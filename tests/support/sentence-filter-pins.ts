@@ -12,6 +12,7 @@ import { isFailureClaim, mayBeFailureClaim } from '../../src/guards/failure-clai
 import { createSentenceFilter } from '../../src/guards/sentence-filter.js';
 import { baseLeakPolicy } from '../../src/security/leak-policy.js';
 import { SENTENCE_CORPUS } from './sentence-filter-corpus.js';
+import { groundingOver } from './verify.js';
 
 export interface FilterPin {
   text: string;
@@ -49,10 +50,13 @@ export function filterPin(text: string, size: number, mayDrop: boolean): FilterP
   return { text, mayDrop, size, outputs, removed: f.removed };
 }
 
-/** The answer stream's outputs for one text and chunk size, with a map attached. */
+/**
+ * The answer stream's outputs for one text and chunk size, with a map attached. Grounding runs with the
+ * text itself as evidence (every atom confirmed), so the pins hold what the stream releases when.
+ */
 export function answerPin(text: string, size: number): AnswerPin {
   const map = buildCampusMap('https://maps.example/', loadCatalog(null).get('WEH')!);
-  const answer = createAnswerStream({ scanner: baseLeakPolicy.stream('You are the campus assistant of a university.') });
+  const answer = createAnswerStream({ scanner: baseLeakPolicy.stream('You are the campus assistant of a university.'), grounding: groundingOver(text) });
   const outputs = [answer.newPass({ map, otherToolFailed: false })];
   for (let i = 0; i < text.length; i += size) outputs.push(answer.push(text.slice(i, i + size)));
   const final = answer.finish({ map, toolsUsed: ['maps_show_map'], otherToolFailed: false, query: 'Where is Wean?' });

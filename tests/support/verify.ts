@@ -12,6 +12,25 @@ import type { ToolOutcome } from '../../src/pipeline/toolbox.js';
 import { baseLeakPolicy } from '../../src/security/leak-policy.js';
 import { unmeteredBudget } from '../../src/admission/admission.js';
 import { noSpan, noTelemetry } from '../../src/telemetry/telemetry.js';
+import { loadCatalog } from '../../src/campus/catalog.js';
+import { createEvidence } from '../../src/guards/grounding/evidence.js';
+import { createGroundingStream, type GroundingStream } from '../../src/guards/grounding/grounding-stream.js';
+import type { LeakPolicy } from '../../src/security/leak-policy.js';
+
+/** The built-in catalog, loaded once for the verify tests. */
+export const CATALOG = loadCatalog(null);
+
+/** Verify options as the service builds them (the built-in catalog, the default configured phone numbers). */
+export function verifyOptions(options: { leaks: LeakPolicy } & Partial<VerifyOptions>): VerifyOptions {
+  return { catalog: CATALOG, serviceFacts: ['412-268-2922', '412-268-2323'], ...options };
+}
+
+/** A grounding stream over `evidence` texts (the answer stream's own tests and benches). */
+export function groundingOver(...evidence: string[]): GroundingStream {
+  const e = createEvidence(CATALOG);
+  for (const text of evidence) e.addText(text);
+  return createGroundingStream({ catalog: CATALOG, evidence: e });
+}
 
 export const PLAN: Plan = {
   groups: ['maps', 'courses', 'eats', 'guide'],
@@ -50,19 +69,23 @@ async function* fromArray(events: TurnEvent[]): AsyncGenerator<TurnEvent> {
 export interface VerifyRun {
   out: TurnEvent[];
   deltas: string;
-  answer: { text: string; map: CmuMaps; notes: AnswerNotes } | null;
+  answer: { text: string; map: CmuMaps; notes: AnswerNotes; grounding: { checked: number; unverified: number } } | null;
   maps: CmuMaps[];
 }
 
 /** Runs the verify stage over `events` and collects what it emits. */
-export async function runVerify(events: TurnEvent[], ctx: TurnContext = makeCtx(), options: VerifyOptions = { leaks: baseLeakPolicy }): Promise<VerifyRun> {
+export async function runVerify(
+  events: TurnEvent[],
+  ctx: TurnContext = makeCtx(),
+  options: { leaks: LeakPolicy } & Partial<VerifyOptions> = { leaks: baseLeakPolicy },
+): Promise<VerifyRun> {
   const out: TurnEvent[] = [];
-  for await (const e of createVerifyStage(options)(fromArray(events), ctx)) out.push(e);
+  for await (const e of createVerifyStage(verifyOptions(options))(fromArray(events), ctx)) out.push(e);
   const last = out.at(-1);
   return {
     out,
     deltas: out.map((e) => (e.type === 'delta' ? e.text : '')).join(''),
-    answer: last?.type === 'answer' ? { text: last.text, map: last.map, notes: last.notes } : null,
+    answer: last?.type === 'answer' ? { text: last.text, map: last.map, notes: last.notes, grounding: last.grounding } : null,
     maps: out.flatMap((e) => (e.type === 'map' ? [e.map] : [])),
   };
 }
@@ -85,7 +108,8 @@ export function everyN(text: string, size: number): TurnEvent[] {
   return chunks(text, cuts);
 }
 
-export function toolEvent(name: string, kind: ToolOutcome['kind'] = 'campus', ok = true): TurnEvent {
+/** A tool event; `result` is what the tool returned (the turn's evidence). */
+export function toolEvent(name: string, kind: ToolOutcome['kind'] = 'campus', ok = true, result?: string): TurnEvent {
   const group = kind === 'campus' ? ((name.split('_')[0] as ToolOutcome['group']) ?? null) : null;
-  return { type: 'tool', outcome: { name, kind, group, ok, empty: false } };
+  return { type: 'tool', outcome: { name, kind, group, ok, empty: false }, ...(result !== undefined && { result }) };
 }

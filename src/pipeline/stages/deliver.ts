@@ -63,8 +63,10 @@ export function createDeliverStage(options: DeliverOptions): Stage {
             }
           }
           if (ctx.signal.aborted) return yield* ended();
+          // Counts only: a claim is model text and never logged.
+          if (e.grounding.unverified > 0) logger.info('answer details not confirmed', { request_id: ctx.requestId, checked: e.grounding.checked, unverified: e.grounding.unverified });
           if (map.url) yield { type: 'map', map };
-          yield { type: 'done', response: buildCompleteResponse({ text, map, outcomes, notes }) };
+          yield { type: 'done', response: buildCompleteResponse({ text, map, outcomes, notes, grounding: e.grounding }) };
           return;
         }
         // Other internal events (usage, pass, text, map_request) end here.

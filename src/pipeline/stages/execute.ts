@@ -169,7 +169,7 @@ export function createExecute(options: ExecuteOptions): Execute {
       );
       if (ctx.signal.aborted) return;
       for (const [i, run] of runs.entries()) {
-        if (run.outcome) yield { type: 'tool', outcome: run.outcome };
+        if (run.outcome) yield { type: 'tool', outcome: run.outcome, ...(run.result !== undefined && { result: run.result }) };
         for (const e of run.events) yield e;
         messages.push({ role: 'tool', tool_call_id: ids[i]!, content: run.content });
       }

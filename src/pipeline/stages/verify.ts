@@ -2,21 +2,49 @@
  * Verify stage: between execute and deliver, every piece of model text is checked by deterministic
  * code before it leaves as a `delta` (guards/answer-stream.ts: reasoning stripped, secrets in any form
  * and credentials redacted by the leak policy, system-prompt runs held back and refused, false
- * map-failure claims dropped).
+ * map-failure claims dropped, hours, rooms, course numbers, phones, prices, dates, routes and waits no
+ * evidence of the turn holds marked "not confirmed": guards/grounding/).
  * It keeps the last valid `map_request` of the turn (none when maps are disabled), records which tools
  * ran, passes every other event through, and at the end emits the `map` event (once, if a map
  * survived) and the one `answer` event deliver builds `done` from.
+ *
+ * The turn's evidence for grounding: the student's message, the history sent, the system prompt (the
+ * campus date and time, the user's recalled facts), the week of dates from that date, the service's
+ * configured phone numbers, and every tool result as it arrives (raw, before truncation for the model).
  */
 import { createAnswerStream } from '../../guards/answer-stream.js';
+import { createEvidence, datesFrom, type Evidence } from '../../guards/grounding/evidence.js';
+import { createGroundingStream } from '../../guards/grounding/grounding-stream.js';
+import type { Catalog } from '../../campus/catalog.js';
+import { readSystemPrompt } from '../../prompt/system-prompt.js';
 import { createInvisibleTagFilter } from '../../security/invisible-tags.js';
 import type { LeakPolicy } from '../../security/leak-policy.js';
-import type { Stage } from '../stage.js';
+import type { Stage, TurnContext } from '../stage.js';
 import { NO_MAP, type CmuMaps } from '../../campus/cmu-maps.js';
 import type { TurnEvent } from '../events.js';
 
 export interface VerifyOptions {
   /** The service's leak policy (security/leak-policy.ts). */
   leaks: LeakPolicy;
+  /** The building catalog: buildings of rooms in answers and results. */
+  catalog: Catalog;
+  /** Text of the service's own facts that answers may state (the configured crisis and police numbers). */
+  serviceFacts: readonly string[];
+}
+
+/** How many days after the prompt's date count as dates the answer may name ("this Friday"). */
+const DATES_AHEAD = 7;
+
+/** Evidence known before the model runs: the request, the prompt and the service's own facts. */
+function turnEvidence(options: VerifyOptions, ctx: TurnContext): Evidence {
+  const evidence = createEvidence(options.catalog);
+  evidence.addText(ctx.request.query);
+  for (const turn of ctx.request.history) evidence.addText(turn.content);
+  evidence.addText(ctx.systemPrompt);
+  const today = readSystemPrompt(ctx.systemPrompt).date;
+  if (today) evidence.addFacts(datesFrom(today, DATES_AHEAD));
+  for (const fact of options.serviceFacts) evidence.addText(fact);
+  return evidence;
 }
 
 export function createVerifyStage(options: VerifyOptions): Stage {
@@ -26,7 +54,9 @@ export function createVerifyStage(options: VerifyOptions): Stage {
     // the model call is in flight instead of delaying it.
     const upstream = events[Symbol.asyncIterator]();
     const first = upstream.next();
-    const answer = createAnswerStream({ scanner: options.leaks.stream(ctx.systemPrompt) });
+    const evidence = turnEvidence(options, ctx);
+    const grounding = createGroundingStream({ catalog: options.catalog, evidence });
+    const answer = createAnswerStream({ scanner: options.leaks.stream(ctx.systemPrompt), grounding });
     // Invisible tag characters (hidden text) never reach the answer.
     const tags = createInvisibleTagFilter();
     let map: CmuMaps = NO_MAP;
@@ -54,6 +84,7 @@ export function createVerifyStage(options: VerifyOptions): Stage {
             if (mapsAllowed) map = e.map;
             break;
           case 'tool':
+            if (e.result !== undefined) evidence.addToolResult(e.result);
             if (!toolsUsed.includes(e.outcome.name)) toolsUsed.push(e.outcome.name);
             if (!e.outcome.ok && e.outcome.kind !== 'map') otherToolFailed = true;
             yield e;
@@ -77,8 +108,9 @@ export function createVerifyStage(options: VerifyOptions): Stage {
     if (finished || ctx.signal.aborted) return;
 
     const final = answer.finish({ map, toolsUsed, otherToolFailed, query: ctx.request.query });
+    ctx.metrics.groundingClaims(grounding.byClass);
     if (final.delta) yield { type: 'delta', text: final.delta };
     if (final.map.url) yield { type: 'map', map: final.map };
-    yield { type: 'answer', text: final.text, map: final.map, notes: final.notes };
+    yield { type: 'answer', text: final.text, map: final.map, notes: final.notes, grounding: final.grounding };
   };
 }

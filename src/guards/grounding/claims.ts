@@ -1,0 +1,224 @@
+/**
+ * The atoms a student acts on, read from text as typed, normalised keys (issue 45): clock times and
+ * ranges, course numbers and units, rooms and floors, phone numbers, prices, dates, terms and years,
+ * bus routes and waits. The same reader turns an answer into claims and evidence into facts, so a claim
+ * holds exactly when some evidence was read to the same key: "2 PM", "14:00" and "2:00pm" are `time:840`;
+ * "15213" and "15-213" are `course:15213`; "(412) 268-2922" and "412.268.2922" are `phone:4122682922`.
+ *
+ * Each pattern takes its span, so a later, looser one never reads the same digits as something else:
+ * the 12 of "15-122" is a course, never "12 units"; the minutes of a clock time are never a bus wait.
+ * List numbers, headings and other Markdown are not claims; a number that is none of these kinds
+ * ("3 dining halls", "24/7", "4.0") is not a claim either.
+ */
+import type { Catalog } from '../../campus/catalog.js';
+import { readClockTimes } from './clock-times.js';
+
+export type ClaimClass = 'time' | 'course' | 'units' | 'room' | 'floor' | 'phone' | 'price' | 'date' | 'term' | 'year' | 'route' | 'wait';
+
+export const CLAIM_CLASSES: readonly ClaimClass[] = ['time', 'course', 'units', 'room', 'floor', 'phone', 'price', 'date', 'term', 'year', 'route', 'wait'];
+
+/** One atom: what it asserts as keys (any one of them in the evidence holds it) and where it is written. */
+export interface Claim {
+  cls: ClaimClass;
+  /** Normalised keys; the claim holds when the evidence has any of them. */
+  keys: string[];
+  /** A date with a year also holds when the evidence has its month and day and, anywhere, its year. */
+  fallback?: string[];
+  /** Span in the text read (what a replacement takes out). */
+  start: number;
+  end: number;
+  /** Claims of one group (the two ends of a range) are replaced together. */
+  group: number;
+}
+
+export interface ReadOptions {
+  catalog: Catalog;
+  /**
+   * 'answer': a wait ("in 4 minutes") is a claim only in a sentence about buses and never a walk;
+   * 'evidence': every reading counts (a tool's "11 min" is a wait whatever surrounds it).
+   */
+  mode: 'answer' | 'evidence';
+}
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+const MONTH = String.raw`(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?`;
+const ORD = '(?:st|nd|rd|th)?';
+const month = (name: string) => MONTHS.indexOf(name.slice(0, 3).toLowerCase()) + 1;
+
+const PHONE = /(?<![\w$])(?:\+?1[\s.-]?)?(?:\((\d{3})\)\s?|(\d{3})[\s.-])(\d{3})[\s.-](\d{4})(?!\d)/g;
+const PHONE7 = /(?<![\w$.-])(\d{3})-(\d{4})(?![\d-])/g;
+const PRICE = /\$\s?(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?(?![\d,]\d)/g;
+const ISO_DATE = /(?<![\w.-])(\d{4})-(\d{2})-(\d{2})(?![\d-])/g;
+const US_DATE = /(?<![\w./])(\d{1,2})\/(\d{1,2})\/(\d{4}|\d{2})(?![\d/])/g;
+const MONTH_DAY = new RegExp(String.raw`\b${MONTH}\s+(\d{1,2})${ORD}(?:\s*(?:-|–|—|to|through|and)\s*(?:${MONTH}\s+)?(\d{1,2})${ORD})?(?:,?\s+(\d{4}))?(?![\d:])`, 'g');
+const DAY_MONTH = new RegExp(String.raw`(?<![\w$.:])(\d{1,2})${ORD}\s+(?:of\s+)?${MONTH}(?![a-z])(?:,?\s+(\d{4}))?`, 'g');
+const TERM = /\b(Spring|Summer|Fall|Autumn|Winter|spring|summer|fall|autumn|winter)(?:\s+(?:semester|term|session))?\s+(\d{4})(?!\d)/g;
+const COURSE = /(?<![\w$.,:-])(\d{2})(-?)(\d{3})(?![\d-]|[.,]\d)/g;
+const UNITS = /(?<![\w.$:])(\d{1,2}(?:\.\d{1,2})?)(?:\s?-\s?|\s)units?\b/gi;
+const ROOM_WORD = /\b(?:room|rm\.?)\s+(\d{3,4}[A-Za-z]?)\b/gi;
+const FLOOR = /(?<![\w.])(\d{1,2})(?:st|nd|rd|th)[\s-]+(?:floor|level)\b|\b(?:floor|level)\s+(\d{1,2})\b(?![\d:.-])/gi;
+const WAIT = /(?<![\w.$:])(\d{1,3})(?:\s*(?:-|–|to)\s*(\d{1,3}))?\s*-?\s*(minutes?|mins?|seconds?|secs?)\b/gi;
+const ROUTE_CODE = /(?<![\w.$/-])([1-9]\d[A-DX])(?![\w])/g;
+const ROUTE_WORD = /\b(?:route|bus)\s+([1-9]\d?[A-DX]?)\b(?![\d:.,/-])|(?<![\w.$-])([1-9]\d[A-DX]?)\s+(?:bus|route)(?!s|\s*stops?)\b/gi;
+const YEAR = /(?<![\w$.,:/-])(19\d{2}|20\d{2})(?!\d|[.,]\d|-\d)/g;
+const ZIP_BEFORE = /(?:\bPA|Pennsylvania)\s*$/;
+const BUS_CUE = /\b(?:bus|buses|route|routes|PRT|shuttle|stop|arriv\w*|depart\w*|next|due|inbound|outbound|comes|coming)\b/i;
+const WALK_AFTER = /^[\s-]*(?:walk|walking|drive|driving|bike|biking|ride|on foot|by foot)/i;
+
+/**
+ * Reads the claims of `text`. `text` should be a sentence, list item, table row or whole tool result;
+ * Markdown emphasis is read through ("**9 PM**").
+ */
+export function readClaims(raw: string, options: ReadOptions): Claim[] {
+  const { text, origin } = withoutEmphasis(raw);
+  const taken = new Uint8Array(text.length);
+  const out: Claim[] = [];
+  let group = 0;
+  const free = (s: number, e: number) => {
+    for (let i = s; i < e; i++) if (taken[i]) return false;
+    return true;
+  };
+  const take = (s: number, e: number) => taken.fill(1, s, e);
+  const add = (cls: ClaimClass, s: number, e: number, keys: string[], g = group++, fallback?: string[]) => {
+    // Spans go back to the raw text (emphasis markers are not part of a claim, but stay around it).
+    out.push({ cls, keys, start: origin[s]!, end: origin[e - 1]! + 1, group: g, ...(fallback && { fallback }) });
+  };
+  const each = (re: RegExp, fn: (m: RegExpMatchArray, s: number, e: number) => boolean | void) => {
+    for (const m of text.matchAll(re)) {
+      const s = m.index!;
+      const e = s + m[0].length;
+      if (!free(s, e)) continue;
+      if (fn(m, s, e) !== false) take(s, e);
+    }
+  };
+
+  each(PHONE, (m, s, e) => {
+    const digits = `${m[1] ?? m[2]}${m[3]}${m[4]}`;
+    add('phone', s, e, [`phone:${digits}`]);
+  });
+  each(PHONE7, (m, s, e) => add('phone', s, e, [`phone7:${m[1]}${m[2]}`]));
+  each(PRICE, (m, s, e) => {
+    const cents = Number(m[1]!.replace(/,/g, '')) * 100 + Number((m[2] ?? '0').padEnd(2, '0'));
+    add('price', s, e, [`price:${cents}`]);
+  });
+  each(ISO_DATE, (m, s, e) => {
+    const mo = Number(m[2]);
+    const d = Number(m[3]);
+    if (mo < 1 || mo > 12 || d < 1 || d > 31) return false;
+    add('date', s, e, [`date:${Number(m[1])}-${mo}-${d}`], group++, [`date:${mo}-${d}`, `year:${Number(m[1])}`]);
+  });
+  each(US_DATE, (m, s, e) => {
+    const mo = Number(m[1]);
+    const d = Number(m[2]);
+    if (mo < 1 || mo > 12 || d < 1 || d > 31) return false;
+    const year = m[3]!.length === 2 ? 2000 + Number(m[3]) : Number(m[3]);
+    add('date', s, e, [`date:${year}-${mo}-${d}`], group++, [`date:${mo}-${d}`, `year:${year}`]);
+  });
+  const dateClaim = (mo: number, d: number, year: number | null, s: number, e: number, g: number) => {
+    if (year === null) add('date', s, e, [`date:${mo}-${d}`], g);
+    else add('date', s, e, [`date:${year}-${mo}-${d}`], g, [`date:${mo}-${d}`, `year:${year}`]);
+  };
+  each(MONTH_DAY, (m, s, e) => {
+    const mo = month(m[1]!);
+    const d1 = Number(m[2]);
+    if (d1 < 1 || d1 > 31) return false;
+    const year = m[5] ? Number(m[5]) : null;
+    const g = group++;
+    if (!m[4]) return dateClaim(mo, d1, year, s, e, g);
+    // "Oct 15–16, 2026": each end a claim, the year shared.
+    const d2 = Number(m[4]);
+    const mo2 = m[3] ? month(m[3]) : mo;
+    const cut = s + m[0].search(/\s*(?:-|–|—|to|through|and)\s*/);
+    dateClaim(mo, d1, year, s, cut, g);
+    if (d2 >= 1 && d2 <= 31) dateClaim(mo2, d2, year, cut, e, g);
+  });
+  each(DAY_MONTH, (m, s, e) => {
+    const d = Number(m[1]);
+    if (d < 1 || d > 31) return false;
+    dateClaim(month(m[2]!), d, m[3] ? Number(m[3]) : null, s, e, group++);
+  });
+  each(TERM, (m, s, e) => add('term', s, e, [`term:${season(m[1]!)}:${m[2]}`]));
+
+  for (const t of readClockTimes(text, taken)) {
+    const g = t.range + 1_000_000;
+    add('time', t.start, t.end, t.minutes.map((n) => `time:${n}`), g);
+    take(t.start, t.end);
+  }
+
+  each(COURSE, (m, s, e) => {
+    if (!m[2] && ZIP_BEFORE.test(text.slice(Math.max(0, s - 16), s))) return false;
+    add('course', s, e, [`course:${m[1]}${m[3]}`]);
+  });
+  each(UNITS, (m, s, e) => add('units', s, e, [`units:${Number(m[1])}`]));
+  each(FLOOR, (m, s, e) => add('floor', s, e, [`floor:${Number(m[1] ?? m[2])}`]));
+  // Rooms after a building of the catalog ("GHC 4401", "Wean 5403", "DH 2315"); the room number is the claim.
+  // Evidence is read in capitals too: a student who typed "weh 5300" gave that room.
+  if (/\d{3}/.test(text)) {
+    const mentions = options.catalog.mentions(text);
+    if (options.mode === 'evidence' && /[a-z]/.test(text)) mentions.push(...options.catalog.mentions(text.toUpperCase()).filter((m) => m.end <= text.length));
+    for (const mention of mentions) {
+      if (!mention.room) continue;
+      const s = mention.end - mention.room.length;
+      if (!free(s, mention.end)) continue;
+      add('room', s, mention.end, [`room:${mention.building.code.toUpperCase()}:${mention.room.toUpperCase()}`]);
+      take(s, mention.end);
+    }
+  }
+  each(ROOM_WORD, (m, s, e) => {
+    const ns = s + m[0].length - m[1]!.length;
+    add('room', ns, e, [`room:*:${m[1]!.toUpperCase()}`]);
+  });
+
+  // Routes first (they are bus cues), then waits.
+  let routes = 0;
+  each(ROUTE_CODE, (m, s, e) => {
+    routes++;
+    add('route', s, e, [`route:${m[1]}`]);
+  });
+  each(ROUTE_WORD, (m, s) => {
+    const id = (m[1] ?? m[2])!;
+    const at = s + m[0].indexOf(id);
+    routes++;
+    add('route', at, at + id.length, [`route:${id.toUpperCase()}`]);
+  });
+  const aboutBuses = options.mode === 'evidence' || routes > 0 || BUS_CUE.test(text);
+  if (aboutBuses) {
+    each(WAIT, (m, s, e) => {
+      if (options.mode === 'answer' && WALK_AFTER.test(text.slice(e, e + 16))) return false;
+      const unit = m[3]!.toLowerCase().startsWith('s') ? 'wait-sec' : 'wait-min';
+      const g = group++;
+      if (m[2]) {
+        const cut = s + m[1]!.length;
+        add('wait', s, cut, [`${unit}:${Number(m[1])}`], g);
+        add('wait', e - m[0].length + m[0].lastIndexOf(m[2]), e, [`${unit}:${Number(m[2])}`], g);
+      } else add('wait', s, e, [`${unit}:${Number(m[1])}`], g);
+    });
+  }
+  each(YEAR, (m, s, e) => add('year', s, e, [`year:${m[1]}`]));
+  return out.sort((a, b) => a.start - b.start);
+}
+
+/** "Fall", "autumn" → `fall`; the four seasons a term is named by. */
+export function season(name: string): string {
+  const n = name.toLowerCase();
+  return n === 'autumn' ? 'fall' : n.startsWith('sum') ? 'summer' : n;
+}
+
+/** The text with `*`, `_` and backticks taken out, and where each remaining character was. */
+function withoutEmphasis(raw: string): { text: string; origin: Int32Array | number[] } {
+  if (!/[*_`]/.test(raw)) {
+    const origin = new Int32Array(raw.length + 1);
+    for (let i = 0; i <= raw.length; i++) origin[i] = i;
+    return { text: raw, origin };
+  }
+  let text = '';
+  const origin: number[] = [];
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i]!;
+    if (c === '*' || c === '_' || c === '`') continue;
+    text += c;
+    origin.push(i);
+  }
+  origin.push(raw.length);
+  return { text, origin };
+}

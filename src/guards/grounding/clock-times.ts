@@ -1,0 +1,119 @@
+/**
+ * Clock times in text, in either style, as minutes after midnight: "9 PM", "9pm", "9 p.m.", "21:00",
+ * "07:30", "noon", "midnight", and ranges whose first end borrows the second's half of the day ("2–3:20
+ * PM", "11–1 PM", "7:30am–9pm"). One reader serves the answer and the evidence (claims.ts), so
+ * "2 PM" in an answer and "14:00" in a dining detail reach the same number.
+ */
+
+/** A clock time found in text: its span and the minutes it may mean (two when the half of the day is unknown). */
+export interface ClockTime {
+  start: number;
+  end: number;
+  /** Minutes after midnight (0-1439); "9:30" with no AM/PM and nothing to borrow from may be 570 or 1290. */
+  minutes: number[];
+  /** Index of the range this time belongs to (times joined by "-", "to", "until"...); its own index when alone. */
+  range: number;
+}
+
+interface Token {
+  start: number;
+  end: number;
+  hour: number;
+  minute: number;
+  /** 'am' / 'pm' written; '24h' when the hour can only be read on a 24-hour clock; null when unknown. */
+  half: 'am' | 'pm' | '24h' | null;
+}
+
+// "a.m." keeps its last period; "AM." leaves the sentence's period alone.
+const HALF = String.raw`(a\.\s?m\.|p\.\s?m\.|a\.?\s?m\b|p\.?\s?m\b)`;
+// "9 PM", "9:30pm", "9 a.m.": a meridiem decides the half of the day.
+const WITH_HALF = new RegExp(String.raw`(?<![\w$.:/,])(\d{1,2})(?::([0-5]\d))?\s?${HALF}`, 'gi');
+// "21:00", "07:30", "9:30": hours and minutes without a meridiem.
+const COLON = /(?<![\w$.:/,])([01]?\d|2[0-4]):([0-5]\d)(?![\d:]|\s?[ap]\.?\s?m\b)/gi;
+const WORDS = /\b(noon|midday|midnight)\b/gi;
+// What joins the two ends of a range.
+const JOIN = /^\s*(?:-|–|—|to|until|till|through|and)\s*$/i;
+// A bare hour ("2" of "2–3:20 PM") right before a joiner, read only when a time with a meridiem follows.
+const BARE_BEFORE = /(?<![\w$.:/,])(\d{1,2})(?::([0-5]\d))?\s*(?:-|–|—|to|until|till|through)\s*$/i;
+
+const toMinutes = (hour: number, minute: number, half: 'am' | 'pm'): number => ((hour % 12) + (half === 'pm' ? 12 : 0)) * 60 + minute;
+
+/** Reads the clock times of `text` (spans marked in `taken` are skipped), left to right. */
+export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
+  const tokens: Token[] = [];
+  const free = (s: number, e: number) => {
+    for (let i = s; i < e; i++) if (taken[i]) return false;
+    return true;
+  };
+  for (const m of text.matchAll(WITH_HALF)) {
+    const hour = Number(m[1]);
+    if (hour < 1 || hour > 12 || !free(m.index, m.index + m[0].length)) continue;
+    tokens.push({ start: m.index, end: m.index + m[0].length, hour, minute: Number(m[2] ?? 0), half: m[3]!.toLowerCase().startsWith('a') ? 'am' : 'pm' });
+  }
+  for (const m of text.matchAll(COLON)) {
+    if (!free(m.index, m.index + m[0].length) || tokens.some((t) => t.start <= m.index && m.index < t.end)) continue;
+    const hour = Number(m[1]);
+    const minute = Number(m[2]);
+    if (hour === 24 && minute !== 0) continue;
+    // A leading zero, an hour past 12 or hour 0 is a 24-hour clock; "9:30" alone could be either half.
+    const half = m[1]!.length === 2 && m[1]!.startsWith('0') ? '24h' : hour >= 13 || hour === 0 ? '24h' : null;
+    tokens.push({ start: m.index, end: m.index + m[0].length, hour: hour % 24, minute, half });
+  }
+  for (const m of text.matchAll(WORDS)) {
+    if (!free(m.index, m.index + m[0].length)) continue;
+    const midnight = m[1]!.toLowerCase() === 'midnight';
+    tokens.push({ start: m.index, end: m.index + m[0].length, hour: midnight ? 0 : 12, minute: 0, half: '24h' });
+  }
+  tokens.sort((a, b) => a.start - b.start);
+
+  // The bare first end of a range: "2" of "2–3:20 PM", only before a time that names its half of the day.
+  for (const t of [...tokens]) {
+    if (t.half !== 'am' && t.half !== 'pm') continue;
+    const before = text.slice(Math.max(0, t.start - 24), t.start);
+    const m = BARE_BEFORE.exec(before);
+    if (!m) continue;
+    const start = t.start - before.length + m.index;
+    const end = start + m[1]!.length + (m[2] ? m[2].length + 1 : 0);
+    const hour = Number(m[1]);
+    if (hour < 1 || hour > 12 || !free(start, end) || tokens.some((o) => o.start < end && start < o.end)) continue;
+    tokens.push({ start, end, hour, minute: Number(m[2] ?? 0), half: null });
+  }
+  tokens.sort((a, b) => a.start - b.start);
+
+  // Ranges: neighbours joined by a joiner share one range; an end without a half borrows the next one's
+  // (or the previous one's), taking the other half when borrowing would put it after its end ("11–1 PM").
+  const out: ClockTime[] = [];
+  let range = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    const joined = i > 0 && JOIN.test(text.slice(tokens[i - 1]!.end, t.start));
+    if (!joined) range = out.length;
+    out.push({ start: t.start, end: t.end, minutes: [], range });
+  }
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t.half === 'am' || t.half === 'pm') out[i]!.minutes = [toMinutes(t.hour, t.minute, t.half)];
+    else if (t.half === '24h') out[i]!.minutes = [(t.hour * 60 + t.minute) % 1440];
+  }
+  for (let i = 0; i < tokens.length; i++) {
+    if (out[i]!.minutes.length > 0) continue;
+    const t = tokens[i]!;
+    const next = out.slice(i + 1).find((o, k) => o.range === out[i]!.range && tokens[i + 1 + k]!.half !== null);
+    const previous = [...out.slice(0, i)].reverse().find((o) => o.range === out[i]!.range && o.minutes.length === 1);
+    if (next && next.minutes.length === 1) {
+      const nextHalf = next.minutes[0]! >= 720 ? 'pm' : 'am';
+      let value = toMinutes(t.hour, t.minute, nextHalf);
+      if (value > next.minutes[0]!) value = toMinutes(t.hour, t.minute, nextHalf === 'pm' ? 'am' : 'pm');
+      out[i]!.minutes = [value];
+    } else if (previous) {
+      const prevHalf = previous.minutes[0]! >= 720 ? 'pm' : 'am';
+      let value = toMinutes(t.hour, t.minute, prevHalf);
+      if (value < previous.minutes[0]!) value = toMinutes(t.hour, t.minute, 'pm');
+      out[i]!.minutes = [value];
+    } else if (t.minute !== 0 || text.slice(t.start, t.end).includes(':')) {
+      // "9:30" with nothing to borrow from: either half of the day.
+      out[i]!.minutes = [toMinutes(t.hour, t.minute, 'am'), toMinutes(t.hour, t.minute, 'pm')];
+    }
+  }
+  return out.filter((o) => o.minutes.length > 0);
+}
