@@ -124,7 +124,8 @@ export function createGroundingStream(options: { catalog: Catalog; evidence: Evi
   /** The segment ends at `end` of `buf`: judged if it held a trigger, and the next one starts. */
   const endSegment = (end: number): string => {
     const seg = buf.slice(0, end);
-    const out = triggered ? judge(seg) : seg;
+    // A segment that arrived and ended within one push was never tested for a trigger: test it now.
+    const out = triggered || TRIGGER.test(seg) ? judge(seg) : seg;
     buf = buf.slice(end);
     scan = 0;
     context = '';
