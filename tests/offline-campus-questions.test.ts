@@ -269,7 +269,10 @@ async function ask(row: Pick<Row, 'q' | 'history' | 'facts'>) {
     body: JSON.stringify({ query: row.q, user_id: userId, message_history }),
   });
   expect(res.status).toBe(200);
-  return (await res.json()) as { response_text: string; services_used: string[]; cmu_maps: { target: string | null } };
+  const body = (await res.json()) as { response_text: string; services_used: string[]; cmu_maps: { target: string | null }; metadata: { grounding: { unverified: number } } };
+  // The offline model writes only from tool data: nothing it says goes unconfirmed (issue 45).
+  expect(body.metadata.grounding.unverified, body.response_text).toBe(0);
+  return body;
 }
 
 describe(`the offline model answers ${ROWS.length} natural student questions`, () => {

@@ -47,6 +47,7 @@ interface Answer {
   response_text: string;
   services_used: string[];
   cmu_maps: { target: string | null };
+  metadata: { grounding: { checked: number; unverified: number } };
 }
 
 /** A conversation as the front end keeps it: each question goes out with everything said before it. */
@@ -62,6 +63,8 @@ function conversation(userId?: string) {
     });
     expect(res.status).toBe(200);
     const answer: Answer = streamed ? (await collectSseEvents(res.body!)).find((e) => e.type === 'done')!.data : await res.json();
+    // The offline model writes only from tool data: nothing it says goes unconfirmed (issue 45).
+    expect(answer.metadata.grounding.unverified, answer.response_text).toBe(0);
     history.push({ role: 'user', content: query }, { role: 'assistant', content: answer.response_text });
     return answer;
   };

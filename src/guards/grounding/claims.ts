@@ -61,6 +61,7 @@ const WAIT = /(?<![\w.$:])(\d{1,3})(?:\s*(?:-|–|to)\s*(\d{1,3}))?\s*-?\s*(minu
 const ROUTE_CODE = /(?<![\w.$/-])([1-9]\d[A-DX])(?![\w])/g;
 const ROUTE_WORD = /\b(?:route|bus)\s+([1-9]\d?[A-DX]?)\b(?![\d:.,/-])|(?<![\w.$-])([1-9]\d[A-DX]?)\s+(?:bus|route)(?!s|\s*stops?)\b/gi;
 const YEAR = /(?<![\w$.,:/-])(19\d{2}|20\d{2})(?!\d|[.,]\d|-\d)/g;
+const DISTANCE_AFTER = /^\s*(?:m|km|ft|feet|meters?|metres?|miles?|yards?|mi)\b/i;
 const ZIP_BEFORE = /(?:\bPA|Pennsylvania)\s*$/;
 const BUS_CUE = /\b(?:bus|buses|route|routes|PRT|shuttle|stop|arriv\w*|depart\w*|next|due|inbound|outbound|comes|coming)\b/i;
 const WALK_AFTER = /^[\s-]*(?:walk|walking|drive|driving|bike|biking|ride|on foot|by foot)/i;
@@ -159,6 +160,8 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
     for (const mention of mentions) {
       if (!mention.room) continue;
       const s = mention.end - mention.room.length;
+      // "GHC 4401", never "(CYH, 118 m)": only spaces between the building and its room, and no unit after it.
+      if (!/[\p{L}\p{N}.][ \t]+$/u.test(text.slice(mention.start, s)) || DISTANCE_AFTER.test(text.slice(mention.end, mention.end + 12))) continue;
       if (!free(s, mention.end)) continue;
       add('room', s, mention.end, [`room:${mention.building.code.toUpperCase()}:${mention.room.toUpperCase()}`]);
       take(s, mention.end);

@@ -29,7 +29,7 @@ export const OFF_TOPIC_ANSWERS: Record<OffTopic, string> = {
   creative: `Jokes, poems and stories need a language model, and this offline sandbox has none configured. ${COVERS}; ${TRY}`,
   news: `News and sports aren't in the campus data I can look up. ${COVERS}; ${TRY}`,
   'general-knowledge': `That's outside the campus data, and general knowledge needs a language model, which this offline sandbox does not have. ${COVERS}; ${TRY}`,
-  homework: `I won't do graded work for you: homework, problem sets, essays and exams are yours to do, and handing in someone else's work breaks the university's academic integrity policy. I can help around it: when and where a course meets, who teaches it, its prerequisites, or a quiet place to study; try "Who teaches 15-122?" or "Where can I study quietly?".`,
+  homework: `I won't do graded work for you: homework, problem sets, essays and exams are yours to do, and handing in someone else's work breaks the university's academic integrity policy. I can help around it: when and where a course meets, who teaches it, its prerequisites, or a quiet place to study; try "Who teaches machine learning?" or "Where can I study quietly?".`,
 };
 
 export const TOOLS_OFF =
