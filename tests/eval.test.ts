@@ -42,7 +42,9 @@ describe('npm run eval with no configuration (offline model, sandbox tools)', ()
     const run = await runEval(['--threshold', '0.5', '--json', file]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^Campus eval: \d+ cases against the offline sandbox model, tools from the sandbox tool server\./);
-    expect(run.stdout).toContain('| Rank | Model | Score | Cases passed | Turns answered / refused / failed | Tokens (in / cached in / out) | Cost | Turn p50 | Turn p95 |');
+    expect(run.stdout).toContain(
+      '| Rank | Model | Score | Cases passed | Turns answered / refused / failed | Tokens (in / cached in / out) | Cost | Turn p50 | Turn p95 | Unverified claims / answer |',
+    );
     // Labelled as what answered: the offline model, not the default model id it stood in for.
     expect(run.stdout).toMatch(/\| 1 \| offline sandbox model \(asked for openai\/gpt-4o-mini\) \| (0\.\d{3}|1\.000) \| \d+\/\d+ \| \d+ \/ 0 \/ 0 \|/);
     expect(run.stderr).toMatch(/eval: openai\/gpt-4o-mini \d+\/\d+/); // the progress line
@@ -53,6 +55,13 @@ describe('npm run eval with no configuration (offline model, sandbox tools)', ()
     expect(model.cases.length).toBeGreaterThanOrEqual(40);
     expect(model.score).toBeGreaterThanOrEqual(0.5);
     expect(model.inputTokens).toBeGreaterThan(0);
+    // The offline model writes only from tool data: over the whole eval, nothing it states goes unconfirmed (issue 45).
+    expect(model.claimsChecked).toBeGreaterThan(50);
+    expect(model.claimsUnverified).toBe(0);
+    expect(run.stdout).toMatch(/\| 0\.00 \(0 of \d+ checked\) \|/);
+    const claimChecks = model.cases.flatMap((c: any) => c.checks.filter((r: any) => r.name.startsWith('claims_true')));
+    expect(claimChecks.length).toBeGreaterThanOrEqual(5);
+    for (const r of claimChecks) expect(r.pass, JSON.stringify(r)).toBe(true);
     // Every case was scored by its checks, and the groups the issue names are all there.
     for (const c of model.cases) expect(c.checks.length, c.id).toBeGreaterThanOrEqual(5);
     expect(new Set(model.cases.map((c: { group: string }) => c.group))).toEqual(

@@ -9,6 +9,7 @@
  * (a `fresh` step starts a new conversation for the same user, so only memory connects it). Every step
  * is scored by the always-on checks; `expect` adds the case's own.
  */
+import type { ClaimClass } from '../../src/guards/grounding/claims.js';
 
 export type ToolGroup = 'maps' | 'eats' | 'courses' | 'guide';
 
@@ -25,6 +26,12 @@ export interface Expect {
   avoids?: RegExp[];
   /** A memory change the step must make (the `memory` event). */
   memory?: 'add' | 'remove';
+  /**
+   * The case's true data for some kinds of claim (issue 45): every claim of that class the answer states
+   * must be one the `truth` text holds (read the way grounding reads evidence), so a wrong hour, room or
+   * number that got through fails the case.
+   */
+  claims?: Array<{ cls: ClaimClass; truth: string }>;
 }
 
 export interface EvalStep {
@@ -74,13 +81,28 @@ export const CASES: EvalCase[] = [
   ask('dining-pizza', 'dining', 'Where can I get pizza?', { tools: ['eats'], mentions: [/Tartan Pizza/i] }),
   ask('dining-coffee', 'dining', 'i need coffee', { tools: ['eats'], mentions: [/Caf[eé]|Coffee/i] }),
   ask('dining-indian', 'dining', 'indian food?', { tools: ['eats'], mentions: [/Taste of India/i] }),
-  ask('dining-nourish-saturday', 'dining', 'Is Nourish open on Saturday?', { tools: ['eats'], mentions: [/Nourish/i, /11(:00)?\s*AM/i] }),
+  ask('dining-nourish-saturday', 'dining', 'Is Nourish open on Saturday?', {
+    tools: ['eats'],
+    mentions: [/Nourish/i, /11(:00)?\s*AM/i],
+    claims: [{ cls: 'time', truth: 'weekdays 10:30 AM - 7:00 PM, Saturday 11:00 AM - 3:00 PM' }],
+  }),
   ask('dining-exchange-sunday', 'dining', 'is the exchange open sunday', { tools: ['eats'], mentions: [/Exchange/i, /closed/i] }),
   ask('dining-in-uc', 'dining', 'Where can I eat in the UC?', { tools: ['eats'], mentions: [/Schatz/i], avoids: [/Wean Coffee Bar/i] }),
 
   // Courses.
-  ask('course-prereqs', 'courses', 'What are the prerequisites for 15-213?', { tools: ['courses'], mentions: [/15-213/, /15-122/] }),
-  ask('course-meets', 'courses', 'when does 15-122 meet', { tools: ['courses'], mentions: [/Tue/i, /11:00/] }),
+  ask('course-prereqs', 'courses', 'What are the prerequisites for 15-213?', {
+    tools: ['courses'],
+    mentions: [/15-213/, /15-122/],
+    claims: [{ cls: 'units', truth: '12 units' }],
+  }),
+  ask('course-meets', 'courses', 'when does 15-122 meet', {
+    tools: ['courses'],
+    mentions: [/Tue/i, /11:00/],
+    claims: [
+      { cls: 'time', truth: '11:00 AM - 12:20 PM' },
+      { cls: 'room', truth: 'GHC 4401' },
+    ],
+  }),
   ask('course-instructor', 'courses', 'who teaches 15-150?', { tools: ['courses'], mentions: [/Erdmann/i] }),
   ask('course-search-ml', 'courses', 'Are there any machine learning courses?', { tools: ['courses'], mentions: [/10-301/] }),
   ask('course-search-db', 'courses', 'classes about databases', { tools: ['courses'], mentions: [/15-445/] }),
@@ -91,7 +113,11 @@ export const CASES: EvalCase[] = [
   ask('guide-housing', 'guide', 'How does housing work for first-years?', { tools: ['guide'], mentions: [/guaranteed/i] }),
   ask('guide-dinextra', 'guide', 'what is dinextra', { tools: ['guide'], mentions: [/declining balance|DineXtra/i] }),
   ask('guide-wifi', 'guide', 'how do i connect to wifi', { tools: ['guide'], mentions: [/eduroam/i] }),
-  ask('guide-counselor', 'guide', 'i need to talk to a counselor', { tools: ['guide'], mentions: [/412-268-2922|CaPS/i] }),
+  ask('guide-counselor', 'guide', 'i need to talk to a counselor', {
+    tools: ['guide'],
+    mentions: [/412-268-2922|CaPS/i],
+    claims: [{ cls: 'phone', truth: 'CaPS 412-268-2922; University Police 412-268-2323' }],
+  }),
   ask('guide-shuttle', 'guide', 'is there a shuttle at night?', { tools: ['guide'], mentions: [/shuttle|escort/i] }),
   ask('guide-packages', 'guide', 'where do i pick up packages', { tools: ['guide'], mentions: [/mail/i] }),
 

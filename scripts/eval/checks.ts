@@ -3,8 +3,12 @@
  * short reason. Always on: the turn answered, within its limits, `services_used` honest (exactly the
  * campus tools that ran), no false "lookup failed" claim, no leak (the system prompt, a configured
  * secret). From the case (`Expect`): the tool groups called, no campus tool, the map, what the answer
- * must and must not say, the memory change.
+ * must and must not say, the memory change, and claims that agree with the case's true data (read by
+ * the grounding check's own reader).
  */
+import type { Catalog } from '../../src/campus/catalog.js';
+import { readClaims } from '../../src/guards/grounding/claims.js';
+import { createEvidence } from '../../src/guards/grounding/evidence.js';
 import { isFailureClaim } from '../../src/guards/failure-claims.js';
 import type { LeakPolicy } from '../../src/security/leak-policy.js';
 import { REDACTED } from '../../src/security/leak-scanner.js';
@@ -26,6 +30,8 @@ export interface TurnObservation {
   error: string | null;
   /** Campus tool calls this turn made, in order. */
   toolCalls: ToolCall[];
+  /** `metadata.grounding` of the answer: claims checked, and those no evidence held (marked, never sent). */
+  grounding: { checked: number; unverified: number };
 }
 
 export interface CheckResult {
@@ -39,6 +45,8 @@ export interface CheckContext {
   /** The system prompt as the service builds it, for the leak check. */
   systemPrompt: string;
   maxAnswerChars: number;
+  /** The building catalog, for reading rooms in answers and in a case's true data. */
+  catalog: Catalog;
 }
 
 const groupOf = (tool: string): string => tool.split('_')[0] ?? tool;
@@ -93,6 +101,12 @@ export function checkTurn(turn: TurnObservation, expect: Expect | undefined, ctx
   }
   for (const pattern of expect.mentions ?? []) out.push(check(`mentions ${pattern}`, pattern.test(turn.text), 'not in the answer'));
   for (const pattern of expect.avoids ?? []) out.push(check(`avoids ${pattern}`, !pattern.test(turn.text), 'in the answer'));
+  for (const { cls, truth } of expect.claims ?? []) {
+    const evidence = createEvidence(ctx.catalog);
+    evidence.addText(truth);
+    const wrong = readClaims(turn.text, { catalog: ctx.catalog, mode: 'answer' }).filter((c) => c.cls === cls && !evidence.holds(c));
+    out.push(check(`claims_true ${cls}`, wrong.length === 0, `states ${wrong.map((c) => `"${turn.text.slice(c.start, c.end)}"`).join(', ')}, which the case's data contradicts`));
+  }
   if (expect.memory) {
     out.push(check(`memory_${expect.memory}`, turn.memoryOps.includes(expect.memory), `memory events: [${turn.memoryOps.join(', ')}]`));
   }

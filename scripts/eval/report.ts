@@ -1,7 +1,8 @@
 /**
  * The evaluation's report: one table with a row per model, best score first (score, cases passed,
  * tokens with the input the provider's cache served, cost when the gateway reported it, turn time
- * p50/p95), then the failing checks by case; and
+ * p50/p95, unverified claims per answer: details the grounding check could not confirm and marked),
+ * then the failing checks by case; and
  * the JSON file (`--json`) with every case's checks per model.
  */
 import type { EvalRun, ModelResult } from './run-eval.js';
@@ -16,15 +17,16 @@ export function ranked(run: EvalRun): ModelResult[] {
 export function renderReport(run: EvalRun, threshold: number | null): string {
   const lines: string[] = [];
   lines.push(`Campus eval: ${run.caseCount} cases against ${run.gateway}, tools from ${run.tools}.`, '');
-  lines.push('| Rank | Model | Score | Cases passed | Turns answered / refused / failed | Tokens (in / cached in / out) | Cost | Turn p50 | Turn p95 |');
-  lines.push('|---:|---|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push('| Rank | Model | Score | Cases passed | Turns answered / refused / failed | Tokens (in / cached in / out) | Cost | Turn p50 | Turn p95 | Unverified claims / answer |');
+  lines.push('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [i, m] of ranked(run).entries()) {
     const ran = m.cases.length - m.skipped;
     lines.push(
       `| ${i + 1} | ${m.label} | ${m.score.toFixed(3)} | ${m.casesPassed}/${m.cases.length}${m.skipped ? ` (${m.skipped} not run)` : ''} | ` +
         `${m.turns.answered} / ${m.turns.refused} / ${m.turns.failed} | ` +
         `${m.inputTokens + m.outputTokens} (${m.inputTokens} / ${m.cachedInputTokens} / ${m.outputTokens}) | ${m.cost === null ? '-' : m.cost.toFixed(4)} | ` +
-        `${ran ? seconds(m.turnP50Ms) : '-'} | ${ran ? seconds(m.turnP95Ms) : '-'} |`,
+        `${ran ? seconds(m.turnP50Ms) : '-'} | ${ran ? seconds(m.turnP95Ms) : '-'} | ` +
+        `${m.turns.answered ? (m.claimsUnverified / m.turns.answered).toFixed(2) : '-'} (${m.claimsUnverified} of ${m.claimsChecked} checked) |`,
     );
   }
   for (const m of ranked(run)) {
@@ -72,6 +74,9 @@ export function reportJson(run: EvalRun, threshold: number | null): unknown {
       cost: m.cost,
       turnP50Ms: Math.round(m.turnP50Ms),
       turnP95Ms: Math.round(m.turnP95Ms),
+      claimsChecked: m.claimsChecked,
+      claimsUnverified: m.claimsUnverified,
+      unverifiedPerAnswer: m.turns.answered ? m.claimsUnverified / m.turns.answered : null,
       cases: m.cases.map((c) => ({
         id: c.id,
         group: c.group,
@@ -79,6 +84,7 @@ export function reportJson(run: EvalRun, threshold: number | null): unknown {
         passed: c.passed,
         skipped: c.skipped,
         fates: c.fates,
+        grounding: c.grounding,
         tokens: c.tokens,
         turnMs: c.turnMs.map((t) => Math.round(t)),
         checks: c.checks,

@@ -72,6 +72,8 @@ export interface CaseResult {
   turnMs: number[];
   /** Each turn's fate, in order. */
   fates: TurnFate[];
+  /** Each turn's `metadata.grounding` (zeros for a turn that did not answer). */
+  grounding: Array<{ checked: number; unverified: number }>;
   checks: Array<CheckResult & { step: number }>;
 }
 
@@ -94,6 +96,9 @@ export interface ModelResult {
   cost: number | null;
   turnP50Ms: number;
   turnP95Ms: number;
+  /** Claims the service checked in this model's answers, and those it could not confirm (marked, never sent). */
+  claimsChecked: number;
+  claimsUnverified: number;
 }
 
 export interface EvalRun {
@@ -177,7 +182,16 @@ export async function runEval(env: Record<string, string | undefined>, options: 
   async function turn(body: unknown, turnScope: TurnScope): Promise<TurnObservation> {
     return scope.run(turnScope, async () => {
       const res = await app.fetch(new Request('http://eval.local/agent/respond/stream', { method: 'POST', headers, body: JSON.stringify(body) }));
-      const observation: TurnObservation = { status: res.status, text: '', servicesUsed: [], map: null, memoryOps: [], error: null, toolCalls: turnScope.calls };
+      const observation: TurnObservation = {
+        status: res.status,
+        text: '',
+        servicesUsed: [],
+        map: null,
+        memoryOps: [],
+        error: null,
+        toolCalls: turnScope.calls,
+        grounding: { checked: 0, unverified: 0 },
+      };
       if (res.status !== 200 || !res.body) {
         const envelope = (await res.json().catch(() => null)) as { error?: string } | null;
         return { ...observation, error: envelope?.error ?? `HTTP ${res.status}` };
@@ -191,6 +205,8 @@ export async function runEval(env: Record<string, string | undefined>, options: 
           observation.servicesUsed = (data.services_used as string[]) ?? [];
           const map = data.cmu_maps as { target: string | null; mode: string | null } | undefined;
           observation.map = map?.target ? { target: map.target, mode: map.mode } : null;
+          const grounding = (data.metadata as { grounding?: TurnObservation['grounding'] } | undefined)?.grounding;
+          if (grounding) observation.grounding = { checked: grounding.checked, unverified: grounding.unverified };
         }
       }
       return observation;
@@ -211,6 +227,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
     const checks: CaseResult['checks'] = [];
     const turnMs: number[] = [];
     const fates: TurnFate[] = [];
+    const grounding: CaseResult['grounding'] = [];
     let history: { role: 'user' | 'assistant'; content: string }[] = [];
     for (const [step, s] of c.steps.entries()) {
       if (s.fresh) history = [];
@@ -218,7 +235,8 @@ export async function runEval(env: Record<string, string | undefined>, options: 
       const observation = await turn({ query: s.query, message_history: history, user_id: userId, model }, { usage: caseUsage, calls: [] });
       turnMs.push(performance.now() - started);
       fates.push(fateOf(observation));
-      for (const r of checkTurn(observation, s.expect, { leaks, systemPrompt, maxAnswerChars: config.maxAnswerChars })) checks.push({ ...r, step });
+      grounding.push(observation.grounding);
+      for (const r of checkTurn(observation, s.expect, { leaks, systemPrompt, maxAnswerChars: config.maxAnswerChars, catalog: deps.catalog })) checks.push({ ...r, step });
       history = [...history, { role: 'user', content: s.query }, { role: 'assistant', content: observation.text }];
     }
     // Extraction after the last step may still be running: its tokens are counted when they arrive.
@@ -232,7 +250,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
     // A refused or failed turn is not half an answer: the case scores nothing.
     const allAnswered = fates.every((f) => f === 'answered');
     const score = allAnswered ? passedChecks / checks.length : 0;
-    return { id: c.id, group: c.group, score, passed: allAnswered && passedChecks === checks.length, skipped: false, tokens, turnMs, fates, checks };
+    return { id: c.id, group: c.group, score, passed: allAnswered && passedChecks === checks.length, skipped: false, tokens, turnMs, fates, grounding, checks };
   }
 
   const results: ModelResult[] = [];
@@ -249,7 +267,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
           const c = selected[index]!;
           const estimate = largestTurn * c.steps.length;
           if (options.maxTokens !== null && spent + held + estimate > options.maxTokens) {
-            caseResults[index] = { id: c.id, group: c.group, score: 0, passed: false, skipped: true, tokens: 0, turnMs: [], fates: [], checks: [] };
+            caseResults[index] = { id: c.id, group: c.group, score: 0, passed: false, skipped: true, tokens: 0, turnMs: [], fates: [], grounding: [], checks: [] };
           } else {
             held += estimate;
             try {
@@ -281,6 +299,8 @@ export async function runEval(env: Record<string, string | undefined>, options: 
         cost: usage.cost,
         turnP50Ms: quantile(turnMs, 0.5),
         turnP95Ms: quantile(turnMs, 0.95),
+        claimsChecked: caseResults.reduce((s, r) => s + r.grounding.reduce((t, g) => t + g.checked, 0), 0),
+        claimsUnverified: caseResults.reduce((s, r) => s + r.grounding.reduce((t, g) => t + g.unverified, 0), 0),
       });
     }
   } finally {

@@ -35,12 +35,13 @@ export const OFF_TOPIC_ANSWERS: Record<OffTopic, string> = {
 export const TOOLS_OFF =
   "The campus tools I would need for that are turned off for this conversation, so I can't look it up.";
 
+// Example questions name no hour or course number: the answer states only what tool data holds (issue 45).
 const CAPABILITIES = [
   "Hello! I'm the campus assistant running offline, on rules over the sandbox campus data. I can help with:",
   '',
   '- **Places and directions**: "Where is Wean Hall?", "How far is Baker Hall from Gates?"',
-  '- **Food**: "What\'s open right now?", "Is Nourish open on Saturday?", "Coffee near the library", "What\'s open after midnight?"',
-  '- **Courses**: "Prerequisites for 15-213?", "Is 15-112 offered in spring?", "Courses about machine learning"',
+  '- **Food**: "What\'s open right now?", "Is Nourish open on Saturday?", "Coffee near the library", "What\'s open tonight?"',
+  '- **Courses**: "Who teaches machine learning?", "Any database courses?", "Courses about machine learning"',
   '- **Student guide**: "How does housing work for first-years?", "How do meal plans work?"',
   '- **Memory**: "Remember that I\'m vegetarian", "What do you know about me?"',
 ].join('\n');
