@@ -4,7 +4,8 @@
  * and one that no evidence holds is replaced in place by a mark ("(time not confirmed)").
  *
  * Text is held only while it could still be, or contain, a claim: a segment (a sentence, or a whole
- * line for a table row) streams as it arrives until a digit, "$", "noon" or "midnight" shows up; from
+ * line for a table row) streams as it arrives until a digit starting a word, "$", "noon" or "midnight"
+ * shows up; from
  * there it is held to the segment's end and judged whole, with the text of the segment that already
  * left as context. Before that, only a trailing word that could begin a claim is held (a month or a
  * season: "October 15", "Spring 2027"; a "(" of a phone number). List markers and heading hashes at a
@@ -41,7 +42,9 @@ export interface GroundingStream {
 const LINE_PREFIX = /^[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+|>[ \t]?|#{1,6}[ \t]+)*/;
 // Could still grow into a line prefix ("1", "12.", "##").
 const MAYBE_PREFIX = /^[ \t>*+#\d.)-]*$/;
-const TRIGGER = /[\d$]|\b(?:noon|midday|midnight)\b/i;
+// What may start a claim: a digit that starts a word (never one inside it: "word0", "H1N1", "mp3"), a
+// dollar sign, or noon and midnight.
+const TRIGGER = /(?<![\p{L}\p{N}])\d|\$|\b(?:noon|midday|midnight)\b/giu;
 // A period after these is no sentence end ("9 p.m. on", "Oct. 15", "Dr. Smith").
 const ABBREVIATION = /(?:^|[\s(])(?:[ap]\.m|[A-Za-z]|e\.g|i\.e|vs|St|Dr|Mr|Mrs|Ms|Ave|No|Prof|Rm|approx|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.$/;
 const CLOSERS = new Set(['"', "'", '”', '’', ')', ']', '*', '_']);
@@ -76,6 +79,13 @@ export function createGroundingStream(options: { catalog: Catalog; evidence: Evi
   let unverified = 0;
   const byClass = new Map<ClaimClass, ClassCounts>();
   const unconfirmed = new Set<ClaimClass>();
+
+  /** Does `text` hold a trigger, read with the released character before it (so "w" + "17" is one word)? */
+  const hasTrigger = (text: string): boolean => {
+    const before = context.slice(-1);
+    TRIGGER.lastIndex = before.length;
+    return TRIGGER.test(before + text);
+  };
 
   const count = (cls: ClaimClass, ok: boolean) => {
     const c = byClass.get(cls) ?? { checked: 0, unverified: 0 };
@@ -125,7 +135,7 @@ export function createGroundingStream(options: { catalog: Catalog; evidence: Evi
   const endSegment = (end: number): string => {
     const seg = buf.slice(0, end);
     // A segment that arrived and ended within one push was never tested for a trigger: test it now.
-    const out = triggered || TRIGGER.test(seg) ? judge(seg) : seg;
+    const out = triggered || hasTrigger(seg) ? judge(seg) : seg;
     buf = buf.slice(end);
     scan = 0;
     context = '';
@@ -207,7 +217,7 @@ export function createGroundingStream(options: { catalog: Catalog; evidence: Evi
       }
       if (ended) continue;
       scan = buf.length;
-      if (!triggered && TRIGGER.test(buf)) triggered = true;
+      if (!triggered && hasTrigger(buf)) triggered = true;
       if (triggered) {
         if (final) return out + endSegment(buf.length);
         if (buf.length > MAX_HELD) {
