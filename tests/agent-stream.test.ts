@@ -34,7 +34,7 @@ describe('POST /agent/respond/stream', () => {
   it('streams deltas that concatenate to done.response_text, with the contract headers', async () => {
     const s = await start();
     s.gw.enqueue({ text: ['The ', 'library ', 'opens at **8 AM**.\nSee you!'] });
-    const res = await s.post({ query: 'thanks, and in one sentence?' });
+    const res = await s.post({ query: 'thanks, and does it open at 8 AM? In one sentence?' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(res.headers.get('cache-control')).toBe('no-cache');

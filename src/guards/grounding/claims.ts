@@ -61,6 +61,9 @@ const WAIT = /(?<![\w.$:])(\d{1,3})(?:\s*(?:-|–|to)\s*(\d{1,3}))?\s*-?\s*(minu
 const ROUTE_CODE = /(?<![\w.$/-])([1-9]\d[A-DX])(?![\w])/g;
 const ROUTE_WORD = /\b(?:route|bus)\s+([1-9]\d?[A-DX]?)\b(?![\d:.,/-])|(?<![\w.$-])([1-9]\d[A-DX]?)\s+(?:bus|route)(?!s|\s*stops?)\b/gi;
 const YEAR = /(?<![\w$.,:/-])(19\d{2}|20\d{2})(?!\d|[.,]\d|-\d)/g;
+// A number shaped like a room ("4401", "136A"), not a piece of a phone number or a course number: the
+// catalog is asked for buildings only when one is there.
+const ROOM_NUMBER = /(?<![\d.,:/-])\d{3,4}[A-Za-z]?(?![\d.,:/-]\d|\d)/;
 const DISTANCE_AFTER = /^\s*(?:m|km|ft|feet|meters?|metres?|miles?|yards?|mi)\b/i;
 const ZIP_BEFORE = /(?:\bPA|Pennsylvania)\s*$/;
 const BUS_CUE = /\b(?:bus|buses|route|routes|PRT|shuttle|stop|arriv\w*|depart\w*|next|due|inbound|outbound|comes|coming)\b/i;
@@ -154,7 +157,7 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
   each(FLOOR, (m, s, e) => add('floor', s, e, [`floor:${Number(m[1] ?? m[2])}`]));
   // Rooms after a building of the catalog ("GHC 4401", "Wean 5403", "DH 2315"); the room number is the claim.
   // Evidence is read in capitals too: a student who typed "weh 5300" gave that room.
-  if (/\d{3}/.test(text)) {
+  if (ROOM_NUMBER.test(text)) {
     const mentions = options.catalog.mentions(text);
     if (options.mode === 'evidence' && /[a-z]/.test(text)) mentions.push(...options.catalog.mentions(text.toUpperCase()).filter((m) => m.end <= text.length));
     for (const mention of mentions) {

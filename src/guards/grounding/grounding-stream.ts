@@ -42,9 +42,9 @@ export interface GroundingStream {
 const LINE_PREFIX = /^[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+|>[ \t]?|#{1,6}[ \t]+)*/;
 // Could still grow into a line prefix ("1", "12.", "##").
 const MAYBE_PREFIX = /^[ \t>*+#\d.)-]*$/;
-// What may start a claim: a digit that starts a word (never one inside it: "word0", "H1N1", "mp3"), a
-// dollar sign, or noon and midnight.
-const TRIGGER = /(?<![\p{L}\p{N}])\d|\$|\b(?:noon|midday|midnight)\b/giu;
+// Noon and midnight start a claim with no digit (a cheap test first, the word-bounded one only on a hit).
+const CLOCK_WORD_HINT = /no{2}n|mid(?:day|night)/i;
+const CLOCK_WORD = /\b(?:noon|midday|midnight)\b/i;
 // A period after these is no sentence end ("9 p.m. on", "Oct. 15", "Dr. Smith").
 const ABBREVIATION = /(?:^|[\s(])(?:[ap]\.m|[A-Za-z]|e\.g|i\.e|vs|St|Dr|Mr|Mrs|Ms|Ave|No|Prof|Rm|approx|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.$/;
 const CLOSERS = new Set(['"', "'", '”', '’', ')', ']', '*', '_']);
@@ -63,6 +63,32 @@ const PREFIXES = new Set<string>();
 for (const w of [...LEAD_INS, 'noon', 'midday', 'midnight']) for (let i = 2; i <= w.length; i++) PREFIXES.add(w.slice(0, i));
 
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\u00a0';
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+/** A letter or digit (ASCII by comparison, anything else by its Unicode category). */
+const isWordChar = (ch: string | undefined): boolean => {
+  if (ch === undefined) return false;
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return isDigit(c) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+  return /[\p{L}\p{N}]/u.test(ch);
+};
+const isLetter = (ch: string): boolean => {
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+  return /\p{L}/u.test(ch);
+};
+
+/**
+ * Does `text` hold what may start a claim: a digit that starts a word (never one inside it: "word0",
+ * "H1N1", "mp3"), a dollar sign, or noon and midnight? `before` is the character released just before it.
+ */
+function hasTrigger(text: string, before: string | undefined): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x24) return true;
+    if (isDigit(c) && !isWordChar(i > 0 ? text[i - 1] : before)) return true;
+  }
+  return CLOCK_WORD_HINT.test(text) && CLOCK_WORD.test(text);
+}
 
 export function createGroundingStream(options: { catalog: Catalog; evidence: Evidence }): GroundingStream {
   const { catalog, evidence } = options;
@@ -80,12 +106,8 @@ export function createGroundingStream(options: { catalog: Catalog; evidence: Evi
   const byClass = new Map<ClaimClass, ClassCounts>();
   const unconfirmed = new Set<ClaimClass>();
 
-  /** Does `text` hold a trigger, read with the released character before it (so "w" + "17" is one word)? */
-  const hasTrigger = (text: string): boolean => {
-    const before = context.slice(-1);
-    TRIGGER.lastIndex = before.length;
-    return TRIGGER.test(before + text);
-  };
+  /** A trigger in `text`, read with the released character before it (so "w" then "17" is one word). */
+  const triggers = (text: string): boolean => hasTrigger(text, context[context.length - 1]);
 
   const count = (cls: ClaimClass, ok: boolean) => {
     const c = byClass.get(cls) ?? { checked: 0, unverified: 0 };
@@ -135,7 +157,7 @@ export function createGroundingStream(options: { catalog: Catalog; evidence: Evi
   const endSegment = (end: number): string => {
     const seg = buf.slice(0, end);
     // A segment that arrived and ended within one push was never tested for a trigger: test it now.
-    const out = triggered || hasTrigger(seg) ? judge(seg) : seg;
+    const out = triggered || triggers(seg) ? judge(seg) : seg;
     buf = buf.slice(end);
     scan = 0;
     context = '';
@@ -149,18 +171,27 @@ export function createGroundingStream(options: { catalog: Catalog; evidence: Evi
     const out = buf.slice(0, upTo);
     buf = buf.slice(upTo);
     scan = Math.max(0, scan - upTo);
-    context = (context + out).slice(-CONTEXT);
+    // Kept to at most twice its length: trimmed now and then, not copied on every delta.
+    context += out;
+    if (context.length > 2 * CONTEXT) context = context.slice(-CONTEXT);
     return out;
   };
 
   /** How much of an untriggered `buf` may leave: all but a trailing word that could begin a claim. */
   const safePoint = (): number => {
-    const partial = /[\p{L}]+$/u.exec(buf);
-    if (partial) return PREFIXES.has(partial[0].toLowerCase()) ? partial.index : buf.length;
-    const word = /([\p{L}]+)\.?[ \t]*$/u.exec(buf);
-    if (word && LEAD_INS.has(word[1]!.toLowerCase())) return word.index;
-    const open = /[(+][ \t]*$/.exec(buf);
-    return open ? open.index : buf.length;
+    let end = buf.length;
+    // A word still arriving: held only while it could grow into a month, a season, noon or midnight.
+    let start = end;
+    while (start > 0 && isLetter(buf[start - 1]!)) start--;
+    if (start < end) return start <= end - 2 && end - start <= 9 && PREFIXES.has(buf.slice(start, end).toLowerCase()) ? start : end;
+    // A finished month or season (maybe "Oct."), or a "(" or "+", waits for what follows it.
+    while (end > 0 && (buf[end - 1] === ' ' || buf[end - 1] === '\t')) end--;
+    const last = buf[end - 1];
+    if (last === '(' || last === '+') return end - 1;
+    if (last === '.') end--;
+    start = end;
+    while (start > 0 && isLetter(buf[start - 1]!)) start--;
+    return start < end && end - start <= 9 && LEAD_INS.has(buf.slice(start, end).toLowerCase()) ? start : buf.length;
   };
 
   /** Is the character before `i` of `buf` the end of a sentence (an end mark, maybe closers, not an abbreviation)? */
@@ -217,7 +248,7 @@ export function createGroundingStream(options: { catalog: Catalog; evidence: Evi
       }
       if (ended) continue;
       scan = buf.length;
-      if (!triggered && hasTrigger(buf)) triggered = true;
+      if (!triggered && triggers(buf)) triggered = true;
       if (triggered) {
         if (final) return out + endSegment(buf.length);
         if (buf.length > MAX_HELD) {

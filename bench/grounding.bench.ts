@@ -1,0 +1,190 @@
+/**
+ * `npm run bench -- grounding` (issue 45): what the grounding check keeps and catches, and what it costs
+ * per delta.
+ *
+ * 1. Quality over the corpus (tests/fixtures/grounding-corpus.ts: production-shaped tool results,
+ *    honest answers, one planted atom per variant), through the real verify stage, each answer cut into
+ *    random 1-12 character chunks (seeded; three cuts per answer). An honest answer is kept whole when
+ *    the final text and the deltas equal it and nothing is unverified; a planted atom is caught when it
+ *    is in neither the deltas nor the final text, the answer's other sentences are all there and it is
+ *    counted in `metadata.grounding.unverified`. Per claim class: the honest claims checked and
+ *    confirmed, the planted atoms caught.
+ * 2. Cost per delta, in one process, interleaved rounds: the answer stream (leak scanner, grounding,
+ *    shaping) over the corpus's honest answers and over a claim-free answer, in 4-character deltas,
+ *    with the grounding check against the same stream with an identity stage in its place (the floor).
+ *    The held-streams and first-delta figures of the whole service before and after are measured with
+ *    `bench/before-after.ts` (BENCHMARKS.md says which).
+ */
+import { parseConfig } from '../src/config.js';
+import { loadCatalog } from '../src/campus/catalog.js';
+import { NO_MAP } from '../src/campus/cmu-maps.js';
+import { createAnswerStream } from '../src/guards/answer-stream.js';
+import { CLAIM_CLASSES, type ClaimClass } from '../src/guards/grounding/claims.js';
+import { createEvidence } from '../src/guards/grounding/evidence.js';
+import { createGroundingStream, type GroundingStream } from '../src/guards/grounding/grounding-stream.js';
+import type { TurnEvent } from '../src/pipeline/events.js';
+import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
+import { noTelemetry } from '../src/telemetry/telemetry.js';
+import { GROUNDING_CORPUS, type GroundingCase, type Planted } from '../tests/fixtures/grounding-corpus.js';
+import { FAKE_SECRETS_ENV } from '../tests/support/fake-secrets.js';
+import { makeCtx, runVerify, toolEvent } from '../tests/support/verify.js';
+
+const PROMPT = 'You are the campus assistant.\n\n# Now\nToday is 2026-11-25 (Wednesday), 16:04 campus time (America/New_York).';
+const CUTS_PER_ANSWER = 3;
+
+/** A small seeded generator (mulberry32), so every run cuts the answers the same way. */
+function seeded(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = seeded(45);
+const randomChunks = (text: string): TurnEvent[] => {
+  const out: TurnEvent[] = [];
+  for (let i = 0; i < text.length; ) {
+    const size = 1 + Math.floor(random() * 12);
+    out.push({ type: 'text', text: text.slice(i, i + size) });
+    i += size;
+  }
+  return out;
+};
+
+interface ClassTally {
+  honestChecked: number;
+  honestConfirmed: number;
+  planted: number;
+  caught: number;
+}
+const tally = new Map<ClaimClass, ClassTally>(CLAIM_CLASSES.map((c) => [c, { honestChecked: 0, honestConfirmed: 0, planted: 0, caught: 0 }]));
+
+async function verify(c: GroundingCase, text: string) {
+  const byClass = new Map<string, { checked: number; unverified: number }>();
+  const ctx = {
+    ...makeCtx({ query: c.query, systemPrompt: PROMPT, plan: { showMap: false } }),
+    metrics: { ...noTelemetry.metrics, groundingClaims: (counts: ReadonlyMap<string, { checked: number; unverified: number }>) => counts.forEach((v, k) => byClass.set(k, { ...v })) },
+  };
+  const run = await runVerify([toolEvent(c.tool, 'campus', true, c.result), { type: 'pass', index: 1 }, ...randomChunks(text)], ctx);
+  return { run, byClass };
+}
+
+const otherSentences = (c: GroundingCase, p: Planted) =>
+  c.honest
+    .split(/\n+|(?<=[.!?])(?<![ap]\.m\.)\s+/)
+    .map((s) => s.trim())
+    .filter((s) => s && !s.includes(p.from) && !/^[-|*\d]/.test(s));
+
+let honestRuns = 0;
+let honestWhole = 0;
+let plantedRuns = 0;
+let plantedCaught = 0;
+for (const c of GROUNDING_CORPUS) {
+  for (let k = 0; k < CUTS_PER_ANSWER; k++) {
+    const { run, byClass } = await verify(c, c.honest);
+    honestRuns++;
+    if (run.answer!.text === c.honest && run.deltas === c.honest && run.answer!.grounding.unverified === 0) honestWhole++;
+    for (const [cls, counts] of byClass) {
+      const t = tally.get(cls as ClaimClass)!;
+      t.honestChecked += counts.checked;
+      t.honestConfirmed += counts.checked - counts.unverified;
+    }
+    for (const p of c.planted) {
+      const { run: planted } = await verify(c, c.honest.replace(p.from, p.to));
+      const text = planted.answer!.text;
+      const caught =
+        !planted.deltas.includes(p.to) && !text.includes(p.to) && planted.answer!.grounding.unverified >= 1 && otherSentences(c, p).every((s) => text.includes(s));
+      plantedRuns++;
+      const t = tally.get(p.cls)!;
+      t.planted++;
+      if (caught) {
+        plantedCaught++;
+        t.caught++;
+      }
+    }
+  }
+}
+
+// Cost per delta: the answer stream with grounding against the same stream with an identity stage.
+const config = parseConfig({ AGENT_ENV: 'test', ...FAKE_SECRETS_ENV });
+const leaks = leakPolicyFromConfig(config);
+const catalog = loadCatalog(null);
+const identity = (): GroundingStream => ({
+  push: (t) => t,
+  flush: () => '',
+  reset: () => undefined,
+  checked: 0,
+  unverified: 0,
+  byClass: new Map(),
+  unconfirmed: new Set(),
+});
+const grounded = (c: GroundingCase): GroundingStream => {
+  const evidence = createEvidence(catalog);
+  evidence.addText(c.query);
+  evidence.addText(PROMPT);
+  evidence.addToolResult(c.result);
+  return createGroundingStream({ catalog, evidence });
+};
+const CLAIM_FREE = 'Gates Hillman Center is on the main campus, next to the Purnell Center. From Doherty Hall walk north across the Cut; the entrance faces Forbes Avenue. ';
+const claimFreeCase: GroundingCase = { ...GROUNDING_CORPUS[0]!, honest: CLAIM_FREE.repeat(4) };
+const ROUNDS = 15;
+const REPEATS = 40;
+const perDelta = { corpus: [[], []] as number[][], claimFree: [[], []] as number[][] };
+for (let round = 0; round < ROUNDS; round++) {
+  for (const which of round % 2 ? [1, 0] : [0, 1]) {
+    for (const [key, cases] of [['corpus', GROUNDING_CORPUS], ['claimFree', [claimFreeCase]]] as const) {
+      let deltas = 0;
+      const t0 = process.cpuUsage();
+      for (let r = 0; r < REPEATS; r++) {
+        for (const c of cases) {
+          const stream = createAnswerStream({ scanner: leaks.stream(PROMPT), grounding: which === 1 ? grounded(c) : identity() });
+          for (let i = 0; i < c.honest.length; i += 4) {
+            stream.push(c.honest.slice(i, i + 4));
+            deltas++;
+          }
+          stream.finish({ map: NO_MAP, toolsUsed: [c.tool], otherToolFailed: false, query: c.query });
+        }
+      }
+      const used = process.cpuUsage(t0);
+      perDelta[key][which]!.push(((used.user + used.system) * 1000) / deltas);
+    }
+  }
+}
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+const pct = (a: number, b: number) => (b === 0 ? '-' : `${((100 * a) / b).toFixed(1)}%`);
+const row = (label: string, key: keyof typeof perDelta) => {
+  const [floor, check] = [median(perDelta[key][0]!), median(perDelta[key][1]!)];
+  return `| ${label} | ${(floor / 1000).toFixed(2)} µs | ${(check / 1000).toFixed(2)} µs | ${(check / floor).toFixed(2)}× |`;
+};
+
+const lines = [
+  '## Grounding: honest answers kept, planted atoms caught, cost per delta (`bench/grounding.bench.ts`)',
+  '',
+  `Corpus: ${GROUNDING_CORPUS.length} honest answers and ${GROUNDING_CORPUS.reduce((n, c) => n + c.planted.length, 0)} planted atoms ` +
+    `(tests/fixtures/grounding-corpus.ts), through the real verify stage, each cut ${CUTS_PER_ANSWER} times into random 1-12 character chunks (seeded).`,
+  '',
+  '| Figure | Measured | Target |',
+  '|---|---:|---:|',
+  `| Honest answers kept whole (final = deltas = the answer, 0 unverified) | **${pct(honestWhole, honestRuns)}** (${honestWhole}/${honestRuns}) | ≥ 97% |`,
+  `| Planted atoms caught (in no delta and not final, other sentences kept, counted) | **${pct(plantedCaught, plantedRuns)}** (${plantedCaught}/${plantedRuns}) | ≥ 90% |`,
+  '',
+  '| Claim class | Honest claims checked | Confirmed | Planted | Caught |',
+  '|---|---:|---:|---:|---:|',
+  ...[...tally.entries()]
+    .filter(([, t]) => t.honestChecked + t.planted > 0)
+    .map(([cls, t]) => `| ${cls} | ${t.honestChecked} | ${pct(t.honestConfirmed, t.honestChecked)} | ${t.planted} | ${pct(t.caught, t.planted)} |`),
+  '',
+  `CPU per 4-character delta of the answer stream (leak scanner, grounding, shaping), median of ${ROUNDS} interleaved rounds ` +
+    `of ${REPEATS} passes, against the same stream with an identity stage in grounding's place (the floor):`,
+  '',
+  '| Answers | Floor | With grounding | Ratio |',
+  '|---|---:|---:|---:|',
+  row(`the corpus's ${GROUNDING_CORPUS.length} honest answers (a claim in most sentences)`, 'corpus'),
+  row('a claim-free answer (four paragraphs of directions)', 'claimFree'),
+  '',
+];
+process.stdout.write(lines.join('\n') + '\n');
+const ok = honestWhole / honestRuns >= 0.97 && plantedCaught / plantedRuns >= 0.9;
+if (!ok) process.exitCode = 1;
