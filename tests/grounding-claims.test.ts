@@ -94,6 +94,8 @@ describe('claims: the other classes', () => {
     expect(read('It is a 5-minute walk from Gates.')).toEqual([]);
     expect(read('Lectures last 80 minutes.')).toEqual([]);
     expect(read('The next bus is a 10-minute walk away.')).toEqual([]);
+    expect(read('Next, walk to Forbes and stop at the light (about 3 minutes).')).toEqual([]);
+    expect(read('It arrives in 4 min.').map((c) => c.keys)).toEqual([['wait-min:4']]);
   });
 
   it('takes each span once: the 12 of "15-122" is a course, not units; a phone is not a course', () => {

@@ -66,7 +66,9 @@ const YEAR = /(?<![\w$.,:/-])(19\d{2}|20\d{2})(?!\d|[.,]\d|-\d)/g;
 const ROOM_NUMBER = /(?<![\d.,:/-])\d{3,4}[A-Za-z]?(?![\d.,:/-]\d|\d)/;
 const DISTANCE_AFTER = /^\s*(?:m|km|ft|feet|meters?|metres?|miles?|yards?|mi)\b/i;
 const ZIP_BEFORE = /(?:\bPA|Pennsylvania)\s*$/;
-const BUS_CUE = /\b(?:bus|buses|route|routes|PRT|shuttle|stop|arriv\w*|depart\w*|next|due|inbound|outbound|comes|coming)\b/i;
+// A sentence about buses (a route id in it counts too). Not "next" or "stop" alone: "Next, walk to Forbes
+// (about 3 minutes)" is a walk, and a walk time is no claim.
+const BUS_CUE = /\b(?:bus|buses|route|routes|PRT|shuttle|inbound|outbound|arriv(?:e|es|ing|al|als)|depart(?:s|ing|ure|ures)?)\b/i;
 const WALK_AFTER = /^[\s-]*(?:walk|walking|drive|driving|bike|biking|ride|on foot|by foot)/i;
 
 /**
