@@ -60,12 +60,12 @@ describe('architecture', () => {
     expect(intoSandbox).toEqual([{ from: 'src/server/build-deps.ts', to: 'src/sandbox/start-sandbox.ts', dynamic: true, typeOnly: false }]);
   });
 
-  it('keeps tests off script entry points and benches on tests/support/ for their fakes', () => {
+  it('keeps tests off script entry points and benches on tests/support/ and tests/fixtures/ for their fakes and data', () => {
     // scripts/*.ts are entry points (they run on import); the deploy client's module under
     // scripts/deploy/ has no side effects and is what tests/deploy-script.test.ts runs.
     expect(tests.filter((e) => e.to.startsWith('scripts/') && !e.to.startsWith('scripts/deploy/')).map((e) => e.from)).toEqual([]);
     const benchIntoTests = bench.filter((e) => e.to.startsWith('tests/'));
-    expect(benchIntoTests.filter((e) => !e.to.startsWith('tests/support/')).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+    expect(benchIntoTests.filter((e) => !e.to.startsWith('tests/support/') && !e.to.startsWith('tests/fixtures/')).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
     expect(bench.filter((e) => e.to.startsWith('scripts/')).map((e) => e.from)).toEqual([]);
   });
 });
