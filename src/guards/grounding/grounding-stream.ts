@@ -61,6 +61,16 @@ const LEAD_INS = new Set([
 ]);
 const PREFIXES = new Set<string>();
 for (const w of [...LEAD_INS, 'noon', 'midday', 'midnight']) for (let i = 2; i <= w.length; i++) PREFIXES.add(w.slice(0, i));
+/** Their first letters, either case: most words are ruled out by their first letter alone. */
+const FIRST_LETTERS = new Set([...PREFIXES].flatMap((p) => [p.charCodeAt(0), p.toUpperCase().charCodeAt(0)]));
+const LONGEST_LEAD_IN = 9;
+/** Could the word `buf[start, end)` be a lead-in (or, `prefix`, still grow into one)? */
+const mayLeadIn = (buf: string, start: number, end: number, prefix: boolean): boolean => {
+  const length = end - start;
+  if (length < 2 || length > LONGEST_LEAD_IN || !FIRST_LETTERS.has(buf.charCodeAt(start))) return false;
+  const word = buf.slice(start, end).toLowerCase();
+  return prefix ? PREFIXES.has(word) : LEAD_INS.has(word);
+};
 
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\u00a0';
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
@@ -82,12 +92,15 @@ const isLetter = (ch: string): boolean => {
  * "H1N1", "mp3"), a dollar sign, or noon and midnight? `before` is the character released just before it.
  */
 function hasTrigger(text: string, before: string | undefined): boolean {
+  // Noon, midday and midnight all have an "n": the word test runs only on text that has one.
+  let n = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x24) return true;
     if (isDigit(c) && !isWordChar(i > 0 ? text[i - 1] : before)) return true;
+    if (c === 0x6e || c === 0x4e) n = true;
   }
-  return CLOCK_WORD_HINT.test(text) && CLOCK_WORD.test(text);
+  return n && CLOCK_WORD_HINT.test(text) && CLOCK_WORD.test(text);
 }
 
 export function createGroundingStream(options: { catalog: Catalog; evidence: Evidence }): GroundingStream {
@@ -183,7 +196,7 @@ export function createGroundingStream(options: { catalog: Catalog; evidence: Evi
     // A word still arriving: held only while it could grow into a month, a season, noon or midnight.
     let start = end;
     while (start > 0 && isLetter(buf[start - 1]!)) start--;
-    if (start < end) return start <= end - 2 && end - start <= 9 && PREFIXES.has(buf.slice(start, end).toLowerCase()) ? start : end;
+    if (start < end) return mayLeadIn(buf, start, end, true) ? start : end;
     // A finished month or season (maybe "Oct."), or a "(" or "+", waits for what follows it.
     while (end > 0 && (buf[end - 1] === ' ' || buf[end - 1] === '\t')) end--;
     const last = buf[end - 1];
@@ -191,7 +204,7 @@ export function createGroundingStream(options: { catalog: Catalog; evidence: Evi
     if (last === '.') end--;
     start = end;
     while (start > 0 && isLetter(buf[start - 1]!)) start--;
-    return start < end && end - start <= 9 && LEAD_INS.has(buf.slice(start, end).toLowerCase()) ? start : buf.length;
+    return mayLeadIn(buf, start, end, false) ? start : buf.length;
   };
 
   /** Is the character before `i` of `buf` the end of a sentence (an end mark, maybe closers, not an abbreviation)? */
