@@ -38,6 +38,8 @@ export interface ReadOptions {
    * 'evidence': every reading counts (a tool's "11 min" is a wait whatever surrounds it).
    */
   mode: 'answer' | 'evidence';
+  /** A tool reported bus waits this turn: in an answer, "in 4 minutes" is a wait in any sentence that is not about walking. */
+  busTurn?: boolean;
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
@@ -70,6 +72,7 @@ const ZIP_BEFORE = /(?:\bPA|Pennsylvania)\s*$/;
 // (about 3 minutes)" is a walk, and a walk time is no claim.
 const BUS_CUE = /\b(?:bus|buses|route|routes|PRT|shuttle|inbound|outbound|arriv(?:e|es|ing|al|als)|depart(?:s|ing|ure|ures)?)\b/i;
 const WALK_AFTER = /^[\s-]*(?:walk|walking|drive|driving|bike|biking|ride|on foot|by foot)/i;
+const WALKING = /\b(?:walk|walking|on foot|by foot)\b/i;
 
 /**
  * Reads the claims of `text`. `text` should be a sentence, list item, table row or whole tool result;
@@ -189,7 +192,8 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
     routes++;
     add('route', at, at + id.length, [`route:${id.toUpperCase()}`]);
   });
-  const aboutBuses = options.mode === 'evidence' || routes > 0 || BUS_CUE.test(text);
+  const aboutBuses =
+    options.mode === 'evidence' || routes > 0 || BUS_CUE.test(text) || (options.busTurn === true && !WALKING.test(text));
   if (aboutBuses) {
     each(WAIT, (m, s, e) => {
       if (options.mode === 'answer' && WALK_AFTER.test(text.slice(e, e + 16))) return false;

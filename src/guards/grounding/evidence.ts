@@ -6,12 +6,18 @@
  * field says it is (`"minutes": 4` is a wait, `"units": "12.0"` is units, `{"building": "GHC", "room":
  * "4401"}` a room); every string inside is read as text too.
  *
+ * Facts of a subject (a dining place's block, a course, a bus route: subjects.ts) are also kept apart,
+ * so a sentence that names its subject is checked against that subject's facts and the evidence no
+ * subject owns (the student's message, the prompt, results without subjects), not against every other
+ * place's hours.
+ *
  * Reading is lazy: texts are queued and read the first time a claim is checked, so an answer that
  * states nothing checkable costs nothing here.
  */
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, season, type Claim } from './claims.js';
 import { readClockTimes } from './clock-times.js';
+import { courseSubject, headingName, phrase, placeAliases, placeSubject, routeSubject } from './subjects.js';
 
 export interface Evidence {
   /** Text whose atoms count as evidence: the student's message, a history item, the system prompt. */
@@ -20,8 +26,15 @@ export interface Evidence {
   addToolResult(text: string): void;
   /** Keys that hold as they are (the coming week's dates). */
   addFacts(keys: Iterable<string>): void;
-  /** Does some evidence hold this claim? */
-  holds(claim: Claim): boolean;
+  /**
+   * Does some evidence hold this claim? With `subjects` (those its sentence names), only their facts
+   * and the evidence no subject owns count.
+   */
+  holds(claim: Claim, subjects?: readonly string[]): boolean;
+  /** The subjects of the evidence that `text` names (by alias, or by a course or route claim of `claims`). */
+  subjectsOf(text: string, claims: readonly Claim[]): string[];
+  /** Did a tool report a bus wait this turn (so "in 4 minutes" is a wait in any sentence)? */
+  hasWaits(): boolean;
 }
 
 /** Keys of the dates from `isoDate` (YYYY-MM-DD) to `days` days after it: "today", "tomorrow", "this Friday". */
@@ -41,22 +54,45 @@ const SEASON_FIELD = /^(?:semester|season|term)$/i;
 
 /** Creates the evidence of one turn; `catalog` resolves buildings named in results. */
 export function createEvidence(catalog: Catalog): Evidence {
+  /** Every fact. */
   const facts = new Set<string>();
+  /** Facts no subject owns. */
+  const unscoped = new Set<string>();
+  const scoped = new Map<string, Set<string>>();
+  /** Alias phrase → the subjects it names (one, or it names none). */
+  const aliases = new Map<string, Set<string>>();
   const queue: Array<{ text: string; tool: boolean }> = [];
+  /** The subject whose block or object is being read, if any. */
+  let scope: string | null = null;
+  let waits = false;
+
+  const enter = (subject: string, names: readonly string[]): string | null => {
+    const outer = scope;
+    scope = subject;
+    if (!scoped.has(subject)) scoped.set(subject, new Set());
+    for (const alias of names) aliases.set(alias, (aliases.get(alias) ?? new Set()).add(subject));
+    return outer;
+  };
+
+  const add = (key: string) => {
+    facts.add(key);
+    (scope === null ? unscoped : scoped.get(scope)!).add(key);
+  };
 
   const addKey = (key: string) => {
-    facts.add(key);
+    add(key);
+    if (key.startsWith('wait-')) waits = true;
     const [cls, a, b] = key.split(':') as [string, string, string?];
     if (cls === 'room' && b !== undefined) {
       // A room holds its number in any building's name for it, and its floor (the first digit at CMU-style numbering).
-      facts.add(`room:*:${b}`);
+      add(`room:*:${b}`);
       const floor = /^(\d)\d{2,3}[A-Z]?$/.exec(b);
-      if (floor) facts.add(`floor:${floor[1]}`);
+      if (floor) add(`floor:${floor[1]}`);
     } else if (cls === 'wait-sec') {
       // `minutes` is ceil(seconds / 60) at the tool server; a model may also round or floor.
       const s = Number(a);
-      for (const m of new Set([Math.ceil(s / 60), Math.floor(s / 60), Math.round(s / 60)])) facts.add(`wait-min:${m}`);
-    } else if (cls === 'phone') facts.add(`phone7:${a.slice(3)}`);
+      for (const m of new Set([Math.ceil(s / 60), Math.floor(s / 60), Math.round(s / 60)])) add(`wait-min:${m}`);
+    } else if (cls === 'phone') add(`phone7:${a.slice(3)}`);
   };
   const addClaims = (claims: Claim[]) => {
     for (const c of claims) {
@@ -103,6 +139,12 @@ export function createEvidence(catalog: Catalog): Evidence {
     if (typeof value === 'string') return readText(value);
     if (!value || typeof value !== 'object') return;
     const obj = value as Record<string, unknown>;
+    // A course or a bus route owns the facts of its object (its prerequisites, units, schedules, waits).
+    const course = typeof obj.courseID === 'string' ? /^(\d{2})-?(\d{3})$/.exec(obj.courseID.trim()) : null;
+    const route = typeof obj.route === 'string' && obj.route.trim() ? obj.route : null;
+    const outer = scope;
+    if (course) enter(courseSubject(course[1]! + course[2]!), typeof obj.name === 'string' ? [phrase(obj.name)] : []);
+    else if (route) enter(routeSubject(route), []);
     // A semester with its year: "Spring 2027".
     const seasonKey = Object.keys(obj).find((k) => SEASON_FIELD.test(k));
     const seasonValue = seasonKey ? obj[seasonKey] : undefined;
@@ -111,7 +153,34 @@ export function createEvidence(catalog: Catalog): Evidence {
       if (name) addKey(`term:${season(name)}:${obj.year}`);
     }
     for (const [key, v] of Object.entries(obj)) readField(key, v, obj);
+    scope = outer;
   }
+
+  /**
+   * Markdown: a dining list's `### <place>` blocks, or a detail's one `# <place>`, each owns its lines;
+   * what comes before the first place, and any other text, is nobody's.
+   */
+  const readMarkdown = (text: string) => {
+    const places = /^###\s/m.test(text) ? /^###\s+(.+)$/ : (text.match(/^#\s/gm)?.length ?? 0) === 1 ? /^#\s+(.+)$/ : null;
+    if (!places) return readText(text);
+    let block: string[] = [];
+    const flush = () => {
+      if (block.length > 0) readText(block.join('\n'));
+      block = [];
+    };
+    for (const line of text.split('\n')) {
+      const heading = places.exec(line);
+      if (heading || /^#{1,2}\s/.test(line)) {
+        flush();
+        scope = null;
+        const name = heading ? headingName(heading[1]!) : '';
+        if (name) enter(placeSubject(name), placeAliases(name));
+      }
+      block.push(line);
+    }
+    flush();
+    scope = null;
+  };
 
   const readToolResult = (text: string) => {
     const body = text.trim();
@@ -123,7 +192,7 @@ export function createEvidence(catalog: Catalog): Evidence {
         // Not JSON after all: read as text.
       }
     }
-    readText(text);
+    readMarkdown(text);
   };
 
   const drain = () => {
@@ -142,12 +211,35 @@ export function createEvidence(catalog: Catalog): Evidence {
       if (text) queue.push({ text, tool: true });
     },
     addFacts: (keys) => {
-      for (const k of keys) facts.add(k);
+      for (const k of keys) add(k);
     },
-    holds(claim) {
+    holds(claim, subjects) {
       drain();
-      if (claim.keys.some((k) => facts.has(k))) return true;
-      return claim.fallback !== undefined && claim.fallback.every((k) => facts.has(k));
+      const has =
+        subjects && subjects.length > 0
+          ? (k: string) => unscoped.has(k) || subjects.some((s) => scoped.get(s)?.has(k) === true)
+          : (k: string) => facts.has(k);
+      if (claim.keys.some(has)) return true;
+      return claim.fallback !== undefined && claim.fallback.every(has);
+    },
+    subjectsOf(text, claims) {
+      drain();
+      const out = new Set<string>();
+      for (const c of claims) {
+        for (const key of c.keys) {
+          const subject = c.cls === 'course' ? courseSubject(key.slice('course:'.length)) : c.cls === 'route' ? routeSubject(key.slice('route:'.length)) : null;
+          if (subject && scoped.has(subject)) out.add(subject);
+        }
+      }
+      if (aliases.size > 0) {
+        const words = phrase(text);
+        for (const [alias, named] of aliases) if (named.size === 1 && words.includes(alias)) out.add([...named][0]!);
+      }
+      return [...out];
+    },
+    hasWaits() {
+      drain();
+      return waits;
     },
   };
 }

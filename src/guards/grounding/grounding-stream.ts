@@ -137,14 +137,16 @@ export function createGroundingStream(options: { catalog: Catalog; evidence: Evi
   /** The held `seg` judged with `context` before it: unconfirmed claims replaced by their mark. */
   const judge = (seg: string): string => {
     const full = context + seg;
-    const claims = readClaims(full, { catalog, mode: 'answer' });
+    const claims = readClaims(full, { catalog, mode: 'answer', busTurn: evidence.hasWaits() });
     if (claims.length === 0) return seg;
+    // A sentence that names its place, course or route is checked against that subject's own facts.
+    const subjects = evidence.subjectsOf(full, claims);
     const groups = new Map<number, Claim[]>();
     for (const c of claims) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
     const cuts: Array<{ start: number; end: number; mark: string }> = [];
     for (const members of groups.values()) {
       const failed = members.filter((c) => {
-        const ok = evidence.holds(c);
+        const ok = evidence.holds(c, subjects);
         count(c.cls, ok);
         return !ok;
       });
