@@ -45,9 +45,14 @@ const systemPrompt = buildSystemPrompt({
 const ANSWERS = [
   "Here's what's open right now near the center of campus:\n\n## Coffee\n- **Tepper Café** (Tepper Building): open until 8:00 PM, espresso and pastries.\n- **La Prima Espresso** (Wean Hall, 5th floor): open until 6:00 PM.\n\n## Meals\n- **Schatz Dining Room** (Cohon University Center): open until 8:00 PM, all-you-care-to-eat.\n- **The Exchange** (Posner Hall): sandwiches and salads until 3:00 PM.\n\nWant the hours for a specific place?",
   'Wean Hall is on the north side of the Cut, right next to Doherty Hall and across from the Gates & Hillman Centers. From Gates, walk east along the pedestrian bridge and take the 4th-floor entrance; the walk takes about three minutes. Sorrells Library is on the 4th floor if you need a quiet place to study.',
-  '**15-122 Principles of Imperative Computation** is a 12-unit course in the School of Computer Science. It covers contracts, data structures such as hash tables and priority queues, and C programming.\n\n- Prerequisite: 15-112 (or an equivalent placement).\n- Usually offered in fall, spring and summer.\n\nThe lectures this semester meet Tuesday and Thursday in the Gates & Hillman Centers.',
   "Sure! The campus shuttle and escort services run every evening during the semester. You can request a ride through the Transit app or call the escort dispatcher. If you're heading off campus, the Port Authority buses on Forbes and Fifth Avenue are free with your student ID.",
   'You can print in most computer clusters, including the ones in Hunt Library and the Cohon University Center. Printing is charged to your Plaid Cash account per page; color printing is available in Hunt. Send jobs from the cluster machines or from your laptop through the web print portal.',
+];
+
+// An answer whose first sentence states claims (a course number, units): grounding holds that sentence to
+// its end (issue 45), so it is timed apart from the answers above, whose first sentences state none.
+const CLAIM_FIRST_ANSWERS = [
+  '**15-122 Principles of Imperative Computation** is a 12-unit course in the School of Computer Science. It covers contracts, data structures such as hash tables and priority queues, and C programming.\n\n- Prerequisite: 15-112 (or an equivalent placement).\n- Usually offered in fall, spring and summer.\n\nThe lectures this semester meet Tuesday and Thursday in the Gates & Hillman Centers.',
 ];
 
 // Answers that come with a map: directions, as the model writes them after maps_show_map.
@@ -116,6 +121,7 @@ const withMap: TurnEvent[] = [{ type: 'map_request', map }, { type: 'pass', inde
 
 const base = await latencyRow('baseline', passThrough, []);
 const normal = await latencyRow('verify', verify, []);
+const claimFirst = await latencyRow('verify, claim-first answer', verify, [], CLAIM_FIRST_ANSWERS);
 const mappedBase = await latencyRow('baseline, map answers', passThrough, withMap, MAP_ANSWERS);
 const mapped = await latencyRow('verify, map answers', verify, withMap, MAP_ANSWERS);
 
@@ -126,7 +132,7 @@ async function* instant(answer: string): AsyncGenerator<TurnEvent> {
 let chunkCount = 0;
 const cpuStart = performance.now();
 for (let i = 0; i < 200; i++) {
-  const answer = ANSWERS[i % ANSWERS.length]!;
+  const answer = [...ANSWERS, ...CLAIM_FIRST_ANSWERS][i % (ANSWERS.length + CLAIM_FIRST_ANSWERS.length)]!;
   chunkCount += tokens(answer).length;
   for await (const _ of verify(instant(answer), ctx('question'))) void _;
 }
@@ -192,14 +198,16 @@ process.stdout.write(
   [
     '## Verify hold-back: time to first text',
     '',
-    `Method: ${ANSWERS.length} normal answers × ${RUNS_PER_ANSWER} runs, token-sized chunks every ${GAP_MS} ms on a real timer, ` +
+    `Method: ${ANSWERS.length} normal answers whose first sentence states no claim, and ${CLAIM_FIRST_ANSWERS.length} whose first sentence does ` +
+      `(held to its end by grounding), × ${RUNS_PER_ANSWER} runs, token-sized chunks every ${GAP_MS} ms on a real timer, ` +
       `system prompt of ${systemPrompt.length} characters, ${collectSecrets(config).random.length + collectSecrets(config).names.length} configured secret values; ` +
       'time from the first chunk leaving the source to the first delta reaching the consumer. Target: ≤ 20 ms added on a normal answer.',
     '',
     '| Stage | First delta p50 | p95 | Added p50 | Added p95 |',
     '|---|---|---|---|---|',
     row('pass-through baseline', base),
-    row('verify (normal answer)', normal),
+    row('verify (normal answer, no claim in its first sentence)', normal),
+    row('verify (an answer whose first sentence states claims)', claimFirst),
     row('verify, map attached (directions answers)', mapped, mappedBase),
     '',
     `Target (≤ 20 ms added on a normal answer, at p95): ${verdict(added(0.95, normal, base) <= 20)}.`,

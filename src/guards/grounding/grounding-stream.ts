@@ -59,15 +59,20 @@ const LEAD_INS = new Set([
   'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
   'spring', 'summer', 'fall', 'autumn', 'winter',
 ]);
+/**
+ * From three letters: "Su" of "Sure" or "No" leave at once (a one-chunk wait on many first words), while
+ * "Sep", "Sum" or "noo" wait. Model chunks are tokens, which seldom cut a month's name in two.
+ */
+const MIN_PREFIX = 3;
 const PREFIXES = new Set<string>();
-for (const w of [...LEAD_INS, 'noon', 'midday', 'midnight']) for (let i = 2; i <= w.length; i++) PREFIXES.add(w.slice(0, i));
+for (const w of [...LEAD_INS, 'noon', 'midday', 'midnight']) for (let i = MIN_PREFIX; i <= w.length; i++) PREFIXES.add(w.slice(0, i));
 /** Their first letters, either case: most words are ruled out by their first letter alone. */
 const FIRST_LETTERS = new Set([...PREFIXES].flatMap((p) => [p.charCodeAt(0), p.toUpperCase().charCodeAt(0)]));
 const LONGEST_LEAD_IN = 9;
 /** Could the word `buf[start, end)` be a lead-in (or, `prefix`, still grow into one)? */
 const mayLeadIn = (buf: string, start: number, end: number, prefix: boolean): boolean => {
   const length = end - start;
-  if (length < 2 || length > LONGEST_LEAD_IN || !FIRST_LETTERS.has(buf.charCodeAt(start))) return false;
+  if (length < (prefix ? MIN_PREFIX : 3) || length > LONGEST_LEAD_IN || !FIRST_LETTERS.has(buf.charCodeAt(start))) return false;
   const word = buf.slice(start, end).toLowerCase();
   return prefix ? PREFIXES.has(word) : LEAD_INS.has(word);
 };
