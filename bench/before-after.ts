@@ -34,11 +34,21 @@ function runBench(tree: string): string {
   return result.stdout;
 }
 
-/** A figure with its unit (`12.3 ms`, `0.84 µs`, `1.41×`, `184.6 MB`), or null. */
+/** Durations in milliseconds: a bench prints each in the unit its size calls for, so runs of one cell mix µs, ms and s. */
+const TO_MS: Record<string, number> = { µs: 0.001, ms: 1, s: 1000 };
+
+/** A figure with its unit (`12.3 ms`, `0.84 µs`, `1.41×`, `184.6 MB`), durations as milliseconds, or null. */
 function figure(cell: string): { value: number; unit: string } | null {
   const m = /^\**(\+?)([0-9][0-9,]*(?:\.[0-9]+)?)\s*(ms|µs|s|MB|×|%)?\**$/.exec(cell.trim());
-  return m ? { value: Number(m[2]!.replace(/,/g, '')), unit: m[3] ?? '' } : null;
+  if (!m) return null;
+  const value = Number(m[2]!.replace(/,/g, ''));
+  const unit = m[3] ?? '';
+  return unit in TO_MS ? { value: value * TO_MS[unit]!, unit: 'ms' } : { value, unit };
 }
+
+/** A duration in milliseconds in the unit its size calls for. */
+const duration = (msValue: number) =>
+  msValue >= 1000 ? `${(msValue / 1000).toFixed(2)} s` : msValue >= 1 ? `${msValue.toFixed(1)} ms` : `${(msValue * 1000).toFixed(0)} µs`;
 
 /** Table rows by position (table, row: the same bench prints the same rows), each cell's values over the runs. */
 type Rows = Map<string, { header: string[]; cells: string[]; figures: Map<number, { unit: string; values: number[] }> }>;
@@ -114,7 +124,8 @@ for (const [key, a] of after) {
     // A parameter of the row (the same in every run of both trees) is shown as it is.
     if (new Set([...fa.values, ...fb.values]).size === 1) return c;
     const [mb, ma] = [median(fb.values), median(fa.values)];
-    const fmt = (v: number) => `${v.toLocaleString('en-US', { maximumFractionDigits: v < 10 ? 2 : 1 })}${fa.unit && fa.unit !== '×' && fa.unit !== '%' ? ` ${fa.unit}` : fa.unit}`;
+    const fmt = (v: number) =>
+      fa.unit === 'ms' ? duration(v) : `${v.toLocaleString('en-US', { maximumFractionDigits: v < 10 ? 2 : 1 })}${fa.unit && fa.unit !== '×' && fa.unit !== '%' ? ` ${fa.unit}` : fa.unit}`;
     return `${fmt(mb)} → ${fmt(ma)}${mb > 0 ? ` (${(ma / mb).toFixed(2)}×)` : ''}`;
   });
   lines.push(`| ${cells.join(' | ')} |`);
