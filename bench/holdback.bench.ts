@@ -212,6 +212,9 @@ process.stdout.write(
     '',
     `Target (≤ 20 ms added on a normal answer, at p95): ${verdict(added(0.95, normal, base) <= 20)}.`,
     '',
+    'An answer whose first sentence states claims (here a course number and its units) waits for that sentence to end: grounding ' +
+      'checks them before any of it leaves (issue 45), so the target is for answers whose first sentence states none.',
+    '',
     'With a map attached, a sentence whose opening words could start a false failure claim ("I…", "The routing tool…", ' +
       `"You can use…") is held until it ends; one of the ${MAP_ANSWERS.length} directions answers opens that way, which is what the p95 shows.`,
     '',
