@@ -25,7 +25,7 @@ import { createGroundingStream, type GroundingStream } from '../src/guards/groun
 import type { TurnEvent } from '../src/pipeline/events.js';
 import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
 import { noTelemetry } from '../src/telemetry/telemetry.js';
-import { GROUNDING_CORPUS, type GroundingCase, type Planted } from '../tests/fixtures/grounding-corpus.js';
+import { GROUNDING_CORPUS, plantedAnswer, untouchedSentences, type GroundingCase } from '../tests/fixtures/grounding-corpus.js';
 import { FAKE_SECRETS_ENV } from '../tests/support/fake-secrets.js';
 import { makeCtx, runVerify, toolEvent } from '../tests/support/verify.js';
 
@@ -71,11 +71,6 @@ async function verify(c: GroundingCase, text: string) {
   return { run, byClass };
 }
 
-const otherSentences = (c: GroundingCase, p: Planted) =>
-  c.honest
-    .split(/\n+|(?<=[.!?])(?<![ap]\.m\.)\s+/)
-    .map((s) => s.trim())
-    .filter((s) => s && !s.includes(p.from) && !/^[-|*\d]/.test(s));
 
 let honestRuns = 0;
 let honestWhole = 0;
@@ -92,10 +87,10 @@ for (const c of GROUNDING_CORPUS) {
       t.honestConfirmed += counts.checked - counts.unverified;
     }
     for (const p of c.planted) {
-      const { run: planted } = await verify(c, c.honest.replace(p.from, p.to));
+      const { run: planted } = await verify(c, plantedAnswer(c, p));
       const text = planted.answer!.text;
       const caught =
-        !planted.deltas.includes(p.to) && !text.includes(p.to) && planted.answer!.grounding.unverified >= 1 && otherSentences(c, p).every((s) => text.includes(s));
+        !planted.deltas.includes(p.to) && !text.includes(p.to) && planted.answer!.grounding.unverified >= 1 && untouchedSentences(c, p).every((s) => text.includes(s));
       plantedRuns++;
       const t = tally.get(p.cls)!;
       t.planted++;

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/logger.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
-import { GROUNDING_CORPUS, type GroundingCase, type Planted } from './fixtures/grounding-corpus.js';
+import { GROUNDING_CORPUS, plantedAnswer, untouchedSentences, type GroundingCase, type Planted } from './fixtures/grounding-corpus.js';
 import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
 import { collectSseEvents } from './support/sse.js';
 import { startTestMcpServer, type TestMcpServer } from './support/test-mcp-server.js';
@@ -21,17 +21,6 @@ const NOW = new Date('2026-11-25T21:04:00Z');
 const PROMPT = 'You are the campus assistant.\n\n# Now\nToday is 2026-11-25 (Wednesday), 16:04 campus time (America/New_York).';
 const NOTE = /\n\n_Some details above could not be confirmed from the campus data/;
 
-const plantedText = (c: GroundingCase, p: Planted) => {
-  expect(c.honest.split(p.from)).toHaveLength(2);
-  return c.honest.replace(p.from, p.to);
-};
-
-/** The honest answer's sentences and lines that do not hold the planted atom. */
-const otherSentences = (c: GroundingCase, p: Planted) =>
-  c.honest
-    .split(/\n+|(?<=[.!?])(?<![ap]\.m\.)\s+/)
-    .map((s) => s.trim())
-    .filter((s) => s && !s.includes(p.from) && !/^[-|*\d]/.test(s));
 
 /** What every planted answer must show, streamed (`deltas`) and final (`text`). */
 function expectCaught(c: GroundingCase, p: Planted, deltas: string, text: string, grounding: { unverified: number }) {
@@ -40,7 +29,7 @@ function expectCaught(c: GroundingCase, p: Planted, deltas: string, text: string
   expect(text).toContain('not confirmed)');
   expect(text).toMatch(NOTE);
   expect(text.match(/Some details above could not be confirmed/g)).toHaveLength(1);
-  for (const s of otherSentences(c, p)) expect(text).toContain(s);
+  for (const s of untouchedSentences(c, p)) expect(text).toContain(s);
   expect(grounding.unverified).toBeGreaterThanOrEqual(1);
 }
 
@@ -65,7 +54,7 @@ describe('grounding corpus through the verify stage', () => {
   });
 
   it.each(planted)('planted: %s never leaves, at every chunk size', async (_id, c, p) => {
-    const text = plantedText(c, p);
+    const text = plantedAnswer(c, p);
     for (const size of [1, 3, 7, 16, 64]) {
       const run = await runVerify(turn(c, text, size), ctxOf(c));
       expectCaught(c, p, run.deltas, run.answer!.text, run.answer!.grounding);
@@ -144,7 +133,7 @@ describe('grounding corpus over real HTTP: JSON, SSE and the OpenAI-compatible s
   });
 
   it.each(planted)('planted: %s', async (_id, c, p) => {
-    const { json, sse, openai } = await allRoutes(c, plantedText(c, p));
+    const { json, sse, openai } = await allRoutes(c, plantedAnswer(c, p));
     expectCaught(c, p, json.response_text, json.response_text, json.metadata.grounding);
     expectCaught(c, p, sse.deltas, sse.done.response_text, sse.done.metadata.grounding);
     expect(sse.deltas).toBe(sse.done.response_text);
