@@ -71,6 +71,18 @@ function spansOf(received: Exported[]): Span[] {
   return out;
 }
 
+/** The attributes of every data point exported for metric `name` (OTLP JSON), as flat objects. */
+function dataPointAttributes(received: Exported[], name: string): Array<Record<string, string>> {
+  const out: Array<Record<string, string>> = [];
+  for (const r of received.filter((e) => e.path === '/v1/metrics'))
+    for (const rm of r.body.resourceMetrics ?? [])
+      for (const sm of rm.scopeMetrics ?? [])
+        for (const m of (sm.metrics ?? []).filter((x: any) => x.name === name))
+          for (const p of m.sum?.dataPoints ?? [])
+            out.push(Object.fromEntries((p.attributes ?? []).map((a: any) => [a.key, String(a.value?.stringValue ?? '')])));
+  return out;
+}
+
 function metricNames(received: Exported[]): Set<string> {
   const names = new Set<string>();
   for (const r of received.filter((e) => e.path === '/v1/metrics'))
@@ -83,9 +95,10 @@ const GATEWAY_KEY = 'sk-tele-gateway-key-8842vnq';
 const COLLECTOR_KEY = 'collector-key-55xq0pzv7';
 const USER_ID = 'student-zx9917';
 const QUERY = 'Where is Wean Hall? I need it for my quokka-lantern seminar';
-const ANSWER = 'Wean Hall is on the north edge of the mall, beside the marmoset-clocktower.';
+// One hour the tool gave (7 AM) and one it did not (11 PM): grounding's counter sees both outcomes.
+const ANSWER = 'Wean Hall is on the north edge of the mall, beside the marmoset-clocktower. It opens at 7 AM and closes at 11 PM.';
 const TOOL_ARG = 'wean-heron-argument';
-const TOOL_RESULT = 'Wean Hall (WEH): pelican-result-block';
+const TOOL_RESULT = 'Wean Hall (WEH): pelican-result-block, open from 07:00';
 const FACT = 'Attends the quokka-lantern seminar';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const HOSTILE = 'hostile-tool-names please';
@@ -244,12 +257,17 @@ describe('telemetry export (OTLP/HTTP JSON)', () => {
       'campus.turn.time_to_first_delta',
       'campus.turns.open',
       'campus.tool.duration',
+      'campus.answer.claims',
     ];
     const names = await until('the metrics', () => {
       const n = metricNames(collector.received);
       return expected.every((m) => n.has(m)) ? n : undefined;
     }).catch(() => metricNames(collector.received));
     for (const m of expected) expect(names, m).toContain(m);
+    // Grounding's claims by class and outcome: counts only, the claim's text never.
+    const claims = dataPointAttributes(collector.received, 'campus.answer.claims');
+    expect(claims).toContainEqual({ 'campus.claim.class': 'time', 'campus.claim.outcome': 'verified' });
+    expect(claims).toContainEqual({ 'campus.claim.class': 'time', 'campus.claim.outcome': 'unverified' });
 
     // Every export carried the collector's header; none carried what must never leave.
     expect(collector.received.every((r) => r.headers['x-api-key'] === COLLECTOR_KEY)).toBe(true);
