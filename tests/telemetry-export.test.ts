@@ -325,8 +325,12 @@ describe('telemetry export (OTLP/HTTP JSON)', () => {
     expect(spans.some((s) => s.name === 'invoke_agent campus-assistant' && s.parentSpanId === server.spanId)).toBe(true);
 
     const lines = service.logs.filter((l) => l.request_id === requestId);
-    // The access line and the turn's own line about the failed tool.
-    expect(lines.map((l) => l.msg).sort()).toEqual(['campus tool failed', 'request']);
+    // The access line, the turn's own line about the failed tool, and grounding's counts (the answer
+    // states two hours and the failed tool confirmed neither): numbers only, never the claim.
+    expect(lines.map((l) => l.msg).sort()).toEqual(['answer details not confirmed', 'campus tool failed', 'request']);
+    const grounding = lines.find((l) => l.msg === 'answer details not confirmed')!;
+    expect({ checked: grounding.checked, unverified: grounding.unverified }).toEqual({ checked: 2, unverified: 2 });
+    expect(JSON.stringify(grounding)).not.toMatch(/7 AM|11 PM/);
     for (const line of lines) expect(line.trace_id, String(line.msg)).toBe(TRACE_ID);
     const traced = service.logs.filter((l) => l.trace_id === TRACE_ID);
     for (const line of traced) expect(line.request_id, String(line.msg)).toBe(requestId);
