@@ -180,6 +180,21 @@ describe('evidence: typed and normalised matching', () => {
     expect(claims.map((c) => e.holds(c))).toEqual([true, false]);
   });
 
+  it('midnight holds for a tool\'s 11:59 PM; a time field with seconds is read', () => {
+    expect(holds('It closes at midnight.', 'Friday: 11:00 AM - 11:59 PM')).toEqual([true]);
+    expect(holds('It starts at 2 PM.', JSON.stringify({ begin: '14:00:00', end: '15:20:00' }), true)).toEqual([true]);
+  });
+
+  it('a bus\'s arrival clock time holds from when the predictions were fetched plus its wait', () => {
+    const result = JSON.stringify({
+      status: 'ok',
+      results: [{ match: { route: '61D', seconds: 645, minutes: 11 } }],
+      retrieved_at: { local: '2026-11-25T16:04:00-05:00', local_display: 'Wed 4:04 PM' },
+    });
+    expect(holds('The 61D leaves around 4:15 PM.', result, true)).toEqual([true, true]);
+    expect(holds('The 61D leaves around 4:30 PM.', result, true)).toEqual([true, false]);
+  });
+
   it('a room the student typed in lower case is evidence', () => {
     expect(holds('Room WEH 5300 is not listed', 'weh 5300 where is that')).toEqual([true]);
   });

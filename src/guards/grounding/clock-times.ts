@@ -28,8 +28,8 @@ interface Token {
 const HALF = String.raw`(a\.\s?m\.|p\.\s?m\.|a\.?\s?m\b|p\.?\s?m\b)`;
 // "9 PM", "9:30pm", "9 a.m.": a meridiem decides the half of the day.
 const WITH_HALF = new RegExp(String.raw`(?<![\w$.:/,])(\d{1,2})(?::([0-5]\d))?\s?${HALF}`, 'gi');
-// "21:00", "07:30", "9:30": hours and minutes without a meridiem.
-const COLON = /(?<![\w$.:/,])([01]?\d|2[0-4]):([0-5]\d)(?![\d:]|\s?[ap]\.?\s?m\b)/gi;
+// "21:00", "07:30", "9:30", "14:00:00": hours and minutes (and seconds) without a meridiem.
+const COLON = /(?<![\w$.:/,])([01]?\d|2[0-4]):([0-5]\d)(?::[0-5]\d)?(?![\d:]|\s?[ap]\.?\s?m\b)/gi;
 const WORDS = /\b(noon|midday|midnight)\b/gi;
 // What joins the two ends of a range.
 const JOIN = /^\s*(?:-|–|—|to|until|till|through|and)\s*$/i;

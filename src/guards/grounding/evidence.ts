@@ -37,6 +37,13 @@ export interface Evidence {
   hasWaits(): boolean;
 }
 
+/** When a bus result's predictions were fetched, in local minutes after midnight (`retrieved_at.local`: "2026-11-25T16:04:00-05:00"). */
+function fetchedMinutes(value: unknown): number | null {
+  const local = (value as { retrieved_at?: { local?: unknown } } | null)?.retrieved_at?.local;
+  const m = typeof local === 'string' ? /T(\d{2}):(\d{2})/.exec(local) : null;
+  return m ? Number(m[1]) * 60 + Number(m[2]) : null;
+}
+
 /** Keys of the dates from `isoDate` (YYYY-MM-DD) to `days` days after it: "today", "tomorrow", "this Friday". */
 export function datesFrom(isoDate: string, days: number): string[] {
   const [y, m, d] = isoDate.split('-').map(Number) as [number, number, number];
@@ -79,9 +86,14 @@ export function createEvidence(catalog: Catalog): Evidence {
     (scope === null ? unscoped : scoped.get(scope)!).add(key);
   };
 
+  /** Minutes after midnight when a bus result's predictions were fetched (`retrieved_at.local`), while it is read. */
+  let fetchedAt: number | null = null;
+
   const addKey = (key: string) => {
     add(key);
     if (key.startsWith('wait-')) waits = true;
+    // 11:59 PM is what a student calls midnight.
+    if (key === 'time:1439') add('time:0');
     const [cls, a, b] = key.split(':') as [string, string, string?];
     if (cls === 'room' && b !== undefined) {
       // A room holds its number in any building's name for it, and its floor (the first digit at CMU-style numbering).
@@ -91,8 +103,13 @@ export function createEvidence(catalog: Catalog): Evidence {
     } else if (cls === 'wait-sec') {
       // `minutes` is ceil(seconds / 60) at the tool server; a model may also round or floor.
       const s = Number(a);
-      for (const m of new Set([Math.ceil(s / 60), Math.floor(s / 60), Math.round(s / 60)])) add(`wait-min:${m}`);
-    } else if (cls === 'phone') add(`phone7:${a.slice(3)}`);
+      for (const m of new Set([Math.ceil(s / 60), Math.floor(s / 60), Math.round(s / 60)])) {
+        add(`wait-min:${m}`);
+        // "Around 4:15 PM": the clock time a wait comes to, from when the predictions were fetched.
+        if (fetchedAt !== null) add(`time:${(fetchedAt + m) % 1440}`);
+      }
+    } else if (cls === 'wait-min' && fetchedAt !== null) add(`time:${(fetchedAt + Number(a)) % 1440}`);
+    else if (cls === 'phone') add(`phone7:${a.slice(3)}`);
   };
   const addClaims = (claims: Claim[]) => {
     for (const c of claims) {
@@ -185,11 +202,17 @@ export function createEvidence(catalog: Catalog): Evidence {
   const readToolResult = (text: string) => {
     const body = text.trim();
     if (body.startsWith('{') || body.startsWith('[')) {
+      let value: unknown;
       try {
-        walk(JSON.parse(body));
-        return;
+        value = JSON.parse(body);
       } catch {
-        // Not JSON after all: read as text.
+        value = undefined; // Not JSON after all: read as text below.
+      }
+      if (value !== undefined) {
+        fetchedAt = fetchedMinutes(value);
+        walk(value);
+        fetchedAt = null;
+        return;
       }
     }
     readMarkdown(text);
