@@ -175,7 +175,7 @@ describe('evidence: typed and normalised matching', () => {
 
   it('the coming week\'s dates hold from the prompt date', () => {
     const e = createEvidence(CATALOG);
-    e.addFacts(datesFrom('2026-11-28', 7));
+    e.addFacts(() => datesFrom('2026-11-28', 7));
     const claims = readClaims('See you on December 5 or December 6.', { catalog: CATALOG, mode: 'answer' });
     expect(claims.map((c) => e.holds(c))).toEqual([true, false]);
   });

@@ -17,7 +17,7 @@ import { createReasoningStripper, REASONING_ENDED, type ReasoningStripper } from
 import type { LeakScanner } from '../security/leak-scanner.js';
 import { createSentenceFilter, type SentenceFilter } from './sentence-filter.js';
 import { groundingNote } from './grounding/grounding-note.js';
-import type { GroundingStream } from './grounding/grounding-stream.js';
+import type { GroundingCounts, GroundingStream } from './grounding/grounding-stream.js';
 
 /** What an empty model answer becomes (issue 4, "Answer quality wording"); with a map, the map pointer. */
 export const EMPTY_ANSWER_APOLOGY = "Sorry, I couldn't put an answer together for that. Could you rephrase your question?";
@@ -32,11 +32,6 @@ export interface AnswerStreamOptions {
   grounding: GroundingStream;
 }
 
-/** `metadata.grounding` of the complete response (CONTRACT.md). */
-export interface GroundingReport {
-  checked: number;
-  unverified: number;
-}
 
 /** What the turn did, known by the end: the final map, the tools called, the user's question. */
 export interface AnswerFacts {
@@ -55,7 +50,7 @@ export interface FinalAnswer {
   text: string;
   map: CmuMaps;
   notes: AnswerNotes;
-  grounding: GroundingReport;
+  grounding: GroundingCounts;
 }
 
 export interface AnswerStream {

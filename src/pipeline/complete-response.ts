@@ -4,7 +4,7 @@
  */
 import type { CmuMaps } from '../campus/cmu-maps.js';
 import type { AnswerNotes } from '../guards/answer-notes.js';
-import type { GroundingReport } from '../guards/answer-stream.js';
+import type { GroundingCounts } from '../guards/grounding/grounding-stream.js';
 import { computeThought, type Thought } from './thought.js';
 import type { ToolOutcome } from './toolbox.js';
 
@@ -31,7 +31,7 @@ export function buildCompleteResponse(input: {
   outcomes: readonly ToolOutcome[];
   notes: AnswerNotes;
   /** What grounding checked of the answer (`metadata.grounding`, CONTRACT.md). */
-  grounding: GroundingReport;
+  grounding: GroundingCounts;
 }): CompleteResponse {
   const services = servicesUsed(input.outcomes);
   return {

@@ -5,7 +5,7 @@
  */
 import type { CmuMaps, MapRequestEvent } from '../campus/cmu-maps.js';
 import type { AnswerNotes } from '../guards/answer-notes.js';
-import type { GroundingReport } from '../guards/answer-stream.js';
+import type { GroundingCounts } from '../guards/grounding/grounding-stream.js';
 import type { Envelope } from '../http/errors.js';
 import type { MemoryEvent } from '../memory/memory-event.js';
 import type { Usage } from '../model/usage.js';
@@ -34,7 +34,7 @@ export type InternalEvent =
   | MapRequestEvent
   | { type: 'usage'; usage: Usage }
   /** The verified answer, emitted once by verify at the end; deliver builds `done` from it. */
-  | { type: 'answer'; text: string; map: CmuMaps; notes: AnswerNotes; grounding: GroundingReport };
+  | { type: 'answer'; text: string; map: CmuMaps; notes: AnswerNotes; grounding: GroundingCounts };
 
 export type TurnEvent = ClientEvent | InternalEvent;
 

@@ -13,16 +13,20 @@ import { baseLeakPolicy } from '../../src/security/leak-policy.js';
 import { unmeteredBudget } from '../../src/admission/admission.js';
 import { noSpan, noTelemetry } from '../../src/telemetry/telemetry.js';
 import { loadCatalog } from '../../src/campus/catalog.js';
+import { parseConfig } from '../../src/config.js';
 import { createEvidence } from '../../src/guards/grounding/evidence.js';
 import { createGroundingStream, type GroundingStream } from '../../src/guards/grounding/grounding-stream.js';
 import type { LeakPolicy } from '../../src/security/leak-policy.js';
+
+/** The campus defaults of the configuration (the configured phone numbers). */
+const CAMPUS = parseConfig({ AGENT_ENV: 'test' }).campus;
 
 /** The built-in catalog, loaded once for the verify tests. */
 export const CATALOG = loadCatalog(null);
 
 /** Verify options as the service builds them (the built-in catalog, the default configured phone numbers). */
 export function verifyOptions(options: { leaks: LeakPolicy } & Partial<VerifyOptions>): VerifyOptions {
-  return { catalog: CATALOG, serviceFacts: ['412-268-2922', '412-268-2323'], ...options };
+  return { catalog: CATALOG, serviceFacts: [CAMPUS.counselingPhone, CAMPUS.policePhone], ...options };
 }
 
 /** A grounding stream over `evidence` texts (the answer stream's own tests and benches). */

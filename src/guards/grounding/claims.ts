@@ -42,6 +42,7 @@ export interface ReadOptions {
   busTurn?: boolean;
 }
 
+const MAY_CLAIM = /\d|noon|midday|midnight/i;
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const MONTH = String.raw`(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?`;
 const ORD = '(?:st|nd|rd|th)?';
@@ -79,6 +80,8 @@ const WALKING = /\b(?:walk|walking|on foot|by foot)\b/i;
  * Markdown emphasis is read through ("**9 PM**").
  */
 export function readClaims(raw: string, options: ReadOptions): Claim[] {
+  // Every claim holds a digit, or is noon or midnight: most strings of a tool result hold neither.
+  if (!MAY_CLAIM.test(raw)) return [];
   const { text, origin } = withoutEmphasis(raw);
   const taken = new Uint8Array(text.length);
   const out: Claim[] = [];
@@ -90,7 +93,7 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
   const take = (s: number, e: number) => taken.fill(1, s, e);
   const add = (cls: ClaimClass, s: number, e: number, keys: string[], g = group++, fallback?: string[]) => {
     // Spans go back to the raw text (emphasis markers are not part of a claim, but stay around it).
-    out.push({ cls, keys, start: origin[s]!, end: origin[e - 1]! + 1, group: g, ...(fallback && { fallback }) });
+    out.push({ cls, keys, start: origin ? origin[s]! : s, end: origin ? origin[e - 1]! + 1 : e, group: g, ...(fallback && { fallback }) });
   };
   const each = (re: RegExp, fn: (m: RegExpMatchArray, s: number, e: number) => boolean | void) => {
     for (const m of text.matchAll(re)) {
@@ -216,13 +219,9 @@ export function season(name: string): string {
   return n === 'autumn' ? 'fall' : n.startsWith('sum') ? 'summer' : n;
 }
 
-/** The text with `*`, `_` and backticks taken out, and where each remaining character was. */
-function withoutEmphasis(raw: string): { text: string; origin: Int32Array | number[] } {
-  if (!/[*_`]/.test(raw)) {
-    const origin = new Int32Array(raw.length + 1);
-    for (let i = 0; i <= raw.length; i++) origin[i] = i;
-    return { text: raw, origin };
-  }
+/** The text with `*`, `_` and backticks taken out, and where each remaining character was (null: where it is). */
+function withoutEmphasis(raw: string): { text: string; origin: number[] | null } {
+  if (!/[*_`]/.test(raw)) return { text: raw, origin: null };
   let text = '';
   const origin: number[] = [];
   for (let i = 0; i < raw.length; i++) {

@@ -24,8 +24,8 @@ export interface Evidence {
   addText(text: string): void;
   /** A tool's raw result: JSON read field by field, anything else as text. */
   addToolResult(text: string): void;
-  /** Keys that hold as they are (the coming week's dates). */
-  addFacts(keys: Iterable<string>): void;
+  /** Keys that hold as they are (the coming week's dates), computed only if a claim is ever checked. */
+  addFacts(keys: () => Iterable<string>): void;
   /**
    * Does some evidence hold this claim? With `subjects` (those its sentence names), only their facts
    * and the evidence no subject owns count.
@@ -68,7 +68,7 @@ export function createEvidence(catalog: Catalog): Evidence {
   const scoped = new Map<string, Set<string>>();
   /** Alias phrase → the subjects it names (one, or it names none). */
   const aliases = new Map<string, Set<string>>();
-  const queue: Array<{ text: string; tool: boolean }> = [];
+  const queue: Array<{ text: string; tool: boolean } | (() => Iterable<string>)> = [];
   /** The subject whose block or object is being read, if any. */
   let scope: string | null = null;
   let waits = false;
@@ -221,7 +221,8 @@ export function createEvidence(catalog: Catalog): Evidence {
   const drain = () => {
     while (queue.length > 0) {
       const item = queue.shift()!;
-      if (item.tool) readToolResult(item.text);
+      if (typeof item === 'function') for (const k of item()) add(k);
+      else if (item.tool) readToolResult(item.text);
       else readText(item.text);
     }
   };
@@ -234,7 +235,7 @@ export function createEvidence(catalog: Catalog): Evidence {
       if (text) queue.push({ text, tool: true });
     },
     addFacts: (keys) => {
-      for (const k of keys) add(k);
+      queue.push(keys);
     },
     holds(claim, subjects) {
       drain();

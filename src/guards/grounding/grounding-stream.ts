@@ -17,8 +17,8 @@ import { readClaims, type Claim, type ClaimClass } from './claims.js';
 import type { Evidence } from './evidence.js';
 import { unconfirmedMark } from './grounding-note.js';
 
-/** Checked and unconfirmed claims of one class. */
-export interface ClassCounts {
+/** Claims checked and claims no evidence held: of one class, or of a whole answer (`metadata.grounding`, CONTRACT.md). */
+export interface GroundingCounts {
   checked: number;
   unverified: number;
 }
@@ -33,7 +33,7 @@ export interface GroundingStream {
   readonly checked: number;
   readonly unverified: number;
   /** Counts by claim class, for telemetry. */
-  readonly byClass: ReadonlyMap<ClaimClass, ClassCounts>;
+  readonly byClass: ReadonlyMap<ClaimClass, GroundingCounts>;
   /** Classes of the claims that were replaced (the closing note says where to check them). */
   readonly unconfirmed: ReadonlySet<ClaimClass>;
 }
@@ -121,7 +121,7 @@ export function createGroundingStream(options: { catalog: Catalog; evidence: Evi
   let triggered = false;
   let checked = 0;
   let unverified = 0;
-  const byClass = new Map<ClaimClass, ClassCounts>();
+  const byClass = new Map<ClaimClass, GroundingCounts>();
   const unconfirmed = new Set<ClaimClass>();
 
   /** A trigger in `text`, read with the released character before it (so "w" then "17" is one word). */

@@ -41,8 +41,10 @@ function turnEvidence(options: VerifyOptions, ctx: TurnContext): Evidence {
   evidence.addText(ctx.request.query);
   for (const turn of ctx.request.history) evidence.addText(turn.content);
   evidence.addText(ctx.systemPrompt);
-  const today = readSystemPrompt(ctx.systemPrompt).date;
-  if (today) evidence.addFacts(datesFrom(today, DATES_AHEAD));
+  evidence.addFacts(() => {
+    const today = readSystemPrompt(ctx.systemPrompt).date;
+    return today ? datesFrom(today, DATES_AHEAD) : [];
+  });
   for (const fact of options.serviceFacts) evidence.addText(fact);
   return evidence;
 }
