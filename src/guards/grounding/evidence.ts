@@ -59,8 +59,62 @@ export function datesFrom(isoDate: string, days: number): string[] {
 const TIME_FIELD = /^(?:begin|end|start|starts|start_time|end_time|open|opens|close|closes|time|from|to|until)$/i;
 const SEASON_FIELD = /^(?:semester|season|term)$/i;
 
+/** What the evidence was given, in order, until it is read. */
+type Queued = { text: string; tool: boolean } | (() => Iterable<string>);
+
+/**
+ * The evidence of one turn: every turn makes one (a class: cheap to make), and texts wait in its queue;
+ * the reader, with its indexes, is made the first time a claim is checked.
+ */
+class TurnEvidence implements Evidence {
+  private readonly queue: Queued[] = [];
+  private reader: Reader | null = null;
+
+  constructor(private readonly catalog: Catalog) {}
+
+  addText(text: string): void {
+    if (text) this.queue.push({ text, tool: false });
+  }
+
+  addToolResult(text: string): void {
+    if (text) this.queue.push({ text, tool: true });
+  }
+
+  addFacts(keys: () => Iterable<string>): void {
+    this.queue.push(keys);
+  }
+
+  holds(claim: Claim, subjects?: readonly string[]): boolean {
+    return this.read().holds(claim, subjects);
+  }
+
+  subjectsOf(text: string, claims: readonly Claim[]): string[] {
+    return this.read().subjectsOf(text, claims);
+  }
+
+  hasWaits(): boolean {
+    return this.read().hasWaits();
+  }
+
+  /** The reader, with everything queued so far read into it. */
+  private read(): Reader {
+    this.reader ??= createReader(this.catalog);
+    while (this.queue.length > 0) this.reader.read(this.queue.shift()!);
+    return this.reader;
+  }
+}
+
 /** Creates the evidence of one turn; `catalog` resolves buildings named in results. */
 export function createEvidence(catalog: Catalog): Evidence {
+  return new TurnEvidence(catalog);
+}
+
+/** The facts read so far, and how to read more. */
+interface Reader extends Pick<Evidence, 'holds' | 'subjectsOf' | 'hasWaits'> {
+  read(item: Queued): void;
+}
+
+function createReader(catalog: Catalog): Reader {
   /** Every fact. */
   const facts = new Set<string>();
   /** Facts no subject owns. */
@@ -68,7 +122,6 @@ export function createEvidence(catalog: Catalog): Evidence {
   const scoped = new Map<string, Set<string>>();
   /** Alias phrase → the subjects it names (one, or it names none). */
   const aliases = new Map<string, Set<string>>();
-  const queue: Array<{ text: string; tool: boolean } | (() => Iterable<string>)> = [];
   /** The subject whose block or object is being read, if any. */
   let scope: string | null = null;
   let waits = false;
@@ -218,27 +271,13 @@ export function createEvidence(catalog: Catalog): Evidence {
     readMarkdown(text);
   };
 
-  const drain = () => {
-    while (queue.length > 0) {
-      const item = queue.shift()!;
+  return {
+    read(item) {
       if (typeof item === 'function') for (const k of item()) add(k);
       else if (item.tool) readToolResult(item.text);
       else readText(item.text);
-    }
-  };
-
-  return {
-    addText: (text) => {
-      if (text) queue.push({ text, tool: false });
-    },
-    addToolResult: (text) => {
-      if (text) queue.push({ text, tool: true });
-    },
-    addFacts: (keys) => {
-      queue.push(keys);
     },
     holds(claim, subjects) {
-      drain();
       const has =
         subjects && subjects.length > 0
           ? (k: string) => unscoped.has(k) || subjects.some((s) => scoped.get(s)?.has(k) === true)
@@ -247,7 +286,6 @@ export function createEvidence(catalog: Catalog): Evidence {
       return claim.fallback !== undefined && claim.fallback.every(has);
     },
     subjectsOf(text, claims) {
-      drain();
       const out = new Set<string>();
       for (const c of claims) {
         for (const key of c.keys) {
@@ -261,9 +299,6 @@ export function createEvidence(catalog: Catalog): Evidence {
       }
       return [...out];
     },
-    hasWaits() {
-      drain();
-      return waits;
-    },
+    hasWaits: () => waits,
   };
 }
