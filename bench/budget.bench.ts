@@ -44,14 +44,17 @@ async function measure(name: string, store: TokenBudgetStore): Promise<Row[]> {
   const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now: () => new Date() });
   const next = requests();
   const check = await timeRuns(RUNS, async () => (await admission.admit(next(), signal)).budget.release());
-  const charge = await timeRuns(RUNS, async () => (await admission.reserveCall(next().userId, 500))!.settle(usage));
+  const charge = await timeRuns(RUNS, async () => {
+    const held = await admission.reserveCall({ userId: next().userId, model: 'm', purpose: 'title', tokens: { input: 400, output: 100 } });
+    if (held.refused === null) await held.settle(usage);
+  });
   // A typical turn: admitted (one reservation), two model passes (tool call, then answer) each
   // reserved before and settled after, then the rest given back.
   const turn = await timeRuns(RUNS, async () => {
     const { budget } = await admission.admit(next(), signal);
-    await budget.hold(budget.held);
+    await budget.hold({ input: budget.held, output: 0 });
     await budget.charge(usage);
-    await budget.hold(budget.held + 1_000);
+    await budget.hold({ input: budget.held + 1_000, output: 0 });
     await budget.charge(usage);
     await budget.release();
   });

@@ -11,6 +11,7 @@ import { silentLogger } from '../src/logger.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { createTurnStarter } from '../src/pipeline/turn.js';
 import { drainTurn } from '../src/pipeline/drain-turn.js';
+import { ModelAllowlist } from '../src/model/model-allowlist.js';
 import { toTurnRequest, chatRequestSchema } from '../src/request/chat-request.js';
 import { startFakeGateway } from '../tests/support/fake-gateway.js';
 import { createTestDeps } from '../tests/support/deps.js';
@@ -27,7 +28,7 @@ const deps = await createTestDeps({ config, logger: silentLogger, gateway });
 const startTurn = createTurnStarter(deps);
 const app = createApp(deps);
 const body = { query: 'thanks, and in one sentence please', message_history: [{ role: 'user', content: 'hello' }] };
-const request = toTurnRequest(chatRequestSchema.parse(body), config.gateway.defaultModel);
+const request = toTurnRequest(chatRequestSchema.parse(body), new ModelAllowlist(config.gateway.allowedModels, config.gateway.defaultModel));
 
 async function bare(): Promise<void> {
   const stream = await client.chat.completions.create({

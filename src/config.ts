@@ -43,6 +43,56 @@ const positiveInt = (fallback: number) =>
     .transform((s) => (s && s.trim() ? Number(s) : fallback))
     .pipe(z.number().int().positive());
 
+/** A `<vendor>/<model>` id: what a request's `model`, an ALLOWED_MODELS entry and a MODEL_PRICES key look like. */
+export const MODEL_ID_PATTERN = /^[^\s/]+\/\S+$/;
+
+/** One model's prices in US dollars per million tokens (MODEL_PRICES). */
+export interface ModelPrice {
+  input: number;
+  /** Prompt tokens the provider served from its cache; the input price when not given. */
+  cachedInput: number;
+  output: number;
+}
+
+/**
+ * The default model's prices (OpenAI's list price of gpt-4o-mini, the figures issue 47 gives, written
+ * down 2026-11-25): an example to check against the gateway's price page, never a promise.
+ * MODEL_PRICES entries are added over these (an entry of the same id replaces one).
+ */
+export const BUILTIN_PRICES: Readonly<Record<string, ModelPrice>> = {
+  'openai/gpt-4o-mini': { input: 0.15, cachedInput: 0.075, output: 0.6 },
+};
+
+/** An optional amount of US dollars a day (a spend limit): unset is no limit. */
+const optionalUsd = z
+  .string()
+  .optional()
+  .transform((s) => (s && s.trim() ? Number(s) : null))
+  .pipe(z.number().positive('must be a positive amount of US dollars').finite().nullable());
+
+const price = z.number({ error: 'must be a number (US dollars per million tokens)' }).min(0, 'must not be negative').finite();
+
+/** MODEL_PRICES: `{"<vendor>/<model>": {"input": 0.15, "cached_input": 0.075, "output": 0.6}}`, USD per million tokens. */
+const modelPrices = z
+  .string()
+  .optional()
+  .transform((s, ctx) => {
+    if (!s || !s.trim()) return {};
+    try {
+      return JSON.parse(s) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object of model ids to prices' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z.record(
+      z.string().trim().regex(MODEL_ID_PATTERN, 'every key must be a <vendor>/<model> id'),
+      z.strictObject({ input: price, cached_input: price.optional(), output: price }),
+      { error: 'must be a JSON object of model ids to prices' },
+    ),
+  );
+
 const nonNegativeInt = (fallback: number) =>
   z
     .string()
@@ -69,6 +119,11 @@ const envSchema = z.object({
   LLM_GATEWAY_API_KEY: optionalString,
   LLM_GATEWAY_BASE_URL: optionalUrl,
   DEFAULT_MODEL: optionalString,
+  // Comma-separated `<vendor>/<model>` ids a request may name, or `*` for any.
+  ALLOWED_MODELS: optionalString,
+  MODEL_PRICES: modelPrices,
+  DAILY_SPEND_LIMIT_USD: optionalUsd,
+  SERVICE_DAILY_SPEND_LIMIT_USD: optionalUsd,
   TITLE_MODEL: optionalString,
   MEMORY_EXTRACTION_MODEL: optionalString,
   EMBEDDINGS_API_KEY: optionalString,
@@ -274,6 +329,13 @@ export interface Config {
     defaultModel: string;
     titleModel: string;
     extractionModel: string;
+    /**
+     * ALLOWED_MODELS: the ids a request may name, or `*` for any. Unset: any outside production, the
+     * default model alone in production.
+     */
+    allowedModels: string[] | '*';
+    /** BUILTIN_PRICES with MODEL_PRICES over them (USD per million tokens). */
+    prices: Record<string, ModelPrice>;
   };
   embeddings: {
     /** Null turns off moderation and semantic recall. */
@@ -301,6 +363,10 @@ export interface Config {
      * (default 0.5: OpenAI bills cached input at half price or less).
      */
     cachedTokenWeight: number;
+    /** DAILY_SPEND_LIMIT_USD: what one user (or the `anonymous` bucket) may spend a UTC day; null: no limit. */
+    dailySpendLimitUsd: number | null;
+    /** SERVICE_DAILY_SPEND_LIMIT_USD: what the whole service may spend a UTC day (chat, titles, extraction); null: no cap. */
+    serviceDailySpendLimitUsd: number | null;
   };
   campus: {
     buildingsFile: string | null;
@@ -372,6 +438,36 @@ export const DEFAULTS = {
   policePhone: '412-268-2323',
 } as const;
 
+type ModelConfig = Pick<Config['gateway'], 'defaultModel' | 'titleModel' | 'extractionModel' | 'allowedModels' | 'prices'>;
+
+/**
+ * The models and their prices. A listed id must look like `<vendor>/<model>`; the default model must be
+ * allowed (a request naming none uses it); in production every model the service calls (the allowed
+ * ones, the title and extraction models) needs a price, so no call is ever priced by a guess.
+ */
+function modelConfig(e: z.output<typeof envSchema>, problems: string[]): ModelConfig {
+  const defaultModel = e.DEFAULT_MODEL ?? DEFAULTS.model;
+  const titleModel = e.TITLE_MODEL ?? defaultModel;
+  const extractionModel = e.MEMORY_EXTRACTION_MODEL ?? defaultModel;
+  const prices: Record<string, ModelPrice> = { ...BUILTIN_PRICES };
+  for (const [id, p] of Object.entries(e.MODEL_PRICES)) prices[id] = { input: p.input, cachedInput: p.cached_input ?? p.input, output: p.output };
+  let allowedModels: string[] | '*';
+  if (e.ALLOWED_MODELS === '*') allowedModels = '*';
+  else if (e.ALLOWED_MODELS === null) allowedModels = e.AGENT_ENV === 'production' ? [defaultModel] : '*';
+  else {
+    allowedModels = [...new Set(e.ALLOWED_MODELS.split(',').map((id) => id.trim()).filter(Boolean))];
+    const malformed = allowedModels.filter((id) => !MODEL_ID_PATTERN.test(id));
+    if (malformed.length > 0 || allowedModels.length === 0) problems.push('ALLOWED_MODELS: must be * or comma-separated <vendor>/<model> ids');
+    else if (!allowedModels.includes(defaultModel)) problems.push(`ALLOWED_MODELS: must include the default model ${defaultModel} (DEFAULT_MODEL)`);
+  }
+  if (e.AGENT_ENV === 'production') {
+    const called = new Set([...(allowedModels === '*' ? [defaultModel] : allowedModels), titleModel, extractionModel]);
+    const unpriced = [...called].filter((id) => !Object.hasOwn(prices, id));
+    if (unpriced.length > 0) problems.push(`MODEL_PRICES: no price for ${unpriced.join(', ')} (every model the service calls needs one in production)`);
+  }
+  return { defaultModel, titleModel, extractionModel, allowedModels, prices };
+}
+
 /** Builds the configuration from an environment. Pure: no I/O, no process access. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const parsed = envSchema.safeParse(env);
@@ -390,6 +486,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     if (!e.LLM_GATEWAY_API_KEY) problems.push('LLM_GATEWAY_API_KEY is required in production');
     if (!e.MCP_SERVER_URL) problems.push('MCP_SERVER_URL is required in production');
   }
+  const gateway = modelConfig(e, problems);
   if (e.TOKEN_BUDGET_STORE === 'postgres' && !e.DATABASE_URL)
     problems.push('TOKEN_BUDGET_STORE=postgres requires DATABASE_URL');
   const telemetry = parseTelemetryConfig(env, problems);
@@ -415,9 +512,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     gateway: {
       apiKey: e.LLM_GATEWAY_API_KEY,
       baseUrl: e.LLM_GATEWAY_BASE_URL ?? DEFAULTS.gatewayBaseUrl,
-      defaultModel: e.DEFAULT_MODEL ?? DEFAULTS.model,
-      titleModel: e.TITLE_MODEL ?? e.DEFAULT_MODEL ?? DEFAULTS.model,
-      extractionModel: e.MEMORY_EXTRACTION_MODEL ?? e.DEFAULT_MODEL ?? DEFAULTS.model,
+      ...gateway,
     },
     embeddings: {
       apiKey: e.EMBEDDINGS_API_KEY,
@@ -432,6 +527,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       dailyTokenLimit: e.DAILY_TOKEN_LIMIT,
       maxOutputTokens: e.MAX_OUTPUT_TOKENS,
       cachedTokenWeight: e.CACHED_TOKEN_WEIGHT,
+      dailySpendLimitUsd: e.DAILY_SPEND_LIMIT_USD,
+      serviceDailySpendLimitUsd: e.SERVICE_DAILY_SPEND_LIMIT_USD,
       promptCacheKey: e.PROMPT_CACHE_KEY === null ? 'campus-agent' : e.PROMPT_CACHE_KEY.toLowerCase() === 'off' ? null : e.PROMPT_CACHE_KEY,
     },
     campus: {

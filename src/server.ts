@@ -4,6 +4,7 @@
  * SHUTDOWN_TIMEOUT_MS, close stores and clients, exit 0. The only place that wires real dependencies.
  */
 import type { Server } from 'node:http';
+import { ModelAllowlist } from './model/model-allowlist.js';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig, type Config } from './config.js';
 import { createNodeHttpServer } from './node-http-server.js';
@@ -64,6 +65,15 @@ async function main(): Promise<void> {
       sampler: config.telemetry.sampler,
     });
   }
+  // What the university pays for, named once at start (DEPLOY.md "Models, prices and spend caps").
+  logger.info('models and spend', {
+    allowed_models: new ModelAllowlist(config.gateway.allowedModels, config.gateway.defaultModel).describe(),
+    title_model: config.gateway.titleModel,
+    extraction_model: config.gateway.extractionModel,
+    priced_models: Object.keys(config.gateway.prices),
+    daily_spend_limit_usd: config.budget.dailySpendLimitUsd,
+    service_daily_spend_limit_usd: config.budget.serviceDailySpendLimitUsd,
+  });
   if (config.env !== 'production' && config.defaultsInForce.length > 0) {
     logger.info('local defaults in force', { defaults: config.defaultsInForce });
   }

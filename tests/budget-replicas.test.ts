@@ -13,6 +13,7 @@ import { createAdmission } from '../src/admission/create-admission.js';
 import { AppError } from '../src/http/errors.js';
 import { silentLogger } from '../src/logger.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
+import { callOf, heldCall } from './support/budget-backends.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { testConfig } from './support/deps.js';
 
@@ -35,7 +36,7 @@ describe('budget store from configuration', () => {
       const replicaA = createAdmission({ budget: a, moderation: noModeration, config, logger: silentLogger, now });
       const replicaB = createAdmission({ budget: b, moderation: noModeration, config, logger: silentLogger, now });
       await (await replicaA.admit(request, signal)).budget.release();
-      const [callA, callB] = await Promise.all([replicaA.reserveCall('shared-user', 12_000), replicaB.reserveCall('shared-user', 8_000)]);
+      const [callA, callB] = (await Promise.all([replicaA.reserveCall(callOf('shared-user', 12_000)), replicaB.reserveCall(callOf('shared-user', 8_000))])).map(heldCall);
       await Promise.all([
         callA!.settle({ promptTokens: 10_000, completionTokens: 2_000, totalTokens: 12_000, estimated: false }),
         callB!.settle({ promptTokens: 6_000, completionTokens: 2_000, totalTokens: 8_000, estimated: false }),

@@ -14,14 +14,17 @@ import { AppError } from '../src/http/errors.js';
 import { silentLogger } from '../src/logger.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
 import type { Usage } from '../src/model/usage.js';
-import { postgresBackend, sqliteBackend } from './support/budget-backends.js';
+import { callOf, heldCall, postgresBackend, sqliteBackend } from './support/budget-backends.js';
 import { testConfig } from './support/deps.js';
 
 const usage = (totalTokens: number): Usage => ({ promptTokens: 0, completionTokens: totalTokens, totalTokens, estimated: false });
 const request = (userId: string | null): TurnRequest => ({ query: 'hi', userId, history: [], model: 'm', disabledGroups: [] });
 const MAX_OUT = 10;
 // What admitting "hi" holds: a first pass that may call tools and the answer after it (turn-reservation.ts).
-const FIRST = toolPassHold(requestTokens(request(null)) + PROMPT_SIZE_FLOOR_TOKENS, MAX_OUT);
+const FIRST_SPLIT = toolPassHold(requestTokens(request(null)) + PROMPT_SIZE_FLOOR_TOKENS, MAX_OUT);
+const FIRST = FIRST_SPLIT.input + FIRST_SPLIT.output;
+/** A pass of `tokens` input and no output, as a hold. */
+const pass = (tokens: number) => ({ input: tokens, output: 0 });
 const LIMIT = 4 * FIRST;
 const config = testConfig({ DAILY_TOKEN_LIMIT: String(LIMIT), MAX_OUTPUT_TOKENS: String(MAX_OUT) });
 const signal = new AbortController().signal;
@@ -87,10 +90,10 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
     expect(await store.used('alice', '2026-11-21')).toBe(FIRST);
     expect(first.budget.held).toBe(FIRST);
     // A pass that needs more tops up atomically while the day has room ...
-    expect(await first.budget.hold(FIRST + 100)).toBe(true);
+    expect(await first.budget.hold(pass(FIRST + 100))).toBe(true);
     expect(await store.used('alice', '2026-11-21')).toBe(FIRST + 100);
     // ... and holding less than is held changes nothing.
-    expect(await first.budget.hold(5)).toBe(true);
+    expect(await first.budget.hold(pass(5))).toBe(true);
     await first.budget.charge(usage(FIRST + 30));
     expect(first.budget.held).toBe(70);
     await first.budget.release();
@@ -104,9 +107,9 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
     expect(err.headers['Retry-After']).toBe(String(6 * 3600));
     expect(err.toEnvelope()).toEqual({ error: 'daily token budget exhausted', detail: expect.stringContaining('00:00 UTC') });
     // A top-up past the limit is declined (never thrown): the turn finishes within what it holds.
-    expect(await second.budget.hold(FIRST + 121)).toBe(false);
+    expect(await second.budget.hold(pass(FIRST + 121))).toBe(false);
     expect(await store.used('alice', '2026-11-21')).toBe(LIMIT - 120);
-    expect(await second.budget.hold(FIRST + 120)).toBe(true);
+    expect(await second.budget.hold(pass(FIRST + 120))).toBe(true);
     expect(await store.used('alice', '2026-11-21')).toBe(LIMIT);
     await second.budget.charge(usage(40));
     await second.budget.release();
@@ -129,7 +132,10 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
 
   it('holds for the largest prompt a prepared turn showed (a measured floor before the first), whoever sent it', async () => {
     const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now: () => new Date('2026-11-21T12:00:00Z') });
-    const heldFor = (prompt: number) => toolPassHold(requestTokens(request('frank')) + prompt, MAX_OUT);
+    const heldFor = (prompt: number) => {
+      const split = toolPassHold(requestTokens(request('frank')) + prompt, MAX_OUT);
+      return split.input + split.output;
+    };
     const first = await admission.admit(request('frank'), signal);
     expect(first.budget.held).toBe(heldFor(PROMPT_SIZE_FLOOR_TOKENS));
     await first.budget.release();
@@ -141,17 +147,17 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
 
   it('reserves a single call before it is sent and settles it after; none when the budget cannot cover it', async () => {
     const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now: () => new Date('2026-11-21T12:00:00Z') });
-    const call = await admission.reserveCall('gina', 300);
+    const call = heldCall(await admission.reserveCall(callOf('gina', 300)));
     expect(await store.used('gina', '2026-11-21')).toBe(300);
-    await call!.settle(usage(120));
+    await call.settle(usage(120));
     expect(await store.used('gina', '2026-11-21')).toBe(120);
-    const failed = await admission.reserveCall('gina', 200);
-    await failed!.settle(null);
+    const failed = heldCall(await admission.reserveCall(callOf('gina', 200)));
+    await failed.settle(null);
     expect(await store.used('gina', '2026-11-21')).toBe(120);
-    expect(await admission.reserveCall('gina', LIMIT)).toBeNull();
+    expect((await admission.reserveCall(callOf('gina', LIMIT))).refused).toBe('budget');
     expect(await store.used('gina', '2026-11-21')).toBe(120);
     // Anonymous calls share the anonymous bucket.
-    await (await admission.reserveCall(null, 10))!.settle(usage(10));
+    await heldCall(await admission.reserveCall(callOf(null, 10))).settle(usage(10));
     expect(await store.used('anonymous', '2026-11-21')).toBe(10);
   });
 
@@ -162,16 +168,16 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
     const err = await rejection(admission.admit(request('dave'), signal));
     expect(err.status).toBe(503);
     expect(err.toEnvelope().error).toBe('token budget unavailable');
-    expect(await turn.budget.hold(FIRST + 1)).toBe(false);
+    expect(await turn.budget.hold(pass(FIRST + 1))).toBe(false);
     await expect(turn.budget.release()).resolves.toBeUndefined();
-    expect(await admission.reserveCall('dave', 10)).toBeNull();
+    expect((await admission.reserveCall(callOf('dave', 10))).refused).toBe('unavailable');
   });
 
   it('retries a failed write once, so a transient failure does not leave a pass unmetered', async () => {
     let failures = 1;
     const flaky: TokenBudgetStore = {
       ...store,
-      charge: (b, d, t) => (failures-- > 0 ? Promise.reject(new Error('connection reset')) : store.charge(b, d, t)),
+      charge: (b, d, t, spend) => (failures-- > 0 ? Promise.reject(new Error('connection reset')) : store.charge(b, d, t, spend)),
     };
     const admission = createAdmission({ budget: flaky, moderation: noModeration, config, logger: silentLogger, now: () => new Date('2026-11-21T12:00:00Z') });
     const turn = await admission.admit(request('erin'), signal);
@@ -203,7 +209,7 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
           const firstPass = Math.floor(FIRST / 3);
           await turn.budget.charge(usage(firstPass));
           charged += firstPass;
-          const topped = await turn.budget.hold(turn.budget.held + 7);
+          const topped = await turn.budget.hold(pass(turn.budget.held + 7));
           const second = Math.min(turn.budget.held, topped ? FIRST : Math.floor(FIRST / 2));
           await turn.budget.charge(usage(second));
           charged += second;

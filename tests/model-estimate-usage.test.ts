@@ -20,7 +20,7 @@ describe('reservation estimate', () => {
   it('reserves a call as its messages and tools as sent plus its max_tokens', () => {
     const messages = [{ role: 'user', content: '你好' }];
     const tools = [{ name: 'x', description: 'y', parameters: { type: 'object', properties: {} } }];
-    expect(callReservation({ messages, tools, maxTokens: 100 })).toBe(reservationTokens(messages) + reservationTokens(tools) + 100);
-    expect(callReservation({ messages, maxTokens: 24 })).toBe(reservationTokens(messages) + 24);
+    expect(callReservation({ messages, tools, maxTokens: 100 })).toEqual({ input: reservationTokens(messages) + reservationTokens(tools), output: 100 });
+    expect(callReservation({ messages, maxTokens: 24 })).toEqual({ input: reservationTokens(messages), output: 24 });
   });
 });

@@ -4,6 +4,7 @@
  * resources from configuration, a flagged answer is replaced, an outage fails open, and the budget is
  * checked before moderation (a spent budget is a 429 without any moderation call).
  */
+import { callOf, heldCall } from './support/budget-backends.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Admission } from '../src/admission/admission.js';
 import { createAdmission } from '../src/admission/create-admission.js';
@@ -108,8 +109,8 @@ describe('admission with moderation', () => {
   });
 
   it('checks the budget before moderation: a spent budget is a 429 with no moderation call', async () => {
-    const spent = await admission.reserveCall('u-1', 1);
-    await spent!.settle({ promptTokens: 40000, completionTokens: 10000, totalTokens: 50000, estimated: false });
+    const spent = heldCall(await admission.reserveCall(callOf('u-1', 1)));
+    await spent.settle({ promptTokens: 40000, completionTokens: 10000, totalTokens: 50000, estimated: false });
     const before = moderationCalls();
     const err = await admission.admit(request('anything at all'), signal).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AppError);

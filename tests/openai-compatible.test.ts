@@ -30,11 +30,13 @@ let gw: FakeGateway;
 let server: Listening;
 let budget: TokenBudgetStore;
 let client: OpenAI;
+let defaultModel: string;
 
 beforeAll(async () => {
   gw = await startFakeGateway();
   gw.handler = (body) => (body.model === 'test/extractor' ? { text: '{"operations": []}' } : { text: 'Hello from the campus.' });
   const config = testConfig({ AGENT_SHARED_SECRET: SECRET, DAILY_TOKEN_LIMIT: String(LIMIT), MAX_OUTPUT_TOKENS: '400', MAX_TURNS_IN_FLIGHT: '20' });
+  defaultModel = config.gateway.defaultModel;
   const gateway = gatewayClient(gw, { apiKey: 'sk-chat-key' });
   budget = createSqliteBudgetStore({ path: ':memory:' });
   const admission = createAdmission({ budget, moderation: noModeration, config, logger: silentLogger, now: () => new Date() });
@@ -61,10 +63,10 @@ afterAll(async () => {
 const chatRequests = () => gw.chatRequests().filter((b) => b.model !== 'test/extractor');
 
 describe('GET /v1/models', () => {
-  it('lists campus-agent', async () => {
+  it('lists campus-agent, then the default model (any model is allowed outside production without ALLOWED_MODELS)', async () => {
     const ids = [];
     for await (const model of client.models.list()) ids.push(model.id);
-    expect(ids).toEqual(['campus-agent']);
+    expect(ids).toEqual(['campus-agent', defaultModel]);
   });
 });
 

@@ -2,6 +2,7 @@
  * The deterministic planner and request normalisation: hint words per group, conversational messages,
  * follow-ups keeping the conversation's groups, disabled groups, the map tool and the memory hooks.
  */
+import { ModelAllowlist } from '../src/model/model-allowlist.js';
 import { describe, expect, it } from 'vitest';
 import { noUserMemory, type UserMemory } from '../src/memory/turn-memory.js';
 import { planTurn } from '../src/pipeline/stages/plan.js';
@@ -88,7 +89,7 @@ describe('chat request normalisation', () => {
     const history = Array.from({ length: 45 }, (_, i) => ({ role: i === 44 ? 'system' : 'user', content: `m${i}` }));
     const body = chatRequestSchema.parse({ query: '  hi  ', message_history: history, disabled_tools: ['CMUEats', 3], legacy: true });
     expect(body).not.toHaveProperty('legacy');
-    const request = toTurnRequest(body, 'default/model');
+    const request = toTurnRequest(body, new ModelAllowlist('*', 'default/model'));
     expect(request.query).toBe('hi');
     expect(request.model).toBe('default/model');
     expect(request.userId).toBeNull();

@@ -3,6 +3,7 @@
  * its budget reservation and its outcome, released once however it ends: answered, abandoned before
  * its events were read, refused at the door, or cut by its client mid-answer.
  */
+import { ModelAllowlist } from '../src/model/model-allowlist.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { unmeteredBudget, type TurnBudget } from '../src/admission/admission.js';
 import { TooManyRequestsError } from '../src/http/errors.js';
@@ -40,7 +41,7 @@ async function setUp(admit?: () => Promise<never>, env: Record<string, string> =
     admission: fakeAdmission({ admit: admit ?? (async () => ({ refusal: null, budget })) }),
   });
   const start = createTurnStarter(deps);
-  const request = toTurnRequest({ query: 'hello there', user_id: 'u-1' }, deps.config.gateway.defaultModel);
+  const request = toTurnRequest({ query: 'hello there', user_id: 'u-1' }, new ModelAllowlist('*', deps.config.gateway.defaultModel));
   const origin = () => ({ signal: new AbortController().signal, requestId: 'req-1' });
   return { gw: fake, deps, budget, start: () => start(request, origin()), startWith: (signal: AbortSignal) => start(request, { signal, requestId: 'req-2' }) };
 }

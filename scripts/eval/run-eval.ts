@@ -217,7 +217,8 @@ export async function runEval(env: Record<string, string | undefined>, options: 
   // what admission holds for a turn (a tool pass and the answer after it), or at the largest turn so
   // far if that was larger.
   let spent = 0;
-  let largestTurn = toolPassHold(PROMPT_SIZE_FLOOR_TOKENS, config.budget.maxOutputTokens);
+  const firstHold = toolPassHold(PROMPT_SIZE_FLOOR_TOKENS, config.budget.maxOutputTokens);
+  let largestTurn = firstHold.input + firstHold.output;
   let held = 0;
 
   async function runCase(c: EvalCase, index: number, model: string, usage: Usage): Promise<CaseResult> {

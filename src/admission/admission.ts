@@ -1,10 +1,11 @@
 /**
- * Admission control seen from the chat routes: the daily token budget (held before any model call,
+ * Admission control seen from the chat routes: the daily budgets in tokens and money (held before any model call,
  * settled after every call, the rest given back when the turn ends) and moderation of the message before the turn and of the answer before
  * `done`. Implementations live beside this file; `openAdmission` admits everything (tests, benches).
  */
 import type { TurnRequest } from '../request/chat-request.js';
 import type { ReserveCall } from '../model/metered-call.js';
+import type { TokenSplit } from '../model/model-prices.js';
 import type { Usage } from '../model/usage.js';
 import type { TraceSpan } from '../telemetry/telemetry.js';
 import { ANONYMOUS_BUCKET } from '../lifecycle/turns-in-flight.js';
@@ -36,11 +37,11 @@ export interface TurnBudget {
   /** Tokens held for this turn and not yet spent (Infinity when unmetered). */
   readonly held: number;
   /**
-   * Makes sure `tokens` are held for what comes next, reserving the difference atomically. False when
-   * the daily budget cannot cover it (or its store cannot answer): the turn then finishes within what it
-   * holds. Never throws.
+   * Makes sure a pass of `size` (its input and `max_tokens`) is held for what comes next, in tokens and
+   * in money at the turn's model's price, reserving the difference atomically. False when a daily budget
+   * cannot cover it (or its store cannot answer): the turn then finishes within what it holds. Never throws.
    */
-  hold(tokens: number): Promise<boolean>;
+  hold(size: TokenSplit): Promise<boolean>;
   /** After a pass (also one cut short): its usage is taken from what is held, any excess charged. Never throws. */
   charge(usage: Usage): Promise<void>;
   /** The turn ended (answer, error, abort): what is still held is given back. Never throws; idempotent. */
@@ -83,7 +84,7 @@ export interface Admission {
 
 export const openAdmission: Admission = {
   admit: async () => ({ refusal: null, budget: unmeteredBudget }),
-  reserveCall: async () => ({ settle: async () => undefined }),
+  reserveCall: async () => ({ refused: null, settle: async () => undefined }),
   notePromptSize: () => undefined,
   reviewAnswer: async () => null,
 };

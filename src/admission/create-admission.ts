@@ -2,36 +2,42 @@
  * Admission control as the chat routes call it (the `Admission` interface of admission.ts):
  *
  * - admit: holds the turn's reservation (turn-reservation.ts: its first pass, which may call tools,
- *   and the answer pass after it) in ONE atomic conditional upsert (the store adds it only while the
- *   day's total, reservations included, stays within the limit), else 429 with `Retry-After` until
- *   00:00 UTC; a store that cannot answer refuses the turn with 503 (never run unmetered); then
- *   moderation of the query, whose verdict may turn the turn into a canned refusal.
+ *   and the answer pass after it) in ONE atomic step: tokens, the money that many tokens may cost at
+ *   the turn's model's price (model/model-prices.ts), and, under a service-wide cap, the service's
+ *   spend, each added only while its day's total, reservations included, stays within its limit. A
+ *   spent token or money budget is 429 with `Retry-After` until 00:00 UTC; a spent service cap is 503
+ *   "paused until the reset" with the same `Retry-After`; a store that cannot answer refuses the turn
+ *   with 503 (never run unmetered); then moderation of the query, whose verdict may turn the turn into
+ *   a canned refusal.
  * - the turn's budget (TurnBudget): a pass that needs more than is held tops up with the same
  *   conditional reservation; a refused top-up is an answer to the pass (it answers within what is held),
- *   never an error. After each pass its real usage is taken from what is held (only an excess is
- *   written); when the turn ends, however it ends, the rest is given back. Every pass is sent with
- *   `max_tokens`, so with a gateway that reports its usage honestly the day never passes the limit.
+ *   never an error. After each pass its real usage and cost are taken from what is held (only an excess
+ *   is written); when the turn ends, however it ends, the rest is given back. Every pass is sent with
+ *   `max_tokens`, so with a gateway that reports its usage honestly the day never passes a limit.
  * - reserveCall: titles and memory extraction reserve their call the same way and settle after it.
  * - reviewAnswer: moderation of the final answer; a flagged one is replaced.
  */
 import type { Config } from '../config.js';
-import { ServiceUnavailableError, TooManyRequestsError } from '../http/errors.js';
+import { ServicePausedError, ServiceUnavailableError, TooManyRequestsError, type AppError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
-import type { CallReservation } from '../model/metered-call.js';
+import type { CallRefusal, CallReservation, SpendPurpose } from '../model/metered-call.js';
+import { ModelPrices, toNanoUsd, toUsd, type TokenSplit } from '../model/model-prices.js';
 import type { TurnRequest } from '../request/chat-request.js';
 import type { Usage } from '../model/usage.js';
 import { budgetBucket, type Admission, type AdmissionDecision, type Moderation, type Refusal, type TurnBudget } from './admission.js';
 import { flaggedAnswerNotice, moderationRefusal, selfHarmSupport } from './replies.js';
-import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type TokenBudgetStore } from './token-budget.js';
+import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type BudgetAmount, type BudgetLimits, type Reservation, type TokenBudgetStore } from './token-budget.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from './turn-reservation.js';
-import { noSpan, spanned, type TraceSpan } from '../telemetry/telemetry.js';
+import { noSpan, spanned, type ServiceMetrics, type TraceSpan } from '../telemetry/telemetry.js';
 import { ANONYMOUS_BUCKET } from '../lifecycle/turns-in-flight.js';
 
 export interface AdmissionOptions {
   budget: TokenBudgetStore;
   moderation: Moderation;
-  config: Pick<Config, 'budget' | 'campus'>;
+  config: Pick<Config, 'budget' | 'campus'> & { gateway: Pick<Config['gateway'], 'prices'> };
   logger: Logger;
+  /** The spend counter and the service's spend against its cap; none by default. */
+  metrics?: Pick<ServiceMetrics, 'spend' | 'serviceSpend'>;
   /** The clock that decides the UTC day; tests move it across a midnight. */
   now: () => Date;
 }
@@ -52,7 +58,14 @@ export function tokensOf(usage: Usage, cachedWeight = 1): number {
 /** Builds the admission control of the chat routes over a budget store and a moderation client. */
 export function createAdmission(options: AdmissionOptions): Admission {
   const { budget, moderation, config, now } = options;
-  const limit = config.budget.dailyTokenLimit;
+  const metrics = options.metrics;
+  const prices = new ModelPrices(config.gateway.prices);
+  const limits: BudgetLimits = {
+    tokens: config.budget.dailyTokenLimit,
+    nanoUsd: config.budget.dailySpendLimitUsd === null ? null : toNanoUsd(config.budget.dailySpendLimitUsd),
+    serviceNanoUsd: config.budget.serviceDailySpendLimitUsd === null ? null : toNanoUsd(config.budget.serviceDailySpendLimitUsd),
+  };
+  const serviceCapped = limits.serviceNanoUsd !== null;
   const log = options.logger.child({ component: 'admission' });
   // Pruning runs on the first charge of each UTC day seen by this process; yesterday is kept so a
   // turn that straddles midnight can still be inspected.
@@ -65,20 +78,25 @@ export function createAdmission(options: AdmissionOptions): Admission {
   const maxOutput = config.budget.maxOutputTokens;
   const cachedWeight = config.budget.cachedTokenWeight;
 
-  /** A conditional reservation: the new total, or null when it would pass the limit; throws when the store fails. */
-  const reserveIn = (bucket: string, day: string, tokens: number) => budget.reserve(bucket, day, tokens, limit);
+  /** A conditional reservation; throws when the store fails. */
+  const reserveIn = async (bucket: string, day: string, amount: BudgetAmount): Promise<Reservation> => {
+    const r = await budget.reserve(bucket, day, amount, limits);
+    if (r.held && r.serviceNanoUsd !== null) metrics?.serviceSpend({ usd: toUsd(r.serviceNanoUsd), limitUsd: toUsd(limits.serviceNanoUsd!) });
+    return r;
+  };
 
-  /** One unconditional write (a charge, an excess, a refund); retried once; never throws. */
-  const write = async (bucket: string, day: string, tokens: number, what: 'excess' | 'refund'): Promise<void> => {
-    if (tokens !== 0) {
+  /** One unconditional write (an excess, a refund); retried once; never throws. */
+  const write = async (bucket: string, day: string, amount: BudgetAmount, what: 'excess' | 'refund'): Promise<void> => {
+    if (amount.tokens !== 0 || amount.nanoUsd !== 0) {
+      const spend = { nanoUsd: amount.nanoUsd, service: serviceCapped };
       try {
-        await budget.charge(bucket, day, tokens).catch((first: unknown) => {
+        await budget.charge(bucket, day, amount.tokens, spend).catch((first: unknown) => {
           // One retry: a dropped connection should not leave a pass unmetered (or a reservation held).
           log.warn('token budget write failed; retrying once', { err: first, what });
-          return budget.charge(bucket, day, tokens);
+          return budget.charge(bucket, day, amount.tokens, spend);
         });
       } catch (err) {
-        log.error('token budget write failed; left as it was', { err, tokens, what });
+        log.error('token budget write failed; left as it was', { err, tokens: amount.tokens, nano_usd: amount.nanoUsd, what });
       }
     }
     if (prunedFor !== day) {
@@ -92,32 +110,53 @@ export function createAdmission(options: AdmissionOptions): Admission {
     }
   };
 
+  /** The money and tokens one bucket holds for one model's calls, written through this admission's store. */
+  const heldFor = (bucket: string, day: string, model: string, purpose: SpendPurpose, first: TokenSplit) =>
+    new HeldBudget(first, {
+      amount: (size) => ({ tokens: size.input + size.output, nanoUsd: prices.worstCase(model, size) }),
+      used: (usage) => {
+        const nanoUsd = prices.cost(model, usage);
+        metrics?.spend({ model, purpose, usd: toUsd(nanoUsd) });
+        return { tokens: tokensOf(usage, cachedWeight), nanoUsd };
+      },
+      reserve: async (more) => {
+        try {
+          return (await reserveIn(bucket, day, more)).held;
+        } catch (err) {
+          log.warn('token budget store failed; the turn finishes within what it holds', { err });
+          return false;
+        }
+      },
+      write: (amount, what) => write(bucket, day, amount, what),
+    });
+
+  /** The error of a refused turn: which limit, and until when. */
+  const refusedTurn = (refusedBy: 'tokens' | 'spend' | 'service'): AppError => {
+    const retryAfter = secondsUntilUtcMidnight(now());
+    if (refusedBy === 'service') {
+      log.warn('service-wide daily spending cap reached; turns are refused until 00:00 UTC');
+      return new ServicePausedError(retryAfter);
+    }
+    return refusedBy === 'spend'
+      ? new TooManyRequestsError(`the daily spending limit of $${config.budget.dailySpendLimitUsd} is reached; it resets at 00:00 UTC`, retryAfter)
+      : new TooManyRequestsError(`the daily token budget of ${limits.tokens} tokens is spent; it resets at 00:00 UTC`, retryAfter);
+  };
+
   return {
     async admit(request: TurnRequest, signal: AbortSignal, span: TraceSpan = noSpan): Promise<AdmissionDecision> {
       const bucket = budgetBucket(request);
       const day = utcDay(now());
       const first = toolPassHold(requestTokens(request) + promptSize, maxOutput);
-      let total: number | null;
+      const turnBudget = heldFor(bucket, day, request.model, 'chat', first);
+      let reservation: Reservation;
       try {
-        total = await spanned(span.child('budget', { 'campus.budget.tokens_held': first }), reserveIn(bucket, day, first));
+        const amount = turnBudget.initial;
+        reservation = await spanned(span.child('budget', { 'campus.budget.tokens_held': amount.tokens }), reserveIn(bucket, day, amount));
       } catch (err) {
         log.error('token budget store failed; refusing the turn', { err });
         throw new ServiceUnavailableError('the token budget cannot be checked right now; please try again shortly', 'token budget unavailable');
       }
-      if (total === null) {
-        throw new TooManyRequestsError(`the daily token budget of ${limit} tokens is spent; it resets at 00:00 UTC`, secondsUntilUtcMidnight(now()));
-      }
-      const turnBudget = createHeldTokens(first, {
-        reserve: async (tokens) => {
-          try {
-            return (await reserveIn(bucket, day, tokens)) !== null;
-          } catch (err) {
-            log.warn('token budget store failed; the turn finishes within what it holds', { err });
-            return false;
-          }
-        },
-        write: (tokens, what) => write(bucket, day, tokens, what),
-      }, cachedWeight);
+      if (!reservation.held) throw refusedTurn(reservation.refusedBy);
       const moderationSpan = span.child('moderation');
       try {
         const verdict = await spanned(moderationSpan, moderation.check(request.query, signal), (v) =>
@@ -136,17 +175,20 @@ export function createAdmission(options: AdmissionOptions): Admission {
       }
     },
 
-    async reserveCall(userId, tokens): Promise<CallReservation | null> {
-      const bucket = userId ?? ANONYMOUS_BUCKET;
+    async reserveCall(call): Promise<CallReservation | CallRefusal> {
+      const bucket = call.userId ?? ANONYMOUS_BUCKET;
       const day = utcDay(now());
+      const resumesAt = new Date(now().getTime() + secondsUntilUtcMidnight(now()) * 1000);
+      const held = heldFor(bucket, day, call.model, call.purpose, call.tokens);
       try {
-        if ((await reserveIn(bucket, day, tokens)) === null) return null;
+        const reservation = await reserveIn(bucket, day, held.initial);
+        if (!reservation.held) return { refused: reservation.refusedBy === 'service' ? 'service' : 'budget', resumesAt };
       } catch (err) {
         log.warn('token budget store failed; the model call is not made', { err });
-        return null;
+        return { refused: 'unavailable', resumesAt };
       }
-      const held = createHeldTokens(tokens, { reserve: async () => false, write: (n, what) => write(bucket, day, n, what) }, cachedWeight);
       return {
+        refused: null,
         async settle(usage) {
           if (usage) await held.charge(usage);
           await held.release();
@@ -172,45 +214,63 @@ export function createAdmission(options: AdmissionOptions): Admission {
   };
 }
 
-interface BudgetWrites {
-  /** A conditional reservation of `tokens` more; false when refused. Never throws. */
-  reserve(tokens: number): Promise<boolean>;
+interface HeldWrites {
+  /** What a size of call holds: its tokens and their worst-case cost at the model's price. */
+  amount(size: TokenSplit): BudgetAmount;
+  /** What a finished pass used: its tokens as the budget counts them and what it cost (also counted as spend). */
+  used(usage: Usage): BudgetAmount;
+  /** A conditional reservation of `more`; false when refused. Never throws. */
+  reserve(more: BudgetAmount): Promise<boolean>;
   /** An unconditional write (positive: charge, negative: refund); never throws. */
-  write(tokens: number, what: 'excess' | 'refund'): Promise<void>;
+  write(amount: BudgetAmount, what: 'excess' | 'refund'): Promise<void>;
 }
 
-/** Tokens held in the store for one turn or call, `initial` to begin with; cached prompt tokens count at `cachedWeight`. */
-function createHeldTokens(initial: number, store: BudgetWrites, cachedWeight: number): TurnBudget {
-  let held = initial;
-  let released = false;
-  return {
-    get held() {
-      return held;
-    },
-    async hold(tokens) {
-      const more = Math.ceil(tokens) - held;
-      if (more <= 0) return true;
-      if (released || !(await store.reserve(more))) return false;
-      held += more;
-      return true;
-    },
-    async charge(usage) {
-      const used = tokensOf(usage, cachedWeight);
-      if (used <= held) {
-        // Already counted in the store as held: nothing to write.
-        held -= used;
-        return;
-      }
-      const excess = used - held;
-      held = 0;
-      await store.write(excess, 'excess');
-    },
-    async release() {
-      if (released) return;
-      released = true;
-      const back = held;
-      held = 0;
-      await store.write(-back, 'refund');
-    },
-  };
+/**
+ * Tokens and money held in the store for one turn or call, `initial` of them to begin with. The two
+ * move together: a top-up reserves what either lacks, a pass takes its usage from both, and the rest of
+ * both goes back when the turn ends.
+ */
+class HeldBudget implements TurnBudget {
+  private tokens: number;
+  private nanoUsd: number;
+  private released = false;
+  readonly initial: BudgetAmount;
+
+  constructor(first: TokenSplit, private readonly store: HeldWrites) {
+    this.initial = store.amount(first);
+    this.tokens = this.initial.tokens;
+    this.nanoUsd = this.initial.nanoUsd;
+  }
+
+  get held(): number {
+    return this.tokens;
+  }
+
+  async hold(size: TokenSplit): Promise<boolean> {
+    const want = this.store.amount(size);
+    const more = { tokens: Math.max(0, Math.ceil(want.tokens) - this.tokens), nanoUsd: Math.max(0, want.nanoUsd - this.nanoUsd) };
+    if (more.tokens === 0 && more.nanoUsd === 0) return true;
+    if (this.released || !(await this.store.reserve(more))) return false;
+    this.tokens += more.tokens;
+    this.nanoUsd += more.nanoUsd;
+    return true;
+  }
+
+  async charge(usage: Usage): Promise<void> {
+    const used = this.store.used(usage);
+    // What was held is already counted in the store: only what passes it is written.
+    const excess = { tokens: Math.max(0, used.tokens - this.tokens), nanoUsd: Math.max(0, used.nanoUsd - this.nanoUsd) };
+    this.tokens = Math.max(0, this.tokens - used.tokens);
+    this.nanoUsd = Math.max(0, this.nanoUsd - used.nanoUsd);
+    if (excess.tokens > 0 || excess.nanoUsd > 0) await this.store.write(excess, 'excess');
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    const back = { tokens: -this.tokens, nanoUsd: -this.nanoUsd };
+    this.tokens = 0;
+    this.nanoUsd = 0;
+    await this.store.write(back, 'refund');
+  }
 }

@@ -1,12 +1,14 @@
 /**
- * The token budget in SQLite (better-sqlite3): the default store, one file shared by every process on
+ * The daily budget in SQLite (better-sqlite3): the default store, one file shared by every process on
  * the machine. WAL mode lets readers run beside the single writer; `busy_timeout` makes a second
- * process wait for the write lock instead of failing; every statement is prepared once.
+ * process wait for the write lock instead of failing; every statement is prepared once. A reservation
+ * or a charge that touches the service row as well runs in one IMMEDIATE transaction (the write lock
+ * taken first), so another process's reservation cannot slip between the check and the write.
  */
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { TokenBudgetStore, UtcDay } from './token-budget.js';
+import { SERVICE_BUCKET, type Reservation, type TokenBudgetStore, type UtcDay } from './token-budget.js';
 
 export interface SqliteBudgetStoreOptions {
   /** File path (config.budget.sqlitePath), or `:memory:` for a private database. */
@@ -31,44 +33,78 @@ export function createSqliteBudgetStore(options: SqliteBudgetStoreOptions): Toke
     day TEXT NOT NULL,
     tokens INTEGER NOT NULL DEFAULT 0,
     updated_at TEXT NOT NULL,
+    nano_usd INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (bucket, day)
   ) WITHOUT ROWID`);
+  // A file written before money was counted (issue 47) gains the column; its rows start at $0.
+  const columns = db.prepare<[], { name: string }>('PRAGMA table_info(token_usage)').all();
+  if (!columns.some((c) => c.name === 'nano_usd')) db.exec('ALTER TABLE token_usage ADD COLUMN nano_usd INTEGER NOT NULL DEFAULT 0');
 
-  const selectUsed = db.prepare<[string, string], number>('SELECT tokens FROM token_usage WHERE bucket = ? AND day = ?').pluck();
+  const selectRow = db.prepare<[string, string], { tokens: number; nano_usd: number }>('SELECT tokens, nano_usd FROM token_usage WHERE bucket = ? AND day = ?');
   // One statement per charge: the addition happens inside SQLite, so no read-modify-write race.
-  type Row = { bucket: string; day: string; tokens: number; at: string };
+  type Row = { bucket: string; day: string; tokens: number; nano: number; at: string };
   const upsert = db
     .prepare<[Row], number>(
-      `INSERT INTO token_usage (bucket, day, tokens, updated_at) VALUES (@bucket, @day, max(0, @tokens), @at)
-       ON CONFLICT (bucket, day) DO UPDATE SET tokens = max(0, tokens + @tokens), updated_at = excluded.updated_at
+      `INSERT INTO token_usage (bucket, day, tokens, nano_usd, updated_at) VALUES (@bucket, @day, max(0, @tokens), max(0, @nano), @at)
+       ON CONFLICT (bucket, day) DO UPDATE SET tokens = max(0, tokens + @tokens), nano_usd = max(0, nano_usd + @nano), updated_at = excluded.updated_at
        RETURNING tokens`,
     )
     .pluck();
-  // One statement per reservation: the row is written only when the new total stays within the limit
-  // (SQLite runs one writer at a time, so two reservations cannot both see the old total).
+  // The row is written only when its new totals stay within the limits (SQLite runs one writer at a
+  // time, so two reservations cannot both see the old totals).
+  type Limits = { limit: number; nanoLimit: number | null };
   const reserveRow = db
-    .prepare<[Row & { limit: number }], number>(
-      `INSERT INTO token_usage (bucket, day, tokens, updated_at) SELECT @bucket, @day, @tokens, @at WHERE @tokens <= @limit
-       ON CONFLICT (bucket, day) DO UPDATE SET tokens = tokens + excluded.tokens, updated_at = excluded.updated_at
-         WHERE tokens + excluded.tokens <= @limit
+    .prepare<[Row & Limits], number>(
+      `INSERT INTO token_usage (bucket, day, tokens, nano_usd, updated_at) SELECT @bucket, @day, @tokens, @nano, @at
+         WHERE @tokens <= @limit AND (@nanoLimit IS NULL OR @nano <= @nanoLimit)
+       ON CONFLICT (bucket, day) DO UPDATE SET tokens = tokens + excluded.tokens, nano_usd = nano_usd + excluded.nano_usd, updated_at = excluded.updated_at
+         WHERE tokens + excluded.tokens <= @limit AND (@nanoLimit IS NULL OR nano_usd + excluded.nano_usd <= @nanoLimit)
        RETURNING tokens`,
     )
     .pluck();
   const prune = db.prepare<[string]>('DELETE FROM token_usage WHERE day < ?');
+  const row = (bucket: string, day: string) => selectRow.get(bucket, day);
+  // Under a service cap: the service row is read and written inside the same write transaction.
+  const reserveWithService = db.transaction((r: Row & Limits, serviceLimit: number): Reservation => {
+    const service = row(SERVICE_BUCKET, r.day)?.nano_usd ?? 0;
+    if (service + r.nano > serviceLimit) return { held: false, refusedBy: 'service' };
+    if (reserveRow.get(r) === undefined) return refusal(r);
+    upsert.get({ ...r, bucket: SERVICE_BUCKET });
+    return { held: true, serviceNanoUsd: service + r.nano };
+  });
+  const chargeWithService = db.transaction((r: Row) => {
+    upsert.get({ ...r, bucket: SERVICE_BUCKET });
+    return upsert.get(r);
+  });
+  /** Which limit refused a reservation that wrote nothing. */
+  const refusal = (r: Row & Limits): Reservation => ({ held: false, refusedBy: (row(r.bucket, r.day)?.tokens ?? 0) + r.tokens > r.limit ? 'tokens' : 'spend' });
   let closed = false;
 
   return {
     async used(bucket: string, day: UtcDay) {
-      return selectUsed.get(bucket, day) ?? 0;
+      return row(bucket, day)?.tokens ?? 0;
     },
-    async charge(bucket: string, day: UtcDay, tokens: number) {
-      const total = upsert.get({ bucket, day, tokens: Math.round(tokens), at: now().toISOString() });
+    async spent(bucket: string, day: UtcDay) {
+      return row(bucket, day)?.nano_usd ?? 0;
+    },
+    async charge(bucket, day, tokens, spend) {
+      const r = { bucket, day, tokens: Math.round(tokens), nano: Math.round(spend?.nanoUsd ?? 0), at: now().toISOString() };
+      const total = spend?.service ? chargeWithService.immediate(r) : upsert.get(r);
       if (total === undefined) throw new Error('token budget upsert returned no row');
       return total;
     },
-    async reserve(bucket: string, day: UtcDay, tokens: number, limit: number) {
-      const total = reserveRow.get({ bucket, day, tokens: Math.max(0, Math.round(tokens)), at: now().toISOString(), limit });
-      return total ?? null;
+    async reserve(bucket, day, amount, limits) {
+      const r = {
+        bucket,
+        day,
+        tokens: Math.max(0, Math.round(amount.tokens)),
+        nano: Math.max(0, Math.round(amount.nanoUsd)),
+        at: now().toISOString(),
+        limit: limits.tokens,
+        nanoLimit: limits.nanoUsd,
+      };
+      if (limits.serviceNanoUsd !== null) return reserveWithService.immediate(r, limits.serviceNanoUsd);
+      return reserveRow.get(r) === undefined ? refusal(r) : { held: true, serviceNanoUsd: null };
     },
     async pruneBefore(day: UtcDay) {
       return prune.run(day).changes;

@@ -1,6 +1,7 @@
 /**
- * The daily token budget as a store of counters: one row per (bucket, UTC day) holding the tokens
- * charged so far plus those reserved by turns still running. Two implementations share this interface and one test suite: SQLite (the default,
+ * The daily budget as a store of counters: one row per (bucket, UTC day) holding the tokens and the
+ * money (whole nano-dollars, model/model-prices.ts) charged so far plus those reserved by turns still
+ * running, and, under a service-wide cap, one row of the service's own (SERVICE_BUCKET). Two implementations share this interface and one test suite: SQLite (the default,
  * one machine) and Postgres (several replicas share one budget). The clock lives with the caller:
  * every method takes the UTC day it is about, so stores stay pure data access and tests cross a
  * midnight by moving an injected clock.
@@ -9,21 +10,51 @@
 /** A UTC calendar day as `YYYY-MM-DD` (the key of a budget row). */
 export type UtcDay = string;
 
+/**
+ * The bucket of the whole service's spend (SERVICE_DAILY_SPEND_LIMIT_USD). `#` is outside the user id
+ * alphabet (CONTRACT.md), so no user's bucket can be this one.
+ */
+export const SERVICE_BUCKET = '#service';
+
+/** What a reservation holds: tokens, and money in whole nano-dollars. */
+export interface BudgetAmount {
+  tokens: number;
+  nanoUsd: number;
+}
+
+/** The limits a reservation must stay within; a null money limit is no limit. */
+export interface BudgetLimits {
+  tokens: number;
+  /** The bucket's own daily spend (DAILY_SPEND_LIMIT_USD). */
+  nanoUsd: number | null;
+  /** The service's daily spend (SERVICE_DAILY_SPEND_LIMIT_USD); when set, the service row is held too. */
+  serviceNanoUsd: number | null;
+}
+
+/** A reservation's outcome: held, or which limit refused it (nothing changed). */
+export type Reservation =
+  | { held: true; /** The service's spend after this hold; null without a service cap. */ serviceNanoUsd: number | null }
+  | { held: false; refusedBy: 'tokens' | 'spend' | 'service' };
+
 export interface TokenBudgetStore {
   /** Tokens charged to `bucket` on `day` (0 when nothing was charged). Rejects when the store fails. */
   used(bucket: string, day: UtcDay): Promise<number>;
+  /** Nano-dollars charged to `bucket` (SERVICE_BUCKET: the service) on `day`. Rejects when the store fails. */
+  spent(bucket: string, day: UtcDay): Promise<number>;
   /**
-   * Adds `tokens` to the row of (`bucket`, `day`) in ONE atomic upsert, so concurrent charges never
-   * lose an update; resolves to the stored total after this charge. Negative `tokens` give back an
-   * unused reservation; the total never goes below 0.
+   * Adds `tokens` (and `spend.nanoUsd`) to the row of (`bucket`, `day`) atomically, so concurrent
+   * charges never lose an update; with `spend.service`, to the service row as well, in the same call.
+   * Resolves to the bucket's token total after this charge. Negative amounts give back an unused
+   * reservation; no total goes below 0.
    */
-  charge(bucket: string, day: UtcDay, tokens: number): Promise<number>;
+  charge(bucket: string, day: UtcDay, tokens: number, spend?: { nanoUsd: number; service: boolean }): Promise<number>;
   /**
-   * Reserves `tokens` in ONE atomic conditional upsert: added only when the total stays within `limit`.
-   * Resolves to the new total, or null when the reservation would pass the limit (nothing changed).
-   * Concurrent reservations are serialised by the row, so together they never pass the limit.
+   * Reserves `amount` in ONE atomic step (one statement or transaction, one round trip): added to the
+   * bucket (and, with a service cap, to the service row) only when every total stays within `limits`.
+   * Concurrent reservations are serialised by the rows (the service row first), so together they never
+   * pass a limit.
    */
-  reserve(bucket: string, day: UtcDay, tokens: number, limit: number): Promise<number | null>;
+  reserve(bucket: string, day: UtcDay, amount: BudgetAmount, limits: BudgetLimits): Promise<Reservation>;
   /** Deletes every row of a day before `day`; resolves to the number of rows removed. */
   pruneBefore(day: UtcDay): Promise<number>;
   /** Releases the connection or file handle. */

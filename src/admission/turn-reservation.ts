@@ -12,6 +12,7 @@
  * (results beyond what is held are trimmed to fit), instead of being refused halfway.
  */
 import { reservationTokens } from '../model/estimate-usage.js';
+import type { TokenSplit } from '../model/model-prices.js';
 
 /**
  * Tool results the answer pass is held for beyond its input so far: about 6,000 characters, more than
@@ -28,13 +29,17 @@ export const TOOL_RESULTS_HELD_TOKENS = 2_000;
 export const PROMPT_SIZE_FLOOR_TOKENS = 4_500;
 
 /** Held before the answer pass that follows a tool pass of `input` tokens. */
-export function answerAfterTools(input: number, maxOutput: number): number {
-  return input + TOOL_RESULTS_HELD_TOKENS + maxOutput;
+export function answerAfterTools(input: number, maxOutput: number): TokenSplit {
+  return { input: input + TOOL_RESULTS_HELD_TOKENS, output: maxOutput };
 }
 
-/** Held before a pass of `input` tokens that offers tools: the pass and the answer after it. */
-export function toolPassHold(input: number, maxOutput: number): number {
-  return input + maxOutput + answerAfterTools(input, maxOutput);
+/**
+ * Held before a pass of `input` tokens that offers tools: the pass and the answer after it, as input and
+ * output apart (money holds each at its own price).
+ */
+export function toolPassHold(input: number, maxOutput: number): TokenSplit {
+  const answer = answerAfterTools(input, maxOutput);
+  return { input: input + answer.input, output: maxOutput + answer.output };
 }
 
 /** The user's part of the first pass as it will be sent: the fitted history and the message. */

@@ -133,8 +133,13 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     handle(kind, handler) {
       handlers.set(kind, handler);
     },
-    enqueue(kind, payload, { key, linkedTo = null }) {
+    enqueue(kind, payload, { key, linkedTo = null, startAfter }) {
       const data: JobData = { key, payload, link: linkedTo?.traceparent() ?? null };
+      if (startAfter) {
+        // A job for later waits in the table for any replica; nothing to wake now.
+        boss.send(kind, data, { startAfter }).catch((err: unknown) => logger.warn('deferred job could not be queued; dropped', { kind, error: errorType(err) }));
+        return;
+      }
       boss.send(kind, data).then(() => wakeOne(kind), (err: unknown) => {
         // The database is away: run it here rather than lose it.
         logger.warn('job could not be queued; running it in this process', { kind, error: errorType(err) });

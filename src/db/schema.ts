@@ -87,13 +87,19 @@ export const memoryFactHistory = pgTable(
   ],
 );
 
-/** Daily token usage per budget bucket (`user_id` or `anonymous`), one row per UTC day. */
+/**
+ * Daily usage per budget bucket (`user_id`, `anonymous`, or `#service` for the whole service's spend
+ * under SERVICE_DAILY_SPEND_LIMIT_USD), one row per UTC day: tokens, and money in whole nano-dollars.
+ * Reservations and charges go through the `budget_reserve` and `budget_charge` functions
+ * (drizzle/0006_budget-functions.sql), which lock the service row before a user's.
+ */
 export const tokenUsage = pgTable(
   'token_usage',
   {
     bucket: text('bucket').notNull(),
     day: date('day', { mode: 'string' }).notNull(),
     tokens: bigint('tokens', { mode: 'number' }).notNull().default(0),
+    nanoUsd: bigint('nano_usd', { mode: 'number' }).notNull().default(0),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.bucket, t.day] })],

@@ -71,6 +71,19 @@ export class TooManyRequestsError extends AppError {
   }
 }
 
+/**
+ * The 503 of a spent service-wide cap: the assistant is paused for everyone until the reset. Not a
+ * transient overload: `X-Should-Retry: false` keeps OpenAI clients from sleeping on it.
+ */
+export class ServicePausedError extends AppError {
+  constructor(retryAfterSeconds: number) {
+    super(503, 'assistant paused', "the assistant has reached today's spending cap and is paused until 00:00 UTC; please try again after the reset", {
+      'Retry-After': String(retryAfterSeconds),
+      'X-Should-Retry': 'false',
+    });
+  }
+}
+
 export class ServiceUnavailableError extends AppError {
   constructor(detail: string, error = 'service unavailable') {
     super(503, error, detail);

@@ -50,7 +50,12 @@ export interface JobQueue {
    * Enqueues a job in the turn. Never throws: a job the queue cannot store runs in this process instead
    * (logged), so a database hiccup degrades to today's behaviour rather than losing the work.
    */
-  enqueue(kind: JobKind, payload: unknown, options: { key: string; linkedTo?: TraceSpan | null }): void;
+  /**
+   * `startAfter`: not before then (a job the service-wide spending cap refused waits for the reset). On
+   * Postgres it waits in the table; in process, on a timer that does not hold the process open (a
+   * process stopped first loses it, as it loses any in-process job on SIGKILL).
+   */
+  enqueue(kind: JobKind, payload: unknown, options: { key: string; linkedTo?: TraceSpan | null; startAfter?: Date }): void;
   /** Starts taking jobs (a no-op in process). */
   start(): Promise<void>;
   /** Depth and age of the queue; never throws (null when it cannot be read). */
@@ -113,10 +118,15 @@ export function createInProcessQueue(options: {
     handle(kind, handler) {
       handlers.set(kind, handler);
     },
-    enqueue(kind, payload, { key, linkedTo = null }) {
+    enqueue(kind, payload, { key, linkedTo = null, startAfter }) {
       const handler = handlers.get(kind);
       if (!handler) {
         options.logger.error('no handler for a job kind; job dropped', { kind });
+        return;
+      }
+      const delayMs = startAfter ? startAfter.getTime() - Date.now() : 0;
+      if (delayMs > 0) {
+        setTimeout(() => this.enqueue(kind, payload, { key, linkedTo }), delayMs).unref();
         return;
       }
       options.background.run(

@@ -10,7 +10,7 @@ import { createInProcessQueue, DEFAULT_JOB_EXPIRE_SECONDS, type JobQueue } from 
 import type { Logger } from '../logger.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
 import type { ModelGateway } from '../model/gateway.js';
-import type { ReserveCall } from '../model/metered-call.js';
+import { CallNotAdmittedError, type ReserveCall } from '../model/metered-call.js';
 import type { Embedder } from './embeddings.js';
 import { createExtractor } from './extraction.js';
 import { redactingStore } from './fact-guard.js';
@@ -67,7 +67,14 @@ export function createTurnMemory(options: TurnMemoryOptions): TurnMemory {
   const jobs = options.jobs ?? createInProcessQueue({ background: options.background, logger, expireSeconds: DEFAULT_JOB_EXPIRE_SECONDS });
   jobs.handle('memory-extraction', async (payload, job) => {
     const turn = extractionPayload.parse(payload);
-    await extractJob({ ...turn, span: job.span, signal: job.signal });
+    try {
+      await extractJob({ ...turn, span: job.span, signal: job.signal });
+    } catch (err) {
+      // The service-wide spending cap is reached: the extraction waits for the reset instead of failing.
+      if (!(err instanceof CallNotAdmittedError) || err.refusal.refused !== 'service') throw err;
+      logger.info('memory extraction deferred until the spending cap resets', { resumes_at: err.refusal.resumesAt.toISOString() });
+      jobs.enqueue('memory-extraction', payload, { key: `memory-extraction:${randomUUID()}`, startAfter: err.refusal.resumesAt });
+    }
   });
 
   return {

@@ -262,6 +262,6 @@ export async function askForOperations(
     maxTokens: 400,
     signal: request.signal,
     ...(request.span && { span: request.span }),
-  }, { userId: request.userId, reserve: deps.reserve });
+  }, { userId: request.userId, purpose: 'extraction', reserve: deps.reserve });
   return text;
 }

@@ -10,6 +10,7 @@
  *   one token a character in the GPT tokenisers, so counting it at three a token under-reserved ~3×; an
  *   emoji is two units and usually two or more tokens).
  */
+import type { TokenSplit } from './model-prices.js';
 import type { Usage } from './usage.js';
 
 const CHARS_PER_TOKEN = 4;
@@ -35,8 +36,8 @@ export function reservationTokens(value: unknown): number {
  * (messages, which carry the system prompt, plus the tool definitions offered) and the `max_tokens` it is
  * sent with.
  */
-export function callReservation(call: { messages: unknown; tools?: unknown; maxTokens: number }): number {
-  return reservationTokens(call.messages) + (call.tools ? reservationTokens(call.tools) : 0) + call.maxTokens;
+export function callReservation(call: { messages: unknown; tools?: unknown; maxTokens: number }): TokenSplit {
+  return { input: reservationTokens(call.messages) + (call.tools ? reservationTokens(call.tools) : 0), output: call.maxTokens };
 }
 
 /** An estimated `Usage` for a pass from what was sent and what came back. */

@@ -62,7 +62,7 @@ export async function generateTitle(
       temperature: 0.2,
       ...(options.signal && { signal: options.signal }),
       ...(options.span && { span: options.span }),
-    }, { userId: options.userId, reserve: options.reserve });
+    }, { userId: options.userId, purpose: 'title', reserve: options.reserve });
     return cleanTitle(text);
   } catch (err) {
     options.logger.warn('title generation failed', { error: err instanceof Error ? err.name : typeof err });

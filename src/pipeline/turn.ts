@@ -19,7 +19,7 @@ import { budgetBucket, type Admission, type AdmissionDecision } from '../admissi
 import type { Catalog } from '../campus/catalog.js';
 import type { AnswerNotes } from '../guards/answer-notes.js';
 import { detectFlagrantInjection, INJECTION_REFUSAL } from '../guards/injection.js';
-import { TooManyRequestsError } from '../http/errors.js';
+import { ServicePausedError, TooManyRequestsError } from '../http/errors.js';
 import type { OverloadGuard } from '../lifecycle/overload.js';
 import type { TurnsInFlight } from '../lifecycle/turns-in-flight.js';
 import { noUserMemory, type TurnMemory, type UserMemory } from '../memory/turn-memory.js';
@@ -207,8 +207,9 @@ export function createTurnStarter(deps: TurnDeps) {
       } catch (err) {
         admission.fail(errorType(err));
         admission.end();
-        // A 429 from admission is the budget (the in-flight cap answered above); a 503 is not a refusal.
-        throw await refuse(err, err instanceof TooManyRequestsError ? 'budget' : null);
+        // A 429 from admission is the budget (the in-flight cap answered above); a 503 is a refusal only
+        // when the service-wide spending cap is reached (a failing store is not).
+        throw await refuse(err, err instanceof TooManyRequestsError ? 'budget' : err instanceof ServicePausedError ? 'service_cap' : null);
       }
       if (this.decision.refusal) {
         metrics.refusal('moderation');

@@ -4,6 +4,9 @@
  * stripped (older front ends send extras). The limits here are shared by the title route.
  */
 import { z } from 'zod';
+import { BadRequestError } from '../http/errors.js';
+import { MODEL_ID_PATTERN } from '../config.js';
+import type { ModelAllowlist } from '../model/model-allowlist.js';
 import { normalizeDisabledTools, type ToolGroup } from '../tools/tool-groups.js';
 import { describeAttachment, findAttachments, MIN_ATTACHMENT_CHARS, omitAttachments } from './attachments.js';
 
@@ -85,7 +88,7 @@ export const chatRequestSchema = z.object({
     .string()
     .trim()
     .max(200)
-    .regex(/^[^\s/]+\/\S+$/, 'model must look like <vendor>/<model>')
+    .regex(MODEL_ID_PATTERN, 'model must look like <vendor>/<model>')
     .nullish(),
   // Entries that are not strings are ignored like unknown names.
   disabled_tools: z.array(z.unknown()).nullish(),
@@ -111,8 +114,14 @@ export function fitHistory(turns: readonly HistoryTurn[]): HistoryTurn[] {
   return kept.reverse();
 }
 
-/** The validated body as the pipeline uses it: last 40 turns fitted, no client `system` turns, group ids. */
-export function toTurnRequest(body: ChatRequestBody, defaultModel: string): TurnRequest {
+/**
+ * The validated body as the pipeline uses it: last 40 turns fitted, no client `system` turns, group ids,
+ * the model checked against the allowlist (a 400 that names the allowed ones; the id sent is not echoed).
+ */
+export function toTurnRequest(body: ChatRequestBody, models: ModelAllowlist): TurnRequest {
+  if (body.model != null && !models.allows(body.model)) {
+    throw new BadRequestError(`this model is not offered here; allowed models: ${models.describe()}`, 'model not allowed');
+  }
   const history = fitHistory(
     (body.message_history ?? []).slice(-HISTORY_TURNS_USED).filter((t): t is HistoryTurn => t.role !== 'system'),
   );
@@ -120,7 +129,7 @@ export function toTurnRequest(body: ChatRequestBody, defaultModel: string): Turn
     query: body.query,
     userId: body.user_id ?? null,
     history,
-    model: body.model ?? defaultModel,
+    model: body.model ?? models.defaultModel,
     disabledGroups: normalizeDisabledTools((body.disabled_tools ?? []).filter((e): e is string => typeof e === 'string')),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The chat routes: `POST /agent/respond` (complete response object) and `POST /agent/respond/stream`
  * (SSE). One turn generator behind both: the JSON route drains it, the stream route frames it. Order
- * before any stream starts (CONTRACT.md): auth and body size (the guard) → JSON and fields (400) →
+ * before any stream starts (CONTRACT.md): auth and body size (the guard) → JSON and fields, the model on the allowlist (400) →
  * gateway configured (503) → turns in flight (429) → admission: budget (429/503) and moderation → the turn.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
@@ -11,6 +11,7 @@ import { validJson } from '../http/validate.js';
 import { drainTurn } from '../pipeline/drain-turn.js';
 import { clientEventData, type ClientEvent } from '../pipeline/events.js';
 import { createTurnStarter, type TurnDeps } from '../pipeline/turn.js';
+import { ModelAllowlist } from '../model/model-allowlist.js';
 import { chatRequestSchema, toTurnRequest } from '../request/chat-request.js';
 import { sseStream, type SseEvent } from '../sse/sse-stream.js';
 
@@ -23,7 +24,8 @@ const asSseEvent = (e: ClientEvent): SseEvent => ({ event: e.type, data: JSON.st
 
 export function createAgentRoutes(deps: AgentRouteDeps) {
   const startTurn = createTurnStarter(deps);
-  const request = (body: Parameters<typeof toTurnRequest>[0]) => toTurnRequest(body, deps.config.gateway.defaultModel);
+  const models = new ModelAllowlist(deps.config.gateway.allowedModels, deps.config.gateway.defaultModel);
+  const request = (body: Parameters<typeof toTurnRequest>[0]) => toTurnRequest(body, models);
 
   return new Hono<AppEnv>()
     .post('/agent/respond', deps.guard, validJson(chatRequestSchema), async (c) => {

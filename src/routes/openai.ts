@@ -18,6 +18,7 @@ import { createTurnStarter, type StartedTurn, type TurnDeps } from '../pipeline/
 import type { ClientEvent } from '../pipeline/events.js';
 import { CAMPUS_AGENT_MODEL, openAIChatRequestSchema, toChatRequestBody } from '../request/openai-request.js';
 import { toTurnRequest } from '../request/chat-request.js';
+import { ModelAllowlist } from '../model/model-allowlist.js';
 import { sseStream, type SseEvent } from '../sse/sse-stream.js';
 import { INTERNAL_ERROR } from '../http/errors.js';
 import {
@@ -44,8 +45,18 @@ export interface OpenAIRouteDeps extends TurnDeps {
  */
 export const OPENAI_PREFIXES = ['/v1', ''] as const;
 
-/** `created` of the one model listed: the day this protocol was added (a fixed, honest date). */
+/** `created` of the models listed: the day this protocol was added (a fixed, honest date). */
 const MODEL_CREATED = Math.floor(Date.UTC(2026, 10, 23) / 1000);
+
+/**
+ * `GET /v1/models`: `campus-agent` (the default model behind the campus agent), then exactly the models a
+ * request may name (ALLOWED_MODELS; under `*`, the default model alone: any other id is accepted but
+ * not listed).
+ */
+function modelList(models: ModelAllowlist) {
+  const model = (id: string, owner: string) => ({ id, object: 'model', created: MODEL_CREATED, owned_by: owner });
+  return { object: 'list', data: [model(CAMPUS_AGENT_MODEL, 'campus-assistant'), ...models.ids.map((id) => model(id, id.slice(0, id.indexOf('/'))))] };
+}
 
 /** Reads a map or memory event into the turn's extras; true when it was one. */
 function noteExtra(e: ClientEvent, extras: TurnExtras): boolean {
@@ -86,15 +97,15 @@ async function* asChunks(turn: StartedTurn, who: CompletionIdentity, includeUsag
 
 export function createOpenAIRoutes(deps: OpenAIRouteDeps) {
   const startTurn = createTurnStarter(deps);
+  const models = new ModelAllowlist(deps.config.gateway.allowedModels, deps.config.gateway.defaultModel);
+  const listed = modelList(models);
 
   const routes = new Hono<AppEnv>();
   for (const prefix of OPENAI_PREFIXES) {
-    routes.get(`${prefix}/models`, deps.guard, (c) =>
-      c.json({ object: 'list', data: [{ id: CAMPUS_AGENT_MODEL, object: 'model', created: MODEL_CREATED, owned_by: 'campus-assistant' }] }),
-    );
+    routes.get(`${prefix}/models`, deps.guard, (c) => c.json(listed));
     routes.post(`${prefix}/chat/completions`, deps.chatGuard, validJson(openAIChatRequestSchema), async (c) => {
       const body = c.req.valid('json');
-      const request = toTurnRequest(toChatRequestBody(body, c.req.header('x-user-id')), deps.config.gateway.defaultModel);
+      const request = toTurnRequest(toChatRequestBody(body, c.req.header('x-user-id')), models);
       const requestId = c.get('requestId');
       const turn = await startTurn(request, { signal: c.req.raw.signal, requestId, trace: requestTrace(c) });
       const who: CompletionIdentity = { id: `chatcmpl-${requestId}`, created: Math.floor(deps.now().getTime() / 1000), model: body.model };

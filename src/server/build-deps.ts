@@ -169,7 +169,7 @@ export async function buildDeps(
   if (!admission) {
     const budget = await createBudgetStoreFromConfig(config, database ? { database } : {});
     closers.push({ name: 'token budget store', close: () => budget.close() });
-    admission = createAdmission({ budget, moderation, config, logger, now });
+    admission = createAdmission({ budget, moderation, config, logger, now, metrics: telemetry.metrics });
   }
   // Long-term memory for signed-in turns (the pipeline skips it for anonymous ones); needs a model for extraction.
   const parts: TurnMemoryParts = { memory, gateway, background, jobs, logger, leaks, admission };

@@ -199,6 +199,12 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
     unit: '{claim}',
     description: 'Claims of answers checked by grounding, by campus.claim.class and campus.claim.outcome (verified or unverified)',
   });
+  const spend = meter.createCounter('campus.model.spend', {
+    unit: 'USD',
+    description: 'What model calls cost as the budget settled them (MODEL_PRICES, or the gateway\'s reported cost), by gen_ai.request.model and campus.spend.purpose',
+  });
+  const serviceSpend = meter.createGauge('campus.budget.service_spend', { unit: 'USD', description: "The service's spend today (UTC), all replicas, as the last reservation left it" });
+  const serviceSpendLimit = meter.createGauge('campus.budget.service_spend_limit', { unit: 'USD', description: 'SERVICE_DAILY_SPEND_LIMIT_USD' });
   const storeErrors = meter.createCounter('campus.memory.store_errors', { unit: '{error}', description: 'Failed memory store operations' });
 
   const metrics: ServiceMetrics = {
@@ -228,6 +234,13 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
     },
     refusal: (reason) => refusals.add(1, { 'campus.refusal.reason': reason }),
     memoryStoreError: (operation) => storeErrors.add(1, { 'campus.memory.operation': operation }),
+    spend(o) {
+      if (o.usd > 0) spend.add(o.usd, { 'gen_ai.request.model': o.model, 'campus.spend.purpose': o.purpose });
+    },
+    serviceSpend(o) {
+      serviceSpend.record(o.usd);
+      serviceSpendLimit.record(o.limitUsd);
+    },
     groundingClaims(counts) {
       for (const [cls, c] of counts) {
         if (c.checked > c.unverified) claims.add(c.checked - c.unverified, { 'campus.claim.class': cls, 'campus.claim.outcome': 'verified' });

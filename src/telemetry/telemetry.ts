@@ -62,7 +62,7 @@ export interface ModelOperation {
 }
 
 export type TurnOutcomeLabel = 'completed' | 'refused' | 'failed' | 'aborted';
-export type RefusalReason = 'budget' | 'moderation' | 'overload' | 'turns_in_flight';
+export type RefusalReason = 'budget' | 'service_cap' | 'moderation' | 'overload' | 'turns_in_flight';
 
 /** The service's metrics (DEPLOY.md "Telemetry" says what each one means). */
 export interface ServiceMetrics {
@@ -79,6 +79,10 @@ export interface ServiceMetrics {
    * many could not be confirmed. Counts only: a claim is model text and never recorded.
    */
   groundingClaims(counts: ReadonlyMap<string, { checked: number; unverified: number }>): void;
+  /** What a model call cost as the budget settled it (US dollars), by model and purpose (issue 47). */
+  spend(o: { model: string; purpose: 'chat' | 'title' | 'extraction'; usd: number }): void;
+  /** The service's spend today against its cap (SERVICE_DAILY_SPEND_LIMIT_USD), as a reservation left it. */
+  serviceSpend(o: { usd: number; limitUsd: number }): void;
 }
 
 export interface Telemetry {
@@ -121,6 +125,8 @@ const noMetrics: ServiceMetrics = {
   refusal: () => undefined,
   memoryStoreError: () => undefined,
   groundingClaims: () => undefined,
+  spend: () => undefined,
+  serviceSpend: () => undefined,
 };
 
 /** Export off: nothing is recorded, nothing is loaded. */

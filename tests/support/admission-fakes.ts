@@ -35,7 +35,7 @@ export function recordingAdmission(inner: Admission = openAdmission): FakeAdmiss
           get held() {
             return budget.held;
           },
-          hold: (tokens) => budget.hold(tokens),
+          hold: (size) => budget.hold(size),
           charge: async (usage) => {
             await budget.charge(usage);
             record(usage);
@@ -44,16 +44,16 @@ export function recordingAdmission(inner: Admission = openAdmission): FakeAdmiss
         },
       };
     },
-    reserveCall: async (userId, tokens) => {
-      const held = await inner.reserveCall(userId, tokens);
-      return (
-        held && {
-          settle: async (usage) => {
-            await held.settle(usage);
-            if (usage) record(usage);
-          },
-        }
-      );
+    reserveCall: async (call) => {
+      const held = await inner.reserveCall(call);
+      if (held.refused !== null) return held;
+      return {
+        refused: null,
+        settle: async (usage) => {
+          await held.settle(usage);
+          if (usage) record(usage);
+        },
+      };
     },
     notePromptSize: (tokens) => inner.notePromptSize(tokens),
     reviewAnswer: (text, signal) => inner.reviewAnswer(text, signal),

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createPostgresBudgetStore } from '../../src/admission/postgres-budget-store.js';
 import { createSqliteBudgetStore } from '../../src/admission/sqlite-budget-store.js';
 import type { TokenBudgetStore } from '../../src/admission/token-budget.js';
+import type { CallRefusal, CallReservation, CallToReserve } from '../../src/model/metered-call.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
 import { startTestPostgres, type TestPostgres } from './postgres.js';
@@ -58,4 +59,15 @@ export function postgresBackend(): Backend {
       await pg.stop();
     },
   };
+}
+
+/** A title-sized call of `tokens` input for `userId`, on a model named `m` (priced at the table's highest). */
+export function callOf(userId: string | null, tokens: number, model = 'm'): CallToReserve {
+  return { userId, model, purpose: 'title', tokens: { input: tokens, output: 0 } };
+}
+
+/** The reservation of a call the budget covered (fails the test when it refused). */
+export function heldCall(r: CallReservation | CallRefusal): CallReservation {
+  if (r.refused !== null) throw new Error(`expected the call to be held, it was refused (${r.refused})`);
+  return r;
 }

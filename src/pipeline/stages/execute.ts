@@ -101,7 +101,7 @@ export function createExecute(options: ExecuteOptions): Execute {
         // Not enough for another tool pass and the answer after it: this pass answers.
         tools = undefined;
       }
-      if (!tools && !(await ctx.budget.hold(input + maxOutputTokens))) {
+      if (!tools && !(await ctx.budget.hold({ input, output: maxOutputTokens }))) {
         ({ messages, maxTokens } = fitToHeld(messages, ctx.budget.held, maxOutputTokens));
         options.logger.info('answer pass fitted to what the turn holds', { request_id: ctx.requestId, max_tokens: maxTokens });
       }

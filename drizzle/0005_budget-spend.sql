@@ -1,0 +1,1 @@
+ALTER TABLE "token_usage" ADD COLUMN "nano_usd" bigint DEFAULT 0 NOT NULL;
