@@ -43,7 +43,7 @@ describe('npm run eval with no configuration (offline model, sandbox tools)', ()
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^Campus eval: \d+ cases against the offline sandbox model, tools from the sandbox tool server\./);
     expect(run.stdout).toContain(
-      '| Rank | Model | Score | Cases passed | Turns answered / refused / failed | Tokens (in / cached in / out) | Cost | Turn p50 | Turn p95 | Unverified claims / answer |',
+      '| Rank | Model | Score | Cases passed | Turns answered / refused / failed | Tokens (in / cached in / out) | Cost (USD) | Turn p50 | Turn p95 | Unverified claims / answer |',
     );
     // Labelled as what answered: the offline model, not the default model id it stood in for.
     expect(run.stdout).toMatch(/\| 1 \| offline sandbox model \(asked for openai\/gpt-4o-mini\) \| (0\.\d{3}|1\.000) \| \d+\/\d+ \| \d+ \/ 0 \/ 0 \|/);

@@ -19,6 +19,8 @@ export interface Backend {
   setup(): Promise<void>;
   /** A fresh store over an empty table. */
   open(): Promise<TokenBudgetStore>;
+  /** A second handle on the store `open` last made (another process or replica on the same data). */
+  another(): Promise<TokenBudgetStore>;
   teardown(): Promise<void>;
 }
 
@@ -32,6 +34,9 @@ export function sqliteBackend(): Backend {
     },
     async open() {
       return createSqliteBudgetStore({ path: join(dir, `usage-${++n}.sqlite`) });
+    },
+    async another() {
+      return createSqliteBudgetStore({ path: join(dir, `usage-${n}.sqlite`) });
     },
     async teardown() {
       rmSync(dir, { recursive: true, force: true });
@@ -52,6 +57,9 @@ export function postgresBackend(): Backend {
     async open() {
       await database.sql`delete from token_usage`;
       // Each store gets its own pool so closing it (the failure test) leaves the others working.
+      return createPostgresBudgetStore({ database: createDatabase(pg.url, { max: 4 }), ownsDatabase: true });
+    },
+    async another() {
       return createPostgresBudgetStore({ database: createDatabase(pg.url, { max: 4 }), ownsDatabase: true });
     },
     async teardown() {
