@@ -55,6 +55,8 @@ describe('npm run eval with no configuration (offline model, sandbox tools)', ()
     expect(model.cases.length).toBeGreaterThanOrEqual(40);
     expect(model.score).toBeGreaterThanOrEqual(0.5);
     expect(model.inputTokens).toBeGreaterThan(0);
+    // The cost column is what the budget settled, at the default model's price the offline model stood in for (issue 47).
+    expect(model.cost).toBeCloseTo(((model.inputTokens - model.cachedInputTokens) * 0.15 + model.cachedInputTokens * 0.075 + model.outputTokens * 0.6) / 1e6, 5);
     // The offline model writes only from tool data: over the whole eval, nothing it states goes unconfirmed (issue 45).
     expect(model.claimsChecked).toBeGreaterThan(50);
     expect(model.claimsUnverified).toBe(0);

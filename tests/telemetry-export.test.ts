@@ -151,6 +151,8 @@ describe('telemetry export (OTLP/HTTP JSON)', () => {
         OTEL_SERVICE_NAME: 'campus-agent-test',
         OTEL_BSP_SCHEDULE_DELAY: '100',
         OTEL_METRIC_EXPORT_INTERVAL: '300',
+        // A cap far above what the test spends: the service's spend against it is exported (issue 47).
+        SERVICE_DAILY_SPEND_LIMIT_USD: '100',
       },
     });
     closers.push(() => service.stop('SIGKILL'));
@@ -258,6 +260,9 @@ describe('telemetry export (OTLP/HTTP JSON)', () => {
       'campus.turns.open',
       'campus.tool.duration',
       'campus.answer.claims',
+      'campus.model.spend',
+      'campus.budget.service_spend',
+      'campus.budget.service_spend_limit',
     ];
     const names = await until('the metrics', () => {
       const n = metricNames(collector.received);
@@ -268,6 +273,12 @@ describe('telemetry export (OTLP/HTTP JSON)', () => {
     const claims = dataPointAttributes(collector.received, 'campus.answer.claims');
     expect(claims).toContainEqual({ 'campus.claim.class': 'time', 'campus.claim.outcome': 'verified' });
     expect(claims).toContainEqual({ 'campus.claim.class': 'time', 'campus.claim.outcome': 'unverified' });
+    // Spend by model and purpose: the turns' passes and the extraction (issue 47).
+    const spend = await until('the extraction spend', () => {
+      const points = dataPointAttributes(collector.received, 'campus.model.spend');
+      return points.some((p) => p['campus.spend.purpose'] === 'extraction') ? points : undefined;
+    });
+    expect(spend).toContainEqual({ 'gen_ai.request.model': 'openai/gpt-4o-mini', 'campus.spend.purpose': 'chat' });
 
     // Every export carried the collector's header; none carried what must never leave.
     expect(collector.received.every((r) => r.headers['x-api-key'] === COLLECTOR_KEY)).toBe(true);

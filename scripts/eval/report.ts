@@ -1,6 +1,6 @@
 /**
  * The evaluation's report: one table with a row per model, best score first (score, cases passed,
- * tokens with the input the provider's cache served, cost when the gateway reported it, turn time
+ * tokens with the input the provider's cache served, cost (US dollars, as the budget settles it: the gateway's reported cost, else MODEL_PRICES), turn time
  * p50/p95, unverified claims per answer: details the grounding check could not confirm and marked),
  * then the failing checks by case; and
  * the JSON file (`--json`) with every case's checks per model.
@@ -17,7 +17,7 @@ export function ranked(run: EvalRun): ModelResult[] {
 export function renderReport(run: EvalRun, threshold: number | null): string {
   const lines: string[] = [];
   lines.push(`Campus eval: ${run.caseCount} cases against ${run.gateway}, tools from ${run.tools}.`, '');
-  lines.push('| Rank | Model | Score | Cases passed | Turns answered / refused / failed | Tokens (in / cached in / out) | Cost | Turn p50 | Turn p95 | Unverified claims / answer |');
+  lines.push('| Rank | Model | Score | Cases passed | Turns answered / refused / failed | Tokens (in / cached in / out) | Cost (USD) | Turn p50 | Turn p95 | Unverified claims / answer |');
   lines.push('|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [i, m] of ranked(run).entries()) {
     const ran = m.cases.length - m.skipped;

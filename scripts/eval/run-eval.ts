@@ -92,7 +92,11 @@ export interface ModelResult {
   /** Of the input tokens, those the provider served from its prompt cache (reported by the gateway). */
   cachedInputTokens: number;
   outputTokens: number;
-  /** Summed from the gateway's reported costs; null when it reported none. */
+  /**
+   * US dollars, as the budget settled each call (the spend metric): the gateway's reported cost when it
+   * gave one, else tokens at MODEL_PRICES (the highest listed price for a model with none); null when no
+   * call was settled.
+   */
   cost: number | null;
   turnP50Ms: number;
   turnP95Ms: number;
@@ -127,10 +131,14 @@ const quantile = (values: number[], q: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 };
 
-/** The environment the eval runs with: its own budget file unless one is configured. */
+/**
+ * The environment the eval runs with: its own budget file unless one is configured, and any model
+ * allowed (`--model X` is how a model earns its place on ALLOWED_MODELS; it is priced by MODEL_PRICES).
+ */
 function evalConfig(env: Record<string, string | undefined>): Config {
   return parseConfig({
     ...env,
+    ALLOWED_MODELS: '*',
     ...(!env.TOKEN_USAGE_DB && { TOKEN_USAGE_DB: join(mkdtempSync(join(tmpdir(), 'campus-eval-')), 'budget.sqlite') }),
   });
 }
@@ -142,7 +150,8 @@ export async function runEval(env: Record<string, string | undefined>, options: 
   // Log lines go to stderr (stdout is the report), warnings and errors only unless LOG_LEVEL says otherwise.
   const logger = createLogger({ level: env.LOG_LEVEL ? config.logLevel : 'warn', leaks, sink: (line) => process.stderr.write(line + '\n') });
   const scope = new AsyncLocalStorage<TurnScope>();
-  // The telemetry seam, used only for its model-operation metric: every model call's tokens and cost.
+  // The telemetry seam, used only for two metrics: every model call's tokens, and what the budget settled
+  // for it (the same prices the service charges, so the cost column is what the university would pay).
   const telemetry: Telemetry = {
     ...noTelemetry,
     enabled: true,
@@ -154,7 +163,10 @@ export async function runEval(env: Record<string, string | undefined>, options: 
         usage.input += o.inputTokens ?? 0;
         usage.cached += o.cachedInputTokens ?? 0;
         usage.output += o.outputTokens ?? 0;
-        if (o.cost !== null) usage.cost = (usage.cost ?? 0) + o.cost;
+      },
+      spend(o) {
+        const usage = scope.getStore()?.usage;
+        if (usage) usage.cost = (usage.cost ?? 0) + o.usd;
       },
     },
   };
