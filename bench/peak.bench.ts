@@ -15,7 +15,13 @@
  * its drain after the last turn; peak RSS, CPU per turn and Postgres connections per replica (both pools,
  * told apart by PGAPPNAME); tokens charged to budgets against the usage the gateway reported.
  *
- * `npm run bench -- peak`; PEAK_REPLICAS (default 1,2) picks the configurations. Prints a Markdown section;
+ * Postgres transactions per turn: pg_stat_database's commits and rollbacks from the start of the measured
+ * window until the queue has drained, less the bench's own sampling queries, over the measured turns (every
+ * statement outside a transaction is one, so this counts the service's round trips that wrote or read).
+ *
+ * `npm run bench -- peak`; PEAK_REPLICAS (default 1,2) picks the configurations; PEAK_SPEND=1 runs the
+ * replicas with a per-user and a service-wide daily spend limit far above what the run spends, so every
+ * reservation also checks and adds money and the service row (issue 47). Prints a Markdown section;
  * exits 1 when a target at 12 turns/s on two replicas is missed.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,6 +44,8 @@ const MEASURE_S = Number(process.env.PEAK_SECONDS ?? 60);
 const CAMPUS_RATE = 12;
 
 const TARGETS = { overheadP99Ms: 250, lagP99Ms: 10_000, drainMs: 15_000, peakRssMb: 200 };
+/** Spend limits that never bind, so the money accounting runs on every call (issue 47). */
+const SPEND = process.env.PEAK_SPEND === '1';
 
 type Route = 'stream' | 'json' | 'v1';
 type Outcome = 'answered' | 'refused' | 'failed';
@@ -106,6 +114,7 @@ async function startReplicas(count: number, databaseUrl: string): Promise<Servic
           EMBEDDINGS_BASE_URL: fakes.value.gateway,
           MAX_TURNS_IN_FLIGHT: '3',
           DAILY_TOKEN_LIMIT: '100000000',
+          ...(SPEND && { DAILY_SPEND_LIMIT_USD: '1000', SERVICE_DAILY_SPEND_LIMIT_USD: '100000' }),
           LOG_LEVEL: 'info',
         },
       }),
@@ -174,6 +183,10 @@ interface LevelResult {
   factsDuplicated: number;
   charged: number;
   reported: number;
+  /** Postgres transactions over the measured window (until drained), per measured turn. */
+  xactPerTurn: number;
+  /** With PEAK_SPEND: the service row's spend against the users' rows (equal when nothing is held). */
+  spend: { service: number; users: number } | null;
 }
 
 /**
@@ -193,8 +206,16 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
   const connections = replicas.map(() => 0);
   const cpuAtMeasure: number[] = [];
   let sampling = true;
+  let samplerQueries = 0;
+  const transactions = async () => {
+    const [row] = await sql<{ n: string }[]>`select (xact_commit + xact_rollback)::text as n from pg_stat_database where datname = current_database()`;
+    return Number(row!.n);
+  };
+  let xactAtMeasure: number | null = null;
+  let samplerAtMeasure = 0;
   const sampler = (async () => {
     while (sampling) {
+      samplerQueries += 2;
       const [d] = await sql<{ n: number }[]>`select count(*)::int as n from pgboss.job where name = 'memory-extraction' and state in ('created', 'retry')`.catch(() => [{ n: -1 }]);
       depth.push(d!.n);
       const held = await sql<{ app: string; n: number }[]>`
@@ -218,6 +239,8 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
     if (!measuring && Date.now() >= started + WARMUP_S * 1_000) {
       measuring = true;
       for (const r of replicas) cpuAtMeasure.push(procCpuMs(r.child.pid!));
+      samplerAtMeasure = samplerQueries;
+      xactAtMeasure = await transactions();
     }
     const turn = peakTurn(++n, random());
     const signedIn = random() < 0.8;
@@ -238,6 +261,7 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
   // The queue drains: the time from the last turn's end until no job waits or runs.
   let drainMs: number | null = null;
   for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(200)) {
+    samplerQueries++;
     const [row] = await sql<{ n: number }[]>`select count(*)::int as n from pgboss.job where name = 'memory-extraction' and state in ('created', 'retry', 'active')`;
     if (row!.n === 0) {
       drainMs = Math.max(0, Date.now() - lastEnd);
@@ -246,6 +270,10 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
   }
   sampling = false;
   await sampler;
+  // Backends report their counts to the statistics at most once a second.
+  await sleep(1_500);
+  const xact = (await transactions()) - (xactAtMeasure ?? 0) - (samplerQueries - samplerAtMeasure) - 1;
+  const measuredTurns = records.filter((r) => r.measured).length;
 
   const factTurns = records.filter((r) => r.measured && r.turn.kind === 'fact' && r.user && r.outcome === 'answered');
   const facts = await sql<{ user_id: string; n: number; first: Date }[]>`
@@ -262,7 +290,11 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
       if (fact.n > 1) factsDuplicated++;
     }
   }
-  const [charged] = await sql<{ n: string | null }[]>`select sum(tokens)::text as n from token_usage`;
+  // The service's own row (`#service`, under a spend cap) is the users' rows again: not counted twice.
+  const [charged] = await sql<{ n: string | null }[]>`select sum(tokens)::text as n from token_usage where bucket <> '#service'`;
+  const [money] = await sql<{ service: string | null; users: string | null }[]>`
+    select sum(nano_usd) filter (where bucket = '#service')::text as service, sum(nano_usd) filter (where bucket <> '#service')::text as users
+    from token_usage`.catch(() => [{ service: null, users: null }]);
   const statsAfter = await readStats();
   const answeredPerReplica = replicas.map((_, i) => records.filter((r) => r.measured && r.replica === i && r.outcome === 'answered').length);
   const perReplica = replicas.map((r, i) => ({
@@ -285,6 +317,8 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
     factsMissing,
     factsDuplicated,
     charged: Number(charged?.n ?? 0),
+    xactPerTurn: xact / Math.max(1, measuredTurns),
+    spend: SPEND ? { service: Number(money?.service ?? 0), users: Number(money?.users ?? 0) } : null,
     reported: statsAfter.prompt_tokens + statsAfter.completion_tokens - (statsBefore.prompt_tokens + statsBefore.completion_tokens),
   };
 }
@@ -328,7 +362,7 @@ function judge(r: LevelResult) {
       r.factsMissing === 0 &&
       r.factsDuplicated === 0,
     rss: r.perReplica.every((p) => p.peakRssMb <= TARGETS.peakRssMb),
-    budget: r.charged === r.reported,
+    budget: r.charged === r.reported && (r.spend === null || r.spend.service === r.spend.users),
   };
   return { figures, met, all: Object.values(met).every(Boolean) };
 }
@@ -368,10 +402,13 @@ const lines: string[] = [
     '"remember ..." 5%, small talk 15%; routes: streamed 55%, JSON 25%, `/v1` streamed 20%; turns spread over the replicas in turn. ' +
     'Overhead = time to the first answer text less the model\'s scripted first-token waits of that turn (the local tool calls count ' +
     'as overhead). Lag = a fact-stating turn\'s end to its fact\'s row (`created_at`). Drain = the last turn\'s end to an empty queue. ' +
-    'CPU per turn = replica CPU over the measured window / turns it answered. Connections = most held at once, both pools.',
+    'CPU per turn = replica CPU over the measured window / turns it answered. Connections = most held at once, both pools. ' +
+    'Postgres transactions per turn = pg_stat_database commits and rollbacks from the measured window\'s start until the queue ' +
+    'drained, less the bench\'s own sampling queries, over the turns that arrived in the window.' +
+    (SPEND ? ' Spend limits on (PEAK_SPEND=1): a per-user and a service-wide daily limit that never bind, so every reservation and charge also carries money and the service row.' : ''),
   '',
-  '| replicas | turns/s | answered | refused | failed | first-delta overhead p50 / p99 | extraction lag p50 / p99 / max | queue depth max (first → last third) | drain | peak RSS per replica | CPU per turn per replica | connections per replica | tokens charged = reported |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| replicas | turns/s | answered | refused | failed | first-delta overhead p50 / p99 | extraction lag p50 / p99 / max | queue depth max (first → last third) | drain | peak RSS per replica | CPU per turn per replica | connections per replica | Postgres transactions per turn | tokens charged = reported |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ];
 for (const r of results) {
   const { figures: f } = judge(r);
@@ -380,7 +417,9 @@ for (const r of results) {
       `${s(f.lagP50)} / ${s(f.lagP99)} / ${s(f.lagMax)}${r.factsMissing ? ` (${r.factsMissing} missing)` : ''}${r.factsDuplicated ? ` (${r.factsDuplicated} twice)` : ''} | ` +
       `${f.depthMax} (${f.depthFirst.toFixed(1)} → ${f.depthLast.toFixed(1)}) | ${s(r.drainMs)} | ` +
       `${r.perReplica.map((p) => `${p.peakRssMb.toFixed(0)} MB`).join(', ')} | ${r.perReplica.map((p) => `${p.cpuMsPerTurn.toFixed(1)} ms`).join(', ')} | ` +
-      `${r.perReplica.map((p) => p.connections).join(', ')} | ${r.charged === r.reported ? `yes (${r.charged})` : `no: ${r.charged} charged, ${r.reported} reported`} |`,
+      `${r.perReplica.map((p) => p.connections).join(', ')} | ${r.xactPerTurn.toFixed(1)} | ` +
+      `${r.charged === r.reported ? `yes (${r.charged})` : `no: ${r.charged} charged, ${r.reported} reported`}` +
+      `${r.spend ? `; spend: service row ${r.spend.service} = users ${r.spend.users} nano-USD${r.spend.service === r.spend.users ? '' : ' (NOT EQUAL)'}` : ''} |`,
   );
 }
 const capacity = (replicas: number) =>
