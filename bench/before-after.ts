@@ -46,12 +46,24 @@ function figure(cell: string): { value: number; unit: string } | null {
   return unit in TO_MS ? { value: value * TO_MS[unit]!, unit: 'ms' } : { value, unit };
 }
 
+/**
+ * The figures of a cell that holds several (`65 / 140 ms`, `38.2 ms, 37.9 ms`, one per replica or per
+ * quantile): each part, a unit given once at the end applying to every part; null when a part is not one.
+ */
+function figures(cell: string): { value: number; unit: string }[] | null {
+  const parts = cell.trim().split(/\s*(?:,|\s\/)\s+/);
+  if (parts.length < 2) return null;
+  const unit = /(ms|µs|s|MB|×|%)\**$/.exec(parts.at(-1)!)?.[1] ?? '';
+  const read = parts.map((p) => figure(/[a-zµ×%]\**$/i.test(p) ? p : `${p} ${unit}`.trim()));
+  return read.every((f) => f !== null) ? (read as { value: number; unit: string }[]) : null;
+}
+
 /** A duration in milliseconds in the unit its size calls for. */
 const duration = (msValue: number) =>
   msValue >= 1000 ? `${(msValue / 1000).toFixed(2)} s` : msValue >= 1 ? `${msValue.toFixed(1)} ms` : `${(msValue * 1000).toFixed(0)} µs`;
 
 /** Table rows by position (table, row: the same bench prints the same rows), each cell's values over the runs. */
-type Rows = Map<string, { header: string[]; cells: string[]; figures: Map<number, { unit: string; values: number[] }> }>;
+type Rows = Map<string, { header: string[]; cells: string[]; figures: Map<number, { unit: string; values: number[] }>; parts: Map<number, { unit: string; values: number[] }[]> }>;
 
 function collect(outputs: string[]): Rows {
   const rows: Rows = new Map();
@@ -70,9 +82,15 @@ function collect(outputs: string[]): Rows {
         continue;
       }
       const key = `${table}:${row++}`;
-      const entry = rows.get(key) ?? { header, cells, figures: new Map() };
+      const entry = rows.get(key) ?? { header, cells, figures: new Map(), parts: new Map() };
       cells.forEach((c, i) => {
         const f = i > 0 ? figure(c) : null;
+        const several = i > 0 && !f ? figures(c) : null;
+        if (several) {
+          const slots = entry.parts.get(i) ?? several.map((p) => ({ unit: p.unit, values: [] as number[] }));
+          several.forEach((p, k) => slots[k]?.values.push(p.value));
+          entry.parts.set(i, slots);
+        }
         if (!f) return;
         const slot = entry.figures.get(i) ?? { unit: f.unit, values: [] };
         slot.values.push(f.value);
@@ -117,16 +135,24 @@ for (const [key, a] of after) {
     lines.push('', `| ${a.header.join(' | ')} |`, `|${a.header.map(() => '---').join('|')}|`);
     lastHeader = header;
   }
-  const cells = a.cells.map((c, i) => {
-    const fa = a.figures.get(i);
-    const fb = b.figures.get(i);
-    if (!fa || !fb) return c;
-    // A parameter of the row (the same in every run of both trees) is shown as it is.
-    if (new Set([...fa.values, ...fb.values]).size === 1) return c;
+  /** One figure's medians, before → after with the ratio; null for a parameter (the same in every run of both trees). */
+  const compare = (fa: { unit: string; values: number[] }, fb: { unit: string; values: number[] }): string | null => {
+    if (new Set([...fa.values, ...fb.values]).size === 1) return null;
     const [mb, ma] = [median(fb.values), median(fa.values)];
     const fmt = (v: number) =>
       fa.unit === 'ms' ? duration(v) : `${v.toLocaleString('en-US', { maximumFractionDigits: v < 10 ? 2 : 1 })}${fa.unit && fa.unit !== '×' && fa.unit !== '%' ? ` ${fa.unit}` : fa.unit}`;
     return `${fmt(mb)} → ${fmt(ma)}${mb > 0 ? ` (${(ma / mb).toFixed(2)}×)` : ''}`;
+  };
+  const cells = a.cells.map((c, i) => {
+    const fa = a.figures.get(i);
+    const fb = b.figures.get(i);
+    if (fa && fb) return compare(fa, fb) ?? c;
+    // A cell of several figures: each part compared on its own, in order.
+    const pa = a.parts.get(i);
+    const pb = b.parts.get(i);
+    if (!pa || !pb || pa.length !== pb.length) return c;
+    const compared = pa.map((p, k) => compare(p, pb[k]!));
+    return compared.every((x) => x === null) ? c : compared.map((x, k) => x ?? `${median(pa[k]!.values)}${pa[k]!.unit ? ` ${pa[k]!.unit}` : ''}`).join('; ');
   });
   lines.push(`| ${cells.join(' | ')} |`);
 }

@@ -26,6 +26,13 @@ const RUNS = 2_000;
 /** Users the turns are spread over, so reads and upserts hit many rows, as in service. */
 const USERS = 500;
 const config = parseConfig({ AGENT_ENV: 'test', DAILY_TOKEN_LIMIT: String(Number.MAX_SAFE_INTEGER) });
+/** The same, with a per-user and a service-wide spend limit that never bind (issue 47): every call also carries money and the service row. */
+const spendConfig = parseConfig({
+  AGENT_ENV: 'test',
+  DAILY_TOKEN_LIMIT: String(Number.MAX_SAFE_INTEGER),
+  DAILY_SPEND_LIMIT_USD: '1000000',
+  SERVICE_DAILY_SPEND_LIMIT_USD: '1000000',
+});
 const usage: Usage = { promptTokens: 900, completionTokens: 150, totalTokens: 1050, estimated: false };
 const signal = new AbortController().signal;
 
@@ -40,8 +47,9 @@ interface Row {
   samples: number[];
 }
 
-async function measure(name: string, store: TokenBudgetStore): Promise<Row[]> {
-  const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now: () => new Date() });
+async function measure(name: string, store: TokenBudgetStore, withSpend = false): Promise<Row[]> {
+  const admission = createAdmission({ budget: store, moderation: noModeration, config: withSpend ? spendConfig : config, logger: silentLogger, now: () => new Date() });
+  if (withSpend) name += ', spend limits on';
   const next = requests();
   const check = await timeRuns(RUNS, async () => (await admission.admit(next(), signal)).budget.release());
   const charge = await timeRuns(RUNS, async () => {
@@ -71,6 +79,7 @@ async function main(): Promise<void> {
   const sqlite = createSqliteBudgetStore({ path: join(dir, 'usage.sqlite') });
   try {
     rows.push(...(await measure('SQLite (WAL file)', sqlite)));
+    rows.push(...(await measure('SQLite (WAL file)', sqlite, true)));
   } finally {
     await sqlite.close();
     rmSync(dir, { recursive: true, force: true });
@@ -81,6 +90,7 @@ async function main(): Promise<void> {
   try {
     await runMigrations(database);
     rows.push(...(await measure(`Postgres (${postgresLabel()})`, createPostgresBudgetStore({ database }))));
+    rows.push(...(await measure(`Postgres (${postgresLabel()})`, createPostgresBudgetStore({ database }), true)));
   } finally {
     await database.close();
     await pg.stop();
@@ -91,7 +101,9 @@ async function main(): Promise<void> {
     '',
     `Method: \`createAdmission\` with moderation off, ${RUNS} sequential runs per row after 20 warm-up runs, ` +
       `turns spread over ${USERS} users; wall time per call. Postgres is ${postgresLabel()} on loopback: a networked ` +
-      'Postgres adds its round-trip time per statement.',
+      'Postgres adds its round-trip time per statement. "Spend limits on": a per-user and a service-wide daily spend limit ' +
+      'that never bind, so every reservation and charge also checks and adds money and the service row (issue 47); the ' +
+      'number of statements per operation is the same either way.',
     '',
     '| Store | Operation | Median | p99 |',
     '|---|---|---|---|',

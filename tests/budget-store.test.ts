@@ -14,7 +14,7 @@ import { AppError } from '../src/http/errors.js';
 import { silentLogger } from '../src/logger.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
 import type { Usage } from '../src/model/usage.js';
-import { callOf, heldCall, postgresBackend, sqliteBackend } from './support/budget-backends.js';
+import { callOf, heldCall, postgresBackend, rejection, sqliteBackend } from './support/budget-backends.js';
 import { testConfig } from './support/deps.js';
 
 const usage = (totalTokens: number): Usage => ({ promptTokens: 0, completionTokens: totalTokens, totalTokens, estimated: false });
@@ -29,15 +29,6 @@ const LIMIT = 4 * FIRST;
 const config = testConfig({ DAILY_TOKEN_LIMIT: String(LIMIT), MAX_OUTPUT_TOKENS: String(MAX_OUT) });
 const signal = new AbortController().signal;
 
-/** The AppError a promise rejects with (fails the test when it resolves). */
-async function rejection(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(
-    () => new Error('expected a rejection'),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
-}
 
 describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name', (backend) => {
   let store: TokenBudgetStore;

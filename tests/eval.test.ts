@@ -141,10 +141,16 @@ describe('npm run eval against a gateway, two models', () => {
 
   it('sends a follow-up step with the steps before it as history: the model sees the earlier question and answer', async () => {
     const from = gw.requests.length;
-    const run = await runEval(['--model', 'good/model', '--cases', 'follow-place'], { LLM_GATEWAY_API_KEY: 'sk-eval-test', LLM_GATEWAY_BASE_URL: gw.baseUrl });
+    // ALLOWED_MODELS does not bind the eval: a candidate is evaluated before it is allowed (issue 47).
+    const run = await runEval(['--model', 'good/model', '--cases', 'follow-place'], {
+      LLM_GATEWAY_API_KEY: 'sk-eval-test',
+      LLM_GATEWAY_BASE_URL: gw.baseUrl,
+      ALLOWED_MODELS: 'openai/gpt-4o-mini',
+    });
     expect(run.code, run.stderr).toBe(0);
     const asked = gw.requests.slice(from).map((r) => r.body).filter((b: any) => b?.tools && b.messages.at(-1)?.content === 'and what about hunt library?');
     expect(asked.length).toBeGreaterThan(0);
+    expect(asked[0].model).toBe('good/model');
     const roles = asked[0].messages.filter((m: any) => m.role !== 'system').map((m: any) => `${m.role}: ${String(m.content).slice(0, 14)}`);
     expect(roles).toEqual(['user: where is gates', 'assistant: Here is what I', 'user: and what about']);
   }, 60_000);

@@ -21,7 +21,7 @@ import { CallNotAdmittedError, type ReserveCall } from '../src/model/metered-cal
 import { ModelPrices, toNanoUsd } from '../src/model/model-prices.js';
 import type { Usage } from '../src/model/usage.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
-import { callOf, heldCall, postgresBackend, sqliteBackend } from './support/budget-backends.js';
+import { callOf, heldCall, postgresBackend, rejection, sqliteBackend } from './support/budget-backends.js';
 import { createTestDeps, testConfig, testTurnMemory } from './support/deps.js';
 import { startFakeGateway, gatewayClient } from './support/fake-gateway.js';
 
@@ -36,15 +36,6 @@ const prices = new ModelPrices(testConfig().gateway.prices);
 const FIRST_NANO = prices.worstCase(MODEL, toolPassHold(requestTokens(request(null)) + PROMPT_SIZE_FLOOR_TOKENS, MAX_OUT));
 const costly = (usd: number): Usage => ({ promptTokens: 1000, completionTokens: 100, totalTokens: 1100, estimated: false, cost: usd });
 
-/** The AppError a promise rejects with (fails the test when it resolves). */
-async function rejection(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(
-    () => new Error('expected a rejection'),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(AppError);
-  return err as AppError;
-}
 
 describe.each([sqliteBackend(), postgresBackend()])('money budgets: $name', (backend) => {
   let store: TokenBudgetStore;

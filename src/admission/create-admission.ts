@@ -66,6 +66,8 @@ export function createAdmission(options: AdmissionOptions): Admission {
     serviceNanoUsd: config.budget.serviceDailySpendLimitUsd === null ? null : toNanoUsd(config.budget.serviceDailySpendLimitUsd),
   };
   const serviceCapped = limits.serviceNanoUsd !== null;
+  // The day the cap was last logged as reached: once a day and process, not once per refused turn.
+  let pausedLoggedFor: string | null = null;
   const log = options.logger.child({ component: 'admission' });
   // Pruning runs on the first charge of each UTC day seen by this process; yesterday is kept so a
   // turn that straddles midnight can still be inspected.
@@ -134,7 +136,11 @@ export function createAdmission(options: AdmissionOptions): Admission {
   const refusedTurn = (refusedBy: 'tokens' | 'spend' | 'service'): AppError => {
     const retryAfter = secondsUntilUtcMidnight(now());
     if (refusedBy === 'service') {
-      log.warn('service-wide daily spending cap reached; turns are refused until 00:00 UTC');
+      const day = utcDay(now());
+      if (pausedLoggedFor !== day) {
+        pausedLoggedFor = day;
+        log.warn('service-wide daily spending cap reached; turns are refused until 00:00 UTC', { limit_usd: config.budget.serviceDailySpendLimitUsd });
+      }
       return new ServicePausedError(retryAfter);
     }
     return refusedBy === 'spend'

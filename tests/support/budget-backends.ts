@@ -4,6 +4,8 @@
  * test file.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { expect } from 'vitest';
+import { AppError } from '../../src/http/errors.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPostgresBudgetStore } from '../../src/admission/postgres-budget-store.js';
@@ -78,4 +80,14 @@ export function callOf(userId: string | null, tokens: number, model = 'm'): Call
 export function heldCall(r: CallReservation | CallRefusal): CallReservation {
   if (r.refused !== null) throw new Error(`expected the call to be held, it was refused (${r.refused})`);
   return r;
+}
+
+/** The AppError a promise rejects with (fails the test when it resolves). */
+export async function rejection(p: Promise<unknown>): Promise<AppError> {
+  const err = await p.then(
+    () => new Error('expected a rejection'),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(AppError);
+  return err as AppError;
 }
