@@ -65,6 +65,9 @@ async function main(): Promise<void> {
       sampler: config.telemetry.sampler,
     });
   }
+  if (config.env !== 'production' && config.defaultsInForce.length > 0) {
+    logger.info('local defaults in force', { defaults: config.defaultsInForce });
+  }
   // What the university pays for, named once at start (DEPLOY.md "Models, prices and spend caps").
   logger.info('models and spend', {
     allowed_models: new ModelAllowlist(config.gateway.allowedModels, config.gateway.defaultModel).describe(),
@@ -74,9 +77,6 @@ async function main(): Promise<void> {
     daily_spend_limit_usd: config.budget.dailySpendLimitUsd,
     service_daily_spend_limit_usd: config.budget.serviceDailySpendLimitUsd,
   });
-  if (config.env !== 'production' && config.defaultsInForce.length > 0) {
-    logger.info('local defaults in force', { defaults: config.defaultsInForce });
-  }
 
   const closers: Closer[] = [];
   let deps: AppDeps;

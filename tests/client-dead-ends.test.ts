@@ -166,7 +166,7 @@ describe('a base URL without /v1', () => {
     const rootClient = new OpenAI({ baseURL: server.base, apiKey: SECRET, maxRetries: 0 });
     const ids = [];
     for await (const model of rootClient.models.list()) ids.push(model.id);
-    expect(ids).toEqual(['campus-agent']);
+    expect(ids).toEqual(['campus-agent', 'openai/gpt-4o-mini']);
     const answer = await rootClient.chat.completions.create({ model: 'campus-agent', messages: [{ role: 'user', content: 'Where is Gates?' }] });
     expect(answer.choices[0]!.message.content).toBe('Gates is on the main campus.');
     const wrongKey = await new OpenAI({ baseURL: server.base, apiKey: 'nope', maxRetries: 0 }).models.list().catch((e: unknown) => e);
