@@ -20,6 +20,7 @@ import { createRouteGuard } from './http/guard.js';
 import { openAIErrorShape } from './http/openai-errors.js';
 import { traceRequests } from './http/trace.js';
 import { createAgentRoutes } from './routes/agent.js';
+import { apiDocument, createApiDocsRoutes } from './routes/api-docs.js';
 import { createHealthRoutes } from './routes/health.js';
 import { createMemoryRoutes } from './routes/memory.js';
 import { createOpenAIRoutes } from './routes/openai.js';
@@ -61,6 +62,8 @@ export function createApp(deps: AppDeps) {
   app.route('/', createTitleRoutes({ ...deps, guard }));
   app.route('/', createMemoryRoutes({ ...deps, guard }));
   app.route('/', createOpenAIRoutes({ ...deps, guard, chatGuard }));
+  // The OpenAPI document of the routes above and its docs page (issue 49).
+  app.route('/', createApiDocsRoutes({ config, guard, document: () => apiDocument(app) }));
   // The sandbox playground page, when the sandbox is running (never in production).
   if (deps.playground) app.route('/', deps.playground);
 

@@ -175,6 +175,12 @@ const envSchema = z.object({
   // CONTRACT.md "Stream": a keep-alive comment at least every 15 s, so longer silences are refused.
   SSE_KEEPALIVE_MS: positiveInt(MAX_SSE_KEEPALIVE_MS).pipe(z.number().max(MAX_SSE_KEEPALIVE_MS, 'must be at most 15000 (a keep-alive at least every 15 s)')),
   AGENT_URL: optionalUrl,
+  // The API docs page (`GET /docs`): on outside production, off in production unless turned on.
+  API_DOCS: z
+    .string()
+    .optional()
+    .transform((s) => (s ?? '').trim().toLowerCase())
+    .pipe(z.enum(['', 'on', 'off'], { error: 'must be on or off' })),
   SANDBOX_TOOLS_PORT: z
     .string()
     .optional()
@@ -405,6 +411,11 @@ export interface Config {
   overload: { maxOpenTurns: number; maxLoopDelayMs: number; maxHeapPercent: number };
   /** Silence on a chat stream before a `: keep-alive` comment (CONTRACT.md: at least every 15 s). */
   sseKeepAliveMs: number;
+  /**
+   * API_DOCS: whether `GET /docs` (Swagger UI over `/openapi.json`) is served; default on outside
+   * production, off in production (where the document itself is behind the bearer token).
+   */
+  apiDocs: boolean;
   /** Port of the standalone sandbox campus tool server (`npm run sandbox:tools`), default 5050. */
   sandboxToolsPort: number;
   /** Service base URL `npm run chat` talks to (AGENT_URL); default http://127.0.0.1:PORT. */
@@ -555,6 +566,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       maxHeapPercent: e.OVERLOAD_MAX_HEAP_PERCENT,
     },
     sseKeepAliveMs: e.SSE_KEEPALIVE_MS,
+    apiDocs: e.API_DOCS === '' ? e.AGENT_ENV !== 'production' : e.API_DOCS === 'on',
     sandboxToolsPort: e.SANDBOX_TOOLS_PORT,
     agentUrl: (e.AGENT_URL ?? `http://127.0.0.1:${e.PORT || 5055}`).replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,

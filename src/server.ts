@@ -5,6 +5,7 @@
  */
 import type { Server } from 'node:http';
 import { ModelAllowlist } from './model/model-allowlist.js';
+import { apiDocument } from './routes/api-docs.js';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig, type Config } from './config.js';
 import { createNodeHttpServer } from './node-http-server.js';
@@ -91,6 +92,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const app = createApp(deps);
+  // The OpenAPI document is made once, here at start, never per request.
+  await apiDocument(app);
   const server = createNodeHttpServer(app.fetch, logger);
   await listen(server, config.port);
   const address = server.address();

@@ -1,30 +1,35 @@
 /**
- * zod validation at the boundary with `@hono/zod-validator`: a failure is our 400 envelope (the hook
- * throws), never the validator's default body; handlers read typed values with `c.req.valid(target)`.
- * Malformed JSON is rejected by Hono's validator (an HTTPException that `onError` answers as a 400).
+ * zod validation at the boundary with hono-openapi's `validator` (Hono's Standard Schema validator,
+ * `@hono/standard-validator`, which also tells the OpenAPI document each route's body, path and query
+ * from the same schema, issue 49): a failure is our 400 envelope (the hook throws), never the
+ * validator's default body; handlers read typed values with `c.req.valid(target)`. Malformed JSON is
+ * rejected by Hono's validator (an HTTPException that `onError` answers as a 400).
  */
-import { zValidator } from '@hono/zod-validator';
 import type { MiddlewareHandler } from 'hono';
+import { validator } from 'hono-openapi';
 import type { z } from 'zod';
 import { BadRequestError } from './errors.js';
 
-/** The part of a zod issue a client is shown. */
+/** The part of a validation issue a client is shown (a zod issue, or a Standard Schema one). */
 interface Issue {
-  readonly path: readonly PropertyKey[];
+  readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
   readonly message: string;
 }
 
-/** One readable line from zod issues: `field: message; other: message`. */
+/** One readable line from validation issues: `field: message; other: message`. */
 export function describeIssues(error: { issues: readonly Issue[] }): string {
   return error.issues
     .slice(0, 5)
-    .map((i) => (i.path.length ? `${i.path.map(String).join('.')}: ${i.message}` : i.message))
+    .map((i) => {
+      const path = (i.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p));
+      return path.length ? `${path.join('.')}: ${i.message}` : i.message;
+    })
     .join('; ');
 }
 
 /** The validators' hook: a failure throws our 400 (onError answers it with the envelope). */
-const hook = (result: { success: true } | { success: false; error: { issues: readonly Issue[] } }): void => {
-  if (!result.success) throw new BadRequestError(describeIssues(result.error), 'invalid request');
+const hook = (result: { success: true } | { success: false; error: readonly Issue[] }): void => {
+  if (!result.success) throw new BadRequestError(describeIssues({ issues: result.error }), 'invalid request');
 };
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
@@ -50,11 +55,11 @@ export const labelBodyAsJson: MiddlewareHandler = async (c, next) => {
  * megabytes for as long as its stream is open.
  */
 export const validJson = <S extends z.ZodType>(schema: S) =>
-  zValidator('json', schema, (result, c) => {
+  validator('json', schema, (result, c) => {
     hook(result);
     c.req.bodyCache = {};
   });
 /** Validates the path parameters. */
-export const validParam = <S extends z.ZodType>(schema: S) => zValidator('param', schema, hook);
+export const validParam = <S extends z.ZodType>(schema: S) => validator('param', schema, hook);
 /** Validates the query string. */
-export const validQuery = <S extends z.ZodType>(schema: S) => zValidator('query', schema, hook);
+export const validQuery = <S extends z.ZodType>(schema: S) => validator('query', schema, hook);

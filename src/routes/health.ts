@@ -4,9 +4,18 @@
  */
 import { Hono } from 'hono';
 import type { AppDeps } from '../deps.js';
+import { healthSchema } from './response-schemas.js';
+import { errors, json, route } from './route-docs.js';
+
+const docs = route({
+  summary: 'Readiness: 200 ok, or 503 degraded when the memory store cannot be queried',
+  tags: ['operations'],
+  open: true,
+  responses: { 200: json('ready', healthSchema), 503: json('degraded: the memory store cannot be queried', healthSchema), ...errors([]) },
+});
 
 export function createHealthRoutes(deps: Pick<AppDeps, 'memory' | 'config' | 'jobs'>) {
-  return new Hono().get('/api/health', async (c) => {
+  return new Hono().get('/api/health', docs, async (c) => {
     const [memory, queue] = await Promise.all([deps.memory.health(), deps.jobs.health()]);
     const status = memory.ready ? 'ok' : 'degraded';
     return c.json(

@@ -17,6 +17,8 @@ import { redactingStore } from '../memory/fact-guard.js';
 import { MAX_PAGE_LIMIT } from '../memory/store-rules.js';
 import { FACT_KINDS, type Fact, type FactChange } from '../memory/store.js';
 import { userIdSchema } from '../request/chat-request.js';
+import { factDeletedSchema, factHistorySchema, memoryClearedSchema, memoryPageSchema } from './response-schemas.js';
+import { errors, GUARDED, json, route } from './route-docs.js';
 
 /** CONTRACT.md "Memory page": `q` at most 200 characters. */
 const MAX_Q_LENGTH = 200;
@@ -29,19 +31,14 @@ const itemParams = userParam.extend({
 });
 
 /** A non-negative integer written in decimal digits, or absent/empty for the default. */
-const intParam = (fallback: number, min: number, max: number) =>
+const intParam = (fallback: number, min: number, max: number, range: string) =>
   z
     .string()
+    .regex(/^\d{0,9}$/, 'must be an integer')
     .optional()
-    .transform((s, ctx) => {
-      if (s === undefined || s === '') return fallback;
-      if (!/^\d{1,9}$/.test(s)) {
-        ctx.addIssue({ code: 'custom', message: 'must be an integer' });
-        return z.NEVER;
-      }
-      return Number(s);
-    })
-    .pipe(z.number().int().min(min).max(max));
+    .transform((s) => (s ? Number(s) : fallback))
+    .pipe(z.number().int().min(min).max(max))
+    .meta({ description: `an integer, ${range}; default ${fallback}` });
 
 const pageQuery = z.object({
   q: z
@@ -56,8 +53,8 @@ const pageQuery = z.object({
     .enum(FACT_KINDS, { error: 'kind must be learned or remembered' })
     .optional()
     .or(z.literal('').transform(() => undefined)),
-  limit: intParam(MAX_PAGE_LIMIT, 1, MAX_PAGE_LIMIT),
-  offset: intParam(0, 0, Number.MAX_SAFE_INTEGER),
+  limit: intParam(MAX_PAGE_LIMIT, 1, MAX_PAGE_LIMIT, `1-${MAX_PAGE_LIMIT}`),
+  offset: intParam(0, 0, Number.MAX_SAFE_INTEGER, '0 or more'),
 });
 
 /** A fact as the front end reads it (`type` is the kind; snake_case, ISO-8601 UTC time). */
@@ -71,6 +68,30 @@ const toItem = (f: Fact) => ({
 
 /** A history entry as CONTRACT.md "Fact history" shows it. */
 const toChange = (h: FactChange) => ({ at: h.at.toISOString(), change: h.change, source: h.source, text: h.text });
+
+const MEMORY_ERRORS = [...GUARDED, 400, 503] as const;
+const docs = {
+  page: route({
+    summary: "A page of the user's facts, newest first",
+    tags: ['memory'],
+    responses: { 200: json('the memory page', memoryPageSchema), ...errors(MEMORY_ERRORS) },
+  }),
+  history: route({
+    summary: "One fact's changes, oldest first",
+    tags: ['memory'],
+    responses: { 200: json('the fact history', factHistorySchema), ...errors([...MEMORY_ERRORS, 404]) },
+  }),
+  remove: route({
+    summary: 'Deletes one fact and its history',
+    tags: ['memory'],
+    responses: { 200: json('the fact deleted', factDeletedSchema), ...errors([...MEMORY_ERRORS, 404]) },
+  }),
+  clear: route({
+    summary: "Deletes all of the user's facts and their history",
+    tags: ['memory'],
+    responses: { 200: json('how many facts were removed', memoryClearedSchema), ...errors(MEMORY_ERRORS) },
+  }),
+};
 
 export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger' | 'leaks'> & { guard: MiddlewareHandler }) {
   const { logger } = deps;
@@ -88,7 +109,7 @@ export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger' | 'le
   }
 
   return new Hono<AppEnv>()
-    .get('/memory/:user_id', deps.guard, validParam(userParam), validQuery(pageQuery), async (c) => {
+    .get('/memory/:user_id', deps.guard, validParam(userParam), validQuery(pageQuery), docs.page, async (c) => {
       const { user_id } = c.req.valid('param');
       const { q, kind, limit, offset } = c.req.valid('query');
       const page = await query('list', c.get('requestId'), () =>
@@ -96,19 +117,19 @@ export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger' | 'le
       );
       return c.json({ items: page.items.map(toItem), total: page.total, limit, offset });
     })
-    .get('/memory/:user_id/items/:kind/:item_id/history', deps.guard, validParam(itemParams), async (c) => {
+    .get('/memory/:user_id/items/:kind/:item_id/history', deps.guard, validParam(itemParams), docs.history, async (c) => {
       const { user_id, kind, item_id } = c.req.valid('param');
       const history = await query('history', c.get('requestId'), () => memory.history(user_id, item_id, kind));
       if (!history) throw new NotFoundError(`no ${kind} memory item with this id`);
       return c.json({ id: item_id.toLowerCase(), type: kind, history: history.map(toChange) });
     })
-    .delete('/memory/:user_id/items/:kind/:item_id', deps.guard, validParam(itemParams), async (c) => {
+    .delete('/memory/:user_id/items/:kind/:item_id', deps.guard, validParam(itemParams), docs.remove, async (c) => {
       const { user_id, kind, item_id } = c.req.valid('param');
       const [removed] = await query('remove', c.get('requestId'), () => memory.remove(user_id, [item_id], kind));
       if (!removed) throw new NotFoundError(`no ${kind} memory item with this id`);
       return c.json({ status: 'deleted', id: removed.id, type: removed.kind });
     })
-    .delete('/memory/:user_id', deps.guard, validParam(userParam), async (c) => {
+    .delete('/memory/:user_id', deps.guard, validParam(userParam), docs.clear, async (c) => {
       const { user_id } = c.req.valid('param');
       const removed = await query('clear', c.get('requestId'), () => memory.clear(user_id));
       return c.json({ status: 'cleared', removed });

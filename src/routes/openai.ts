@@ -21,6 +21,8 @@ import { toTurnRequest } from '../request/chat-request.js';
 import { ModelAllowlist } from '../model/model-allowlist.js';
 import { sseStream, type SseEvent } from '../sse/sse-stream.js';
 import { INTERNAL_ERROR } from '../http/errors.js';
+import { chatCompletionSchema, modelListSchema } from './response-schemas.js';
+import { errors, eventStream, GUARDED, GUARDED_BODY, json, openAIStreamFrameSchema, route } from './route-docs.js';
 import {
   completionChunk,
   completionObject,
@@ -95,6 +97,33 @@ async function* asChunks(turn: StartedTurn, who: CompletionIdentity, includeUsag
   }
 }
 
+/** What the OpenAPI document says of the OpenAI-compatible routes (route-docs.ts); errors in OpenAI's shape. */
+const docs = (prefix: string) => {
+  const alias = prefix === '' ? ' (the same route without `/v1`, for a client given the base URL alone)' : '';
+  return {
+    models: route({
+      summary: `The models a request may name: campus-agent, then ALLOWED_MODELS${alias}`,
+      tags: ['openai'],
+      responses: { 200: json('the model list', modelListSchema), ...errors(GUARDED, 'openai') },
+    }),
+    completions: route({
+      summary: `One chat turn in OpenAI's chat completions protocol${alias}`,
+      description: '`stream: true` answers Server-Sent Events of `chat.completion.chunk` ending `data: [DONE]`; otherwise one `chat.completion`.',
+      tags: ['openai'],
+      responses: {
+        200: {
+          description: 'the answer',
+          content: {
+            ...json('', chatCompletionSchema).content,
+            ...eventStream('', openAIStreamFrameSchema).content,
+          },
+        },
+        ...errors([...GUARDED_BODY, 400, 429, 503], 'openai'),
+      },
+    }),
+  };
+};
+
 export function createOpenAIRoutes(deps: OpenAIRouteDeps) {
   const startTurn = createTurnStarter(deps);
   const models = new ModelAllowlist(deps.config.gateway.allowedModels, deps.config.gateway.defaultModel);
@@ -102,8 +131,9 @@ export function createOpenAIRoutes(deps: OpenAIRouteDeps) {
 
   const routes = new Hono<AppEnv>();
   for (const prefix of OPENAI_PREFIXES) {
-    routes.get(`${prefix}/models`, deps.guard, (c) => c.json(listed));
-    routes.post(`${prefix}/chat/completions`, deps.chatGuard, validJson(openAIChatRequestSchema), async (c) => {
+    const described = docs(prefix);
+    routes.get(`${prefix}/models`, deps.guard, described.models, (c) => c.json(listed));
+    routes.post(`${prefix}/chat/completions`, deps.chatGuard, validJson(openAIChatRequestSchema), described.completions, async (c) => {
       const body = c.req.valid('json');
       const request = toTurnRequest(toChatRequestBody(body, c.req.header('x-user-id')), models);
       const requestId = c.get('requestId');

@@ -1,0 +1,99 @@
+/**
+ * What each route tells the OpenAPI document (issue 49), as hono-openapi `describeRoute` middleware: its
+ * responses by status with the zod schemas of response-schemas.ts (the request side comes from the
+ * validators themselves, http/validate.ts), the headers an error carries (`Retry-After`,
+ * `X-Should-Retry`, `Allow`) and the bearer scheme. The middleware only marks the route; at run time it
+ * passes straight through.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { describeRoute, resolver } from 'hono-openapi';
+import { z } from 'zod';
+import {
+  chatCompletionChunkSchema,
+  envelopeSchema,
+  openAIErrorSchema,
+  streamEventSchemas,
+} from './response-schemas.js';
+
+type Schema = Parameters<typeof resolver>[0];
+
+/**
+ * The statuses an operation answers with, and when (CONTRACT.md "Errors"). A wrong method (405 with
+ * `Allow`) and an unknown path (404) are the app's, not an operation's: the document's description says
+ * so. An unexpected failure is each operation's `default` response: 500 with the envelope.
+ */
+const ERROR_STATUS: Record<string, string> = {
+  400: 'malformed JSON, an invalid field or parameter, a model outside ALLOWED_MODELS',
+  401: 'missing or wrong bearer token',
+  404: 'no such item',
+  413: 'body over the route\'s limit',
+  429: 'the daily token or spending budget is spent (`Retry-After` until 00:00 UTC, `X-Should-Retry: false`), or too many turns of this user in flight (`Retry-After` a few seconds)',
+  default: 'unexpected failure: 500, with a generic message; the cause goes to the log only',
+  503: 'saturated (`Retry-After` seconds), the service-wide spending cap reached (`assistant paused`, `Retry-After` until 00:00 UTC), a dependency unavailable (memory store, budget store, no model gateway), or the turn timed out',
+};
+
+const header = (description: string) => ({ description, schema: { type: 'string' as const } });
+const HEADERS: Record<string, Record<string, ReturnType<typeof header>>> = {
+  413: { 'Retry-After': header('seconds, when the limit was a moment\'s load on large bodies') },
+  429: { 'Retry-After': header('seconds to wait'), 'X-Should-Retry': header('`false` for a spent daily budget: a quota, not a transient limit') },
+  503: { 'Retry-After': header('seconds to wait'), 'X-Should-Retry': header('`false` when the assistant is paused until the daily reset') },
+};
+
+/** A JSON response of `schema`. */
+export function json(description: string, schema: Schema) {
+  return { description, content: { 'application/json': { schema: resolver(schema) } } };
+}
+
+/**
+ * The error responses of a route, each the envelope (or, on `/v1`, OpenAI's error shape) with its
+ * headers, and the `default` (500) every operation may answer.
+ */
+export function errors(statuses: readonly number[], shape: 'envelope' | 'openai' = 'envelope') {
+  const body = shape === 'openai' ? openAIErrorSchema : envelopeSchema;
+  return Object.fromEntries(
+    [...statuses.map(String), 'default'].map((status) => [status, { ...json(ERROR_STATUS[status] ?? 'error', body), ...(HEADERS[status] && { headers: HEADERS[status] }) }]),
+  );
+}
+
+/** What the guard of a protected route answers: a wrong token; with a body, one over the limit too. */
+export const GUARDED = [401] as const;
+export const GUARDED_BODY = [401, 413] as const;
+
+/** One route's description; `open` routes carry no bearer requirement. */
+export function route(spec: {
+  summary: string;
+  description?: string;
+  tags: string[];
+  responses: Record<string, unknown>;
+  open?: boolean;
+}): MiddlewareHandler {
+  return describeRoute({
+    summary: spec.summary,
+    ...(spec.description && { description: spec.description }),
+    tags: spec.tags,
+    security: spec.open ? [] : [{ bearerAuth: [] }],
+    responses: spec.responses as Parameters<typeof describeRoute>[0]['responses'],
+  });
+}
+
+/**
+ * One frame of `POST /agent/respond/stream` as the document describes it: `event: <name>` and one line of
+ * JSON `data`, a schema per event. The body is a sequence of these (plus `: keep-alive` comments).
+ */
+export const agentStreamFrameSchema = z
+  .union(
+    (Object.keys(streamEventSchemas) as (keyof typeof streamEventSchemas)[]).map((event) =>
+      z.object({ event: z.literal(event), data: streamEventSchemas[event] }),
+    ) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]],
+  )
+  .meta({ id: 'AgentStreamFrame', description: 'one SSE frame: `event: <event>` then `data: <data as one line of JSON>`' });
+
+/** One frame of a streamed `/v1/chat/completions`: a chunk, an error, or the final `[DONE]`. */
+export const openAIStreamFrameSchema = z
+  .object({ data: z.union([chatCompletionChunkSchema, openAIErrorSchema, z.literal('[DONE]')]) })
+  .meta({ id: 'ChatCompletionStreamFrame', description: 'one SSE frame with no event name: `data: <chunk as JSON>`, last `data: [DONE]`' });
+
+/** An SSE response whose frames are described by `frame`. */
+export function eventStream(description: string, frame: Schema) {
+  return { description, content: { 'text/event-stream': { schema: resolver(frame) } } };
+}

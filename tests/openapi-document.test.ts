@@ -1,0 +1,248 @@
+/**
+ * Issue 49: the OpenAPI document is true.
+ *
+ * - The committed `openapi.json` is what the code generates (`npm run openapi`).
+ * - It validates against the OpenAPI 3.1 schema (@hyperjump/json-schema, a real OpenAPI 3.1 validator).
+ * - The app mounts exactly the operations the document lists (the docs themselves and the playground
+ *   apart), so a route added without a description, or a description left behind, fails here.
+ * - Every route is driven over real HTTP, success and each error status it documents, and every
+ *   response (each SSE frame of the streams) is validated against the document; at the end every
+ *   (path, method, status) of the document was seen, and an unexpected failure matched `default`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BASIC } from '@hyperjump/json-schema/experimental';
+import { validate } from '@hyperjump/json-schema/openapi-3-1';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { noModeration, type Admission } from '../src/admission/admission.js';
+import { createAdmission } from '../src/admission/create-admission.js';
+import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js';
+import { utcDay, type TokenBudgetStore } from '../src/admission/token-budget.js';
+import { createApp } from '../src/app.js';
+import { MAX_BODY_BYTES, MAX_CHAT_BODY_BYTES } from '../src/http/body-limit.js';
+import { silentLogger } from '../src/logger.js';
+import { createInMemoryStore } from '../src/memory/in-memory-store.js';
+import type { MemoryStore } from '../src/memory/store.js';
+import { NOT_THE_API } from '../src/routes/api-docs.js';
+import { renderApiDocument } from '../src/server/api-document-file.js';
+import { createTestDeps, testConfig, testTurnMemory } from './support/deps.js';
+import { gatewayClient, startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { listen, type Listening } from './support/listen.js';
+import { REPO_ROOT } from './support/spawn-service.js';
+import { sseEventsOf } from './support/sse.js';
+
+const FILE = join(REPO_ROOT, 'openapi.json');
+const DOC_URI = pathToFileURL(FILE).href;
+const doc = JSON.parse(readFileSync(FILE, 'utf8')) as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> };
+const SECRET = 'openapi-document-test-secret-0123456789';
+const LIMIT = 1_000_000;
+
+describe('the committed document', () => {
+  it('is what the code generates', async () => {
+    expect(readFileSync(FILE, 'utf8'), 'run `npm run openapi` and commit openapi.json').toBe(await renderApiDocument());
+  });
+
+  it('validates against the OpenAPI 3.1 schema', async () => {
+    const output = await validate('https://spec.openapis.org/oas/3.1/schema-base', doc as never, BASIC);
+    expect(output.valid, JSON.stringify(output).slice(0, 1500)).toBe(true);
+  });
+
+  it('lists exactly the operations the app serves', async () => {
+    const app = createApp(await createTestDeps({ config: testConfig() }));
+    const served = new Set(
+      app.routes
+        .filter((r) => r.method !== 'ALL' && !(NOT_THE_API as readonly string[]).includes(r.path))
+        .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`),
+    );
+    const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
+    expect([...served].sort()).toEqual([...documented].sort());
+    // Health, the two chat routes, the title, four memory operations, and the OpenAI pair under /v1 and at the root.
+    expect(documented.size).toBe(12);
+  });
+});
+
+/** A memory store that fails every query while `down` is set (health then reports it not ready). */
+function breakableStore(inner: MemoryStore) {
+  const state = { down: false };
+  const fail = () => Promise.reject(new Error('connection refused'));
+  const store: MemoryStore = new Proxy(inner, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (typeof value !== 'function') return value;
+      if (key === 'health') return async () => ({ ...(await target.health()), ready: !state.down });
+      if (['list', 'history', 'remove', 'clear'].includes(String(key))) return (...args: unknown[]) => (state.down ? fail() : value.apply(target, args));
+      return value.bind(target);
+    },
+  });
+  return { store, state };
+}
+
+describe('every route, driven over HTTP, answers as the document says', () => {
+  let gw: FakeGateway;
+  let server: Listening;
+  let offline: Listening;
+  let budget: TokenBudgetStore;
+  let memory: ReturnType<typeof breakableStore>;
+  const seen = new Set<string>();
+
+  /** Validates `body` against the document's schema of (path, method, status, media type); records it as seen. */
+  async function check(path: string, method: string, status: number, media: string, body: unknown): Promise<void> {
+    const responses = doc.paths[path]?.[method]?.responses;
+    expect(responses, `${method} ${path} is documented`).toBeDefined();
+    const key = responses![String(status)] ? String(status) : 'default';
+    if (key === 'default') expect(status, `${method} ${path} documents ${status}`).toBe(500);
+    expect(responses![key]!.content?.[media], `${method} ${path} ${key} documents ${media}`).toBeDefined();
+    const pointer = ['paths', path, method, 'responses', key, 'content', media, 'schema']
+      .map((s) => encodeURIComponent(s.replace(/~/g, '~0').replace(/\//g, '~1')))
+      .join('/');
+    const output = await validate(`${DOC_URI}#/${pointer}`, body as never, BASIC);
+    expect(output.valid, `${method} ${path} ${status}: ${JSON.stringify(body).slice(0, 300)} ${JSON.stringify(output).slice(0, 1200)}`).toBe(true);
+    seen.add(`${method} ${path} ${key}`);
+  }
+
+  /** Sends a request to `base` and validates what comes back (JSON, or each SSE frame). */
+  async function drive(base: string, docPath: string, method: string, url: string, init: { body?: unknown; raw?: string; token?: string | null } = {}) {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (init.token !== null) headers.authorization = `Bearer ${init.token ?? SECRET}`;
+    const res = await fetch(`${base}${url}`, {
+      method: method.toUpperCase(),
+      headers,
+      ...(init.raw !== undefined ? { body: init.raw } : init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+    });
+    const type = res.headers.get('content-type') ?? '';
+    if (type.startsWith('text/event-stream')) {
+      const frames = await sseEventsOf(await res.text(), { parse: (d) => (d === '[DONE]' ? d : JSON.parse(d)) });
+      expect(frames.length).toBeGreaterThan(0);
+      for (const f of frames) await check(docPath, method, res.status, 'text/event-stream', f.type === 'message' ? { data: f.data } : { event: f.type, data: f.data });
+      return { status: res.status, frames };
+    }
+    expect(type).toMatch(/^application\/json/);
+    const body: unknown = await res.json();
+    await check(docPath, method, res.status, 'application/json', body);
+    return { status: res.status, body };
+  }
+
+  beforeAll(async () => {
+    gw = await startFakeGateway();
+    gw.handler = (body) =>
+      body.model === 'test/extractor' ? { text: '{"operations": []}' } : body.messages?.[0]?.content?.includes('title') ? { text: 'Dining Hours Today' } : { text: 'Gates is on the main campus.' };
+    const config = testConfig({ AGENT_SHARED_SECRET: SECRET, DAILY_TOKEN_LIMIT: String(LIMIT), MAX_TURNS_IN_FLIGHT: '20' });
+    budget = createSqliteBudgetStore({ path: ':memory:' });
+    const real = createAdmission({ budget, moderation: noModeration, config, logger: silentLogger, now: () => new Date() });
+    // A query of `boom` is an unexpected failure (a TypeError, not an AppError): the `default` response.
+    const admission: Admission = { ...real, admit: (request, signal, span) => (request.query === 'boom' ? Promise.reject(new TypeError('boom')) : real.admit(request, signal, span)) };
+    memory = breakableStore(createInMemoryStore({ embeddingModel: null }));
+    const gateway = gatewayClient(gw, { apiKey: 'sk-chat-key' });
+    const deps = await createTestDeps({
+      config,
+      gateway,
+      admission,
+      memory: memory.store,
+      turnMemory: ({ leaks }) => testTurnMemory({ store: memory.store, gateway, leaks, reserve: admission.reserveCall }),
+    });
+    server = await listen(createApp(deps).fetch);
+    // The same routes with no model gateway: the chat routes' 503.
+    offline = await listen(createApp(await createTestDeps({ config, gateway: null, memory: memory.store })).fetch);
+    await budget.charge('spent-student', utcDay(new Date()), LIMIT);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await offline?.close();
+    await gw?.close();
+    await budget?.close();
+  });
+
+  it('the chat routes: JSON and stream, each error status', async () => {
+    for (const [path, url] of [
+      ['/agent/respond', '/agent/respond'],
+      ['/agent/respond/stream', '/agent/respond/stream'],
+    ] as const) {
+      expect((await drive(server.base, path, 'post', url, { body: { query: 'Where is Gates?', user_id: 'doc-user' } })).status).toBe(200);
+      expect((await drive(server.base, path, 'post', url, { body: { query: '' } })).status).toBe(400);
+      expect((await drive(server.base, path, 'post', url, { raw: '{"query": ' })).status).toBe(400);
+      expect((await drive(server.base, path, 'post', url, { body: { query: 'hi', model: 'no/such-model' }, token: 'wrong' })).status).toBe(401);
+      expect((await drive(server.base, path, 'post', url, { body: { query: 'x'.repeat(MAX_CHAT_BODY_BYTES) } })).status).toBe(413);
+      expect((await drive(server.base, path, 'post', url, { body: { query: 'hi', user_id: 'spent-student' } })).status).toBe(429);
+      expect((await drive(offline.base, path, 'post', url, { body: { query: 'hi' } })).status).toBe(503);
+      expect((await drive(server.base, path, 'post', url, { body: { query: 'boom' } })).status).toBe(500);
+    }
+    // A stream of a turn that saves a fact carries a `memory` event; one with a map a `map` event.
+    gw.enqueue({ toolCalls: [{ name: 'memory_remember', arguments: { fact: 'Is vegetarian' } }] }, { text: 'Saved.' });
+    const remembered = await drive(server.base, '/agent/respond/stream', 'post', '/agent/respond/stream', { body: { query: 'Remember that I am vegetarian', user_id: 'doc-user' } });
+    expect((remembered.frames ?? []).map((f) => f.type)).toEqual(expect.arrayContaining(['memory', 'done']));
+  });
+
+  it('the title route', async () => {
+    expect((await drive(server.base, '/agent/title', 'post', '/agent/title', { body: { query: 'What time does the dining hall close? (title)' } })).status).toBe(200);
+    expect((await drive(server.base, '/agent/title', 'post', '/agent/title', { body: {} })).status).toBe(400);
+    expect((await drive(server.base, '/agent/title', 'post', '/agent/title', { body: { query: 'hi' }, token: null })).status).toBe(401);
+    expect((await drive(server.base, '/agent/title', 'post', '/agent/title', { body: { query: 'x'.repeat(MAX_BODY_BYTES) } })).status).toBe(413);
+  });
+
+  it('the memory routes, a store outage included', async () => {
+    const page = '/memory/{user_id}';
+    const item = '/memory/{user_id}/items/{kind}/{item_id}';
+    const history = `${item}/history`;
+    const listed = await drive(server.base, page, 'get', '/memory/doc-user');
+    expect(listed.status).toBe(200);
+    const fact = (listed.body as { items: { id: string; type: string }[] }).items[0]!;
+    expect(fact).toBeDefined();
+    expect((await drive(server.base, page, 'get', '/memory/doc-user?limit=abc')).status).toBe(400);
+    expect((await drive(server.base, page, 'get', '/memory/doc-user', { token: null })).status).toBe(401);
+    expect((await drive(server.base, history, 'get', `/memory/doc-user/items/${fact.type}/${fact.id}/history`)).status).toBe(200);
+    expect((await drive(server.base, history, 'get', `/memory/doc-user/items/${fact.type}/no-such-id/history`)).status).toBe(404);
+    expect((await drive(server.base, history, 'get', `/memory/doc-user/items/other/${fact.id}/history`)).status).toBe(400);
+    expect((await drive(server.base, history, 'get', `/memory/doc-user/items/${fact.type}/${fact.id}/history`, { token: 'wrong' })).status).toBe(401);
+    expect((await drive(server.base, item, 'delete', `/memory/doc-user/items/${fact.type}/${fact.id}`)).status).toBe(200);
+    expect((await drive(server.base, item, 'delete', `/memory/doc-user/items/${fact.type}/${fact.id}`)).status).toBe(404);
+    expect((await drive(server.base, item, 'delete', `/memory/bad%20user/items/${fact.type}/x`)).status).toBe(400);
+    expect((await drive(server.base, item, 'delete', `/memory/doc-user/items/${fact.type}/x`, { token: null })).status).toBe(401);
+    expect((await drive(server.base, page, 'delete', '/memory/doc-user')).status).toBe(200);
+    expect((await drive(server.base, page, 'delete', '/memory/bad%20user')).status).toBe(400);
+    expect((await drive(server.base, page, 'delete', '/memory/doc-user', { token: null })).status).toBe(401);
+    memory.state.down = true;
+    try {
+      expect((await drive(server.base, page, 'get', '/memory/doc-user')).status).toBe(503);
+      expect((await drive(server.base, history, 'get', '/memory/doc-user/items/learned/x/history')).status).toBe(503);
+      expect((await drive(server.base, item, 'delete', '/memory/doc-user/items/learned/x')).status).toBe(503);
+      expect((await drive(server.base, page, 'delete', '/memory/doc-user')).status).toBe(503);
+      expect((await drive(server.base, '/api/health', 'get', '/api/health', { token: null })).status).toBe(503);
+    } finally {
+      memory.state.down = false;
+    }
+    expect((await drive(server.base, '/api/health', 'get', '/api/health', { token: null })).status).toBe(200);
+  });
+
+  it('the OpenAI-compatible routes, under /v1 and at the root, JSON and streamed', async () => {
+    for (const prefix of ['/v1', '']) {
+      const models = `${prefix}/models`;
+      const completions = `${prefix}/chat/completions`;
+      const ask = (extra: Record<string, unknown> = {}) => ({ model: 'campus-agent', messages: [{ role: 'user', content: 'Where is Gates?' }], ...extra });
+      expect((await drive(server.base, models, 'get', models)).status).toBe(200);
+      expect((await drive(server.base, models, 'get', models, { token: 'wrong' })).status).toBe(401);
+      expect((await drive(server.base, completions, 'post', completions, { body: ask() })).status).toBe(200);
+      const streamed = await drive(server.base, completions, 'post', completions, { body: ask({ stream: true, stream_options: { include_usage: true } }) });
+      expect(streamed.frames?.at(-1)?.data).toBe('[DONE]');
+      expect((await drive(server.base, completions, 'post', completions, { body: ask({ tools: [{ type: 'function' }] }) })).status).toBe(400);
+      expect((await drive(server.base, completions, 'post', completions, { body: ask(), token: null })).status).toBe(401);
+      expect((await drive(server.base, completions, 'post', completions, { body: ask({ pad: 'x'.repeat(MAX_CHAT_BODY_BYTES) }) })).status).toBe(413);
+      expect((await drive(server.base, completions, 'post', completions, { body: ask({ user: 'spent-student' }) })).status).toBe(429);
+      expect((await drive(offline.base, completions, 'post', completions, { body: ask() })).status).toBe(503);
+      expect((await drive(server.base, completions, 'post', completions, { body: { model: 'campus-agent', messages: [{ role: 'user', content: 'boom' }] } })).status).toBe(500);
+    }
+  });
+
+  it('saw every status the document lists, and an unexpected failure as `default`', () => {
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).flatMap(([method, op]) => Object.keys(op.responses).map((status) => `${method} ${path} ${status}`)),
+    );
+    // An unexpected failure is injected on the turn routes (an admission that throws a TypeError); the
+    // other operations' `default` has the same envelope schema and no input that can cause it.
+    const injected = /^post \/(agent\/respond|agent\/respond\/stream|v1\/chat\/completions|chat\/completions) default$/;
+    const missed = documented.filter((d) => !seen.has(d) && (!d.endsWith(' default') || injected.test(d)));
+    expect(missed).toEqual([]);
+    expect([...seen].filter((s) => s.endsWith(' default')).length).toBe(4);
+  });
+});
