@@ -6,17 +6,19 @@
  * a fact and delete it, "Forget all" only after confirming, a favicon, a tool group switched off, and the
  * empty chat's greeting with example questions to click (the composer's placeholder whole at 360 px).
  * Screenshots at desktop and phone width go to $TMPDIR/playground-screenshots for a person to look at.
+ * Also the API docs page (issue 49): Swagger UI over /openapi.json lists every route of the document,
+ * with no request leaving the machine.
  *
  * Without /usr/bin/chromium the test is skipped with one line saying how to enable it, unless CI is
  * set: in CI (`CI=true`, where .ci/run installs Debian's chromium) a missing browser fails the run.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS_OFF } from '../src/sandbox/offline-model/answers.js';
-import { spawnService, type ServiceProcess } from './support/spawn-service.js';
+import { REPO_ROOT, spawnService, type ServiceProcess } from './support/spawn-service.js';
 
 let service: ServiceProcess;
 let browser: Browser;
@@ -241,5 +243,32 @@ describe.skipIf(skip)('playground in a browser', () => {
     const turn = await ask('What can I eat right now?');
     expect(turn.final).toBe(TOOLS_OFF);
     await page.check('#group-eats');
+  });
+
+  it('shows the API docs page: every route of the document listed, no request leaving the machine', async () => {
+    const docs = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const requests: string[] = [];
+    const errors: string[] = [];
+    docs.on('request', (r) => requests.push(r.url()));
+    docs.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    try {
+      await docs.goto(`${service.url}/docs`);
+      const apiDoc = JSON.parse(readFileSync(join(REPO_ROOT, 'openapi.json'), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
+      const expected = Object.entries(apiDoc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+      await docs.locator('.opblock').nth(expected.length - 1).waitFor({ timeout: 20_000 });
+      const listed = await docs.evaluate(() =>
+        [...document.querySelectorAll('.opblock')].map(
+          (b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
+        ),
+      );
+      expect([...listed].sort()).toEqual([...expected].sort());
+      await docs.screenshot({ path: join(SHOTS, 'api-docs.png'), fullPage: false });
+      // Everything the page loaded came from this service: the page, Swagger UI's files, the document.
+      expect(requests.length).toBeGreaterThanOrEqual(4);
+      expect(requests.filter((u) => !u.startsWith(`${service.url}/`))).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await docs.close();
+    }
   });
 });
