@@ -83,6 +83,15 @@ describe('parseConfig', () => {
     expect(config.allowedOrigins).toEqual(['https://chat.example.edu', 'https://beta.example.edu']);
   });
 
+  it('serves the API docs page outside production and not in production, unless API_DOCS says otherwise', () => {
+    const production = { AGENT_ENV: 'production', DATABASE_URL: 'postgres://u:p@db:5432/a', AGENT_SHARED_SECRET: 'x'.repeat(32), LLM_GATEWAY_API_KEY: 'k', MCP_SERVER_URL: 'https://t/mcp' };
+    expect(parseConfig({}).apiDocs).toBe(true);
+    expect(parseConfig({ API_DOCS: 'off' }).apiDocs).toBe(false);
+    expect(parseConfig(production).apiDocs).toBe(false);
+    expect(parseConfig({ ...production, API_DOCS: ' ON ' }).apiDocs).toBe(true);
+    expect(() => parseConfig({ API_DOCS: 'yes' })).toThrow(/API_DOCS: must be on or off/);
+  });
+
   it('rejects invalid values with the variable named', () => {
     expect(() => parseConfig({ PORT: 'abc' })).toThrow(/PORT/);
     expect(() => parseConfig({ DATABASE_URL: 'not a url' })).toThrow(/DATABASE_URL/);

@@ -57,8 +57,9 @@ describe('the committed document', () => {
     );
     const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
     expect([...served].sort()).toEqual([...documented].sort());
-    // Health, the two chat routes, the title, four memory operations, and the OpenAI pair under /v1 and at the root.
-    expect(documented.size).toBe(12);
+    // Health, the two chat routes, the title, four memory operations, the OpenAI pair under /v1 and at
+    // the root, and the document, its page and the page's files.
+    expect(documented.size).toBe(15);
   });
 });
 
@@ -82,6 +83,7 @@ describe('every route, driven over HTTP, answers as the document says', () => {
   let gw: FakeGateway;
   let server: Listening;
   let offline: Listening;
+  let production: Listening;
   let budget: TokenBudgetStore;
   let memory: ReturnType<typeof breakableStore>;
   const seen = new Set<string>();
@@ -111,6 +113,11 @@ describe('every route, driven over HTTP, answers as the document says', () => {
       ...(init.raw !== undefined ? { body: init.raw } : init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
     });
     const type = res.headers.get('content-type') ?? '';
+    const media = type.split(';')[0]!.trim();
+    if (['text/html', 'text/css', 'text/javascript'].includes(media)) {
+      await check(docPath, method, res.status, media, await res.text());
+      return { status: res.status };
+    }
     if (type.startsWith('text/event-stream')) {
       const frames = await sseEventsOf(await res.text(), { parse: (d) => (d === '[DONE]' ? d : JSON.parse(d)) });
       expect(frames.length).toBeGreaterThan(0);
@@ -145,11 +152,21 @@ describe('every route, driven over HTTP, answers as the document says', () => {
     // The same routes with no model gateway: the chat routes' 503.
     offline = await listen(createApp(await createTestDeps({ config, gateway: null, memory: memory.store })).fetch);
     await budget.charge('spent-student', utcDay(new Date()), LIMIT);
+    // As production serves the docs: the document behind the token, the page off.
+    const productionConfig = testConfig({
+      AGENT_ENV: 'production',
+      AGENT_SHARED_SECRET: SECRET,
+      DATABASE_URL: 'postgres://u:p@127.0.0.1:9/none',
+      LLM_GATEWAY_API_KEY: 'sk-chat-key',
+      MCP_SERVER_URL: 'http://127.0.0.1:9/mcp',
+    });
+    production = await listen(createApp(await createTestDeps({ config: productionConfig, gateway: null, memory: memory.store })).fetch);
   });
 
   afterAll(async () => {
     await server?.close();
     await offline?.close();
+    await production?.close();
     await gw?.close();
     await budget?.close();
   });
@@ -232,6 +249,22 @@ describe('every route, driven over HTTP, answers as the document says', () => {
       expect((await drive(offline.base, completions, 'post', completions, { body: ask() })).status).toBe(503);
       expect((await drive(server.base, completions, 'post', completions, { body: { model: 'campus-agent', messages: [{ role: 'user', content: 'boom' }] } })).status).toBe(500);
     }
+  });
+
+  it('the document and its page: open outside production, the document behind the token and the page off in production', async () => {
+    const served = await drive(server.base, '/openapi.json', 'get', '/openapi.json', { token: null });
+    expect(served.status).toBe(200);
+    expect(served.body).toEqual(doc);
+    expect((await drive(production.base, '/openapi.json', 'get', '/openapi.json', { token: null })).status).toBe(401);
+    expect((await drive(production.base, '/openapi.json', 'get', '/openapi.json')).status).toBe(200);
+    expect((await drive(server.base, '/docs', 'get', '/docs', { token: null })).status).toBe(200);
+    expect((await drive(production.base, '/docs', 'get', '/docs', { token: null })).status).toBe(404);
+    for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js']) {
+      expect((await drive(server.base, '/docs/assets/{file}', 'get', `/docs/assets/${file}`, { token: null })).status).toBe(200);
+    }
+    expect((await drive(server.base, '/docs/assets/{file}', 'get', '/docs/assets/package.json', { token: null })).status).toBe(404);
+    expect((await drive(server.base, '/docs/assets/{file}', 'get', '/docs/assets/..%2Fpackage.json', { token: null })).status).toBe(404);
+    expect((await drive(server.base, '/docs/assets/{file}', 'get', `/docs/assets/${'x'.repeat(65)}.js`, { token: null })).status).toBe(400);
   });
 
   it('saw every status the document lists, and an unexpected failure as `default`', () => {

@@ -15,9 +15,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { generateSpecs } from 'hono-openapi';
+import { z } from 'zod';
 import type { Config } from '../config.js';
 import type { AppEnv } from '../http/app-env.js';
 import { NotFoundError } from '../http/errors.js';
+import { validParam } from '../http/validate.js';
+import { errors, GUARDED, json, route } from './route-docs.js';
 
 /** The document's `info`; `version` is the API's, raised when a shape changes. */
 export const API_INFO = {
@@ -29,8 +32,8 @@ export const API_INFO = {
     'A path no route answers is 404 and a known path with another method 405 (with `Allow`), on every path.',
 } as const;
 
-/** Paths the app serves that are not the API: the docs themselves and the sandbox playground. */
-export const NOT_THE_API = ['/openapi.json', '/docs', '/docs/assets/:file', '/'] as const;
+/** Paths the app may serve that are not the API: the sandbox playground's page (never in production). */
+export const NOT_THE_API = ['/'] as const;
 
 type Document = Awaited<ReturnType<typeof generateSpecs>>;
 
@@ -49,6 +52,10 @@ export function apiDocument(app: Hono<AppEnv>): Promise<Document> {
           components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'AGENT_SHARED_SECRET' } } },
         },
         exclude: [...NOT_THE_API],
+        // `/openapi.json` ends like a file name; it is a route of its own here.
+        excludeStaticFile: false,
+        // hono-openapi would add a 400 of its validator's own shape; every route lists its 400, the envelope.
+        defaultValidationErrorResponse: false,
       }),
     );
     generating = document.catch(() => undefined);
@@ -108,18 +115,50 @@ export interface ApiDocsDeps {
   document: () => Promise<Document>;
 }
 
+const text = (description: string, media: string) => ({ description, content: { [media]: { schema: { type: 'string' as const } } } });
+const docs = {
+  document: route({
+    summary: 'This OpenAPI 3.1 document',
+    description: 'Open outside production; behind the bearer token in production.',
+    tags: ['operations'],
+    responses: { 200: json('the document', z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) })), ...errors(GUARDED) },
+  }),
+  page: route({
+    summary: 'Swagger UI over this document',
+    description: 'Served when API_DOCS is on (the default outside production); 404 otherwise.',
+    tags: ['operations'],
+    open: true,
+    responses: { 200: text('the page', 'text/html'), ...errors([404]) },
+  }),
+  asset: route({
+    summary: "One of Swagger UI's files, from the installed swagger-ui-dist package",
+    tags: ['operations'],
+    open: true,
+    responses: {
+      200: { description: 'the file', content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } },
+      ...errors([400, 404]),
+    },
+  }),
+};
+
+const assetParam = z.object({ file: z.string().max(64) });
+
 export function createApiDocsRoutes(deps: ApiDocsDeps) {
   const production = deps.config.env === 'production';
   const open: MiddlewareHandler = async (_c, next) => next();
-  const routes = new Hono<AppEnv>().get('/openapi.json', production ? deps.guard : open, async (c) => c.json(await deps.document()));
-  if (deps.config.apiDocs) {
-    routes
-      .get('/docs', (c) => c.html(PAGE))
-      .get('/docs/assets/:file', (c) => {
-        const type = ASSETS[c.req.param('file')];
-        if (!type) throw new NotFoundError(`no route for GET ${c.req.path}`);
-        return c.body(asset(c.req.param('file')), 200, { 'content-type': type, 'cache-control': 'public, max-age=86400' });
-      });
-  }
-  return routes;
+  // The page's routes are mounted in every configuration (the document is the same everywhere) and
+  // answer 404 while API_DOCS is off.
+  const page: MiddlewareHandler = async (c, next) => {
+    if (!deps.config.apiDocs) throw new NotFoundError(`no route for GET ${c.req.path}`);
+    await next();
+  };
+  return new Hono<AppEnv>()
+    .get('/openapi.json', production ? deps.guard : open, docs.document, async (c) => c.json(await deps.document()))
+    .get('/docs', page, docs.page, (c) => c.html(PAGE))
+    .get('/docs/assets/:file', page, validParam(assetParam), docs.asset, (c) => {
+      const { file } = c.req.valid('param');
+      const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
+      if (!type) throw new NotFoundError(`no route for GET ${c.req.path}`);
+      return c.body(asset(file), 200, { 'content-type': type, 'cache-control': 'public, max-age=86400' });
+    });
 }
