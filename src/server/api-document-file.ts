@@ -7,31 +7,18 @@
 import { createApp } from '../app.js';
 import { parseConfig } from '../config.js';
 import { createInMemoryStore } from '../memory/in-memory-store.js';
-import { noTurnMemory } from '../memory/turn-memory.js';
-import { noModeration, openAdmission } from '../admission/admission.js';
-import { noOverloadGuard } from '../lifecycle/overload.js';
 import { silentLogger } from '../logger.js';
 import { apiDocument } from '../routes/api-docs.js';
 import { leakPolicyFromConfig } from '../security/leak-policy.js';
 import { noTelemetry } from '../telemetry/telemetry.js';
-import { noCampusTools } from '../tools/campus-tools.js';
-import { buildDeps } from './build-deps.js';
+import { buildDeps, INERT_PARTS } from './build-deps.js';
 
 /** The document, as the text of `openapi.json` (two-space JSON and a final newline). */
 export async function renderApiDocument(): Promise<string> {
   const config = parseConfig({ AGENT_ENV: 'test' });
   const deps = await buildDeps(config, silentLogger, leakPolicyFromConfig(config), noTelemetry, [], {
     jobs: 'in-process',
-    overrides: {
-      gateway: null,
-      campusTools: noCampusTools,
-      turnMemory: noTurnMemory,
-      admission: openAdmission,
-      moderation: noModeration,
-      overload: noOverloadGuard,
-      playground: null,
-      memory: createInMemoryStore({ embeddingModel: null }),
-    },
+    overrides: { ...INERT_PARTS, memory: createInMemoryStore({ embeddingModel: null }) },
   });
   return `${JSON.stringify(await apiDocument(createApp(deps)), null, 2)}\n`;
 }

@@ -21,6 +21,8 @@ import { createBudgetStoreFromConfig } from '../admission/budget-store-from-conf
 import { createAdmission } from '../admission/create-admission.js';
 import { moderationFromConfig } from '../admission/moderation.js';
 import { noTurnMemory } from '../memory/turn-memory.js';
+import { noModeration, openAdmission } from '../admission/admission.js';
+import { noOverloadGuard } from '../lifecycle/overload.js';
 import { createOpenAIGateway } from '../model/openai-gateway.js';
 import { createMcpCampusTools } from '../tools/mcp-campus-tools.js';
 import { noCampusTools } from '../tools/campus-tools.js';
@@ -41,6 +43,21 @@ export type TurnMemoryParts = Pick<AppDeps, 'memory' | 'gateway' | 'background' 
  */
 export type DepsOverrides = Partial<Omit<AppDeps, 'turnMemory'>> & {
   turnMemory?: AppDeps['turnMemory'] | ((parts: TurnMemoryParts) => AppDeps['turnMemory']);
+};
+
+/**
+ * Parts that reach nothing and refuse nothing: no model, no campus tools, no memory of turns, every turn
+ * admitted, no moderation, no overload shedding, no playground. The tests' defaults, and what the OpenAPI
+ * document is made over (the routes are the same whatever the parts).
+ */
+export const INERT_PARTS: DepsOverrides = {
+  gateway: null,
+  campusTools: noCampusTools,
+  turnMemory: noTurnMemory,
+  admission: openAdmission,
+  moderation: noModeration,
+  overload: noOverloadGuard,
+  playground: null,
 };
 
 export interface BuildOptions {

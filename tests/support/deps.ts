@@ -8,15 +8,12 @@ import type { AppDeps } from '../../src/deps.js';
 import { createBackgroundTasks } from '../../src/lifecycle/background-tasks.js';
 import { silentLogger } from '../../src/logger.js';
 import { createInMemoryStore } from '../../src/memory/in-memory-store.js';
-import { noTurnMemory, type TurnMemory } from '../../src/memory/turn-memory.js';
+import type { TurnMemory } from '../../src/memory/turn-memory.js';
 import { createTurnMemory, type TurnMemoryOptions } from '../../src/memory/create-turn-memory.js';
 import { noTelemetry } from '../../src/telemetry/telemetry.js';
-import { noOverloadGuard } from '../../src/lifecycle/overload.js';
-import { noModeration, openAdmission } from '../../src/admission/admission.js';
-import { noCampusTools } from '../../src/tools/campus-tools.js';
 import { serviceReferencePrompts } from '../../src/memory/service-prompts.js';
 import { baseLeakPolicy, leakPolicyFromConfig } from '../../src/security/leak-policy.js';
-import { buildDeps, type DepsOverrides } from '../../src/server/build-deps.js';
+import { buildDeps, INERT_PARTS, type DepsOverrides } from '../../src/server/build-deps.js';
 
 /** A configuration as the service would parse it from `env` (AGENT_ENV=test by default). */
 export function testConfig(env: Record<string, string | undefined> = {}): Config {
@@ -24,15 +21,7 @@ export function testConfig(env: Record<string, string | undefined> = {}): Config
 }
 
 /** What a test gets unless it says otherwise: nothing that reaches out, nothing that refuses. */
-const TEST_DEFAULTS: DepsOverrides = {
-  gateway: null,
-  campusTools: noCampusTools,
-  turnMemory: noTurnMemory,
-  admission: openAdmission,
-  moderation: noModeration,
-  overload: noOverloadGuard,
-  playground: null,
-};
+const TEST_DEFAULTS: DepsOverrides = INERT_PARTS;
 
 export async function createTestDeps(overrides: DepsOverrides = {}): Promise<AppDeps> {
   const config = overrides.config ?? testConfig();
