@@ -28,7 +28,7 @@ const deps = await createTestDeps({ config, logger: silentLogger, gateway });
 const startTurn = createTurnStarter(deps);
 const app = createApp(deps);
 const body = { query: 'thanks, and in one sentence please', message_history: [{ role: 'user', content: 'hello' }] };
-const request = toTurnRequest(chatRequestSchema.parse(body), new ModelAllowlist(config.gateway.allowedModels, config.gateway.defaultModel));
+const request = toTurnRequest(chatRequestSchema.parse(body), new ModelAllowlist(config.gateway));
 
 async function bare(): Promise<void> {
   const stream = await client.chat.completions.create({

@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   }
   // What the university pays for, named once at start (DEPLOY.md "Models, prices and spend caps").
   logger.info('models and spend', {
-    allowed_models: new ModelAllowlist(config.gateway.allowedModels, config.gateway.defaultModel).describe(),
+    allowed_models: new ModelAllowlist(config.gateway).describe(),
     title_model: config.gateway.titleModel,
     extraction_model: config.gateway.extractionModel,
     priced_models: Object.keys(config.gateway.prices),

@@ -83,7 +83,7 @@ describe('configuration: models, prices, spend limits', () => {
 });
 
 describe('ModelAllowlist', () => {
-  const list = new ModelAllowlist(['openai/gpt-4o-mini', 'anthropic/claude-3.5-haiku'], 'openai/gpt-4o-mini');
+  const list = new ModelAllowlist({ allowedModels: ['openai/gpt-4o-mini', 'anthropic/claude-3.5-haiku'], defaultModel: 'openai/gpt-4o-mini' });
 
   it('allows exactly the listed ids, never a near-miss', () => {
     expect(list.allows('openai/gpt-4o-mini')).toBe(true);
@@ -96,7 +96,7 @@ describe('ModelAllowlist', () => {
   });
 
   it('under * allows any id and lists the default model alone', () => {
-    const any = new ModelAllowlist('*', 'openai/gpt-4o-mini');
+    const any = new ModelAllowlist({ allowedModels: '*', defaultModel: 'openai/gpt-4o-mini' });
     expect(any.allows('openai/gpt-5')).toBe(true);
     expect(any.ids).toEqual(['openai/gpt-4o-mini']);
     expect(any.describe()).toBe('any model');

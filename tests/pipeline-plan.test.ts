@@ -89,7 +89,7 @@ describe('chat request normalisation', () => {
     const history = Array.from({ length: 45 }, (_, i) => ({ role: i === 44 ? 'system' : 'user', content: `m${i}` }));
     const body = chatRequestSchema.parse({ query: '  hi  ', message_history: history, disabled_tools: ['CMUEats', 3], legacy: true });
     expect(body).not.toHaveProperty('legacy');
-    const request = toTurnRequest(body, new ModelAllowlist('*', 'default/model'));
+    const request = toTurnRequest(body, new ModelAllowlist({ allowedModels: '*', defaultModel: 'default/model' }));
     expect(request.query).toBe('hi');
     expect(request.model).toBe('default/model');
     expect(request.userId).toBeNull();

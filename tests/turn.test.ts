@@ -41,7 +41,7 @@ async function setUp(admit?: () => Promise<never>, env: Record<string, string> =
     admission: fakeAdmission({ admit: admit ?? (async () => ({ refusal: null, budget })) }),
   });
   const start = createTurnStarter(deps);
-  const request = toTurnRequest({ query: 'hello there', user_id: 'u-1' }, new ModelAllowlist('*', deps.config.gateway.defaultModel));
+  const request = toTurnRequest({ query: 'hello there', user_id: 'u-1' }, new ModelAllowlist({ allowedModels: '*', defaultModel: deps.config.gateway.defaultModel }));
   const origin = () => ({ signal: new AbortController().signal, requestId: 'req-1' });
   return { gw: fake, deps, budget, start: () => start(request, origin()), startWith: (signal: AbortSignal) => start(request, { signal, requestId: 'req-2' }) };
 }

@@ -183,8 +183,9 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
     async reserveCall(call): Promise<CallReservation | CallRefusal> {
       const bucket = call.userId ?? ANONYMOUS_BUCKET;
-      const day = utcDay(now());
-      const resumesAt = new Date(now().getTime() + secondsUntilUtcMidnight(now()) * 1000);
+      const at = now();
+      const day = utcDay(at);
+      const resumesAt = new Date(at.getTime() + secondsUntilUtcMidnight(at) * 1000);
       const held = heldFor(bucket, day, call.model, call.purpose, call.tokens);
       try {
         const reservation = await reserveIn(bucket, day, held.initial);

@@ -32,7 +32,6 @@ export interface AnswerStreamOptions {
   grounding: GroundingStream;
 }
 
-
 /** What the turn did, known by the end: the final map, the tools called, the user's question. */
 export interface AnswerFacts {
   /** The map to attach (NO_MAP when none or maps are disabled). */

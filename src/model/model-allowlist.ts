@@ -10,7 +10,12 @@ export class ModelAllowlist {
   /** The allowed ids (the default model first); with `any`, the default model alone. */
   readonly ids: readonly string[];
 
-  constructor(allowed: readonly string[] | '*', readonly defaultModel: string) {
+  readonly defaultModel: string;
+
+  /** Built from the configuration's gateway part (ALLOWED_MODELS as parsed, DEFAULT_MODEL). */
+  constructor(gateway: { allowedModels: readonly string[] | '*'; defaultModel: string }) {
+    const { allowedModels: allowed, defaultModel } = gateway;
+    this.defaultModel = defaultModel;
     this.any = allowed === '*';
     this.ids = allowed === '*' ? [defaultModel] : [defaultModel, ...allowed.filter((id) => id !== defaultModel)];
   }

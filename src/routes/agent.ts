@@ -44,7 +44,7 @@ const docs = {
 
 export function createAgentRoutes(deps: AgentRouteDeps) {
   const startTurn = createTurnStarter(deps);
-  const models = new ModelAllowlist(deps.config.gateway.allowedModels, deps.config.gateway.defaultModel);
+  const models = new ModelAllowlist(deps.config.gateway);
   const request = (body: Parameters<typeof toTurnRequest>[0]) => toTurnRequest(body, models);
 
   return new Hono<AppEnv>()

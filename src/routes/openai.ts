@@ -126,7 +126,7 @@ const docs = (prefix: string) => {
 
 export function createOpenAIRoutes(deps: OpenAIRouteDeps) {
   const startTurn = createTurnStarter(deps);
-  const models = new ModelAllowlist(deps.config.gateway.allowedModels, deps.config.gateway.defaultModel);
+  const models = new ModelAllowlist(deps.config.gateway);
   const listed = modelList(models);
 
   const routes = new Hono<AppEnv>();

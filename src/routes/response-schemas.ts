@@ -120,13 +120,13 @@ export const healthSchema = z
 
 const usageSchema = z.object({ prompt_tokens: z.number().int().min(0), completion_tokens: z.number().int().min(0), total_tokens: z.number().int().min(0) });
 const finishReason = z.enum(['stop', 'length']);
+/** What a completion and each of its chunks carry alike (routes/openai-shapes.ts `CompletionIdentity`). */
+const completionIdentity = { id: z.string(), created: z.number().int(), model: z.string() };
 
 export const chatCompletionSchema = z
   .object({
-    id: z.string(),
+    ...completionIdentity,
     object: z.literal('chat.completion'),
-    created: z.number().int(),
-    model: z.string(),
     choices: z.array(
       z.object({
         index: z.number().int(),
@@ -141,10 +141,8 @@ export const chatCompletionSchema = z
 
 export const chatCompletionChunkSchema = z
   .object({
-    id: z.string(),
+    ...completionIdentity,
     object: z.literal('chat.completion.chunk'),
-    created: z.number().int(),
-    model: z.string(),
     choices: z.array(
       z.object({
         index: z.number().int(),
