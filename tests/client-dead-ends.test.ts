@@ -181,7 +181,7 @@ describe('large bodies in the compiled service', () => {
     expect(built.status, built.stderr).toBe(0);
   }, 120_000);
 
-  it('10 concurrent chats of ~3.5 MB: at most MAX_LARGE_BODIES taken in at once, the rest 503 + Retry-After; peak RSS inside the container's 256 MB', async () => {
+  it('10 concurrent chats of ~3.5 MB: at most MAX_LARGE_BODIES taken in at once, the rest 503 + Retry-After; peak RSS inside the 256 MB container limit', async () => {
     const slow = await startFakeGateway();
     slow.handler = () => ({ text: 'Gates is on the main campus.', delayMs: 1_500 });
     const service = await spawnService({
