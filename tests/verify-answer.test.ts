@@ -196,20 +196,27 @@ describe('answer wording and pass-through', () => {
   });
 
   it('ends upstream when the consumer stops early (a client that went away)', async () => {
-    let upstreamClosed!: () => void;
-    const closed = new Promise<void>((r) => (upstreamClosed = r));
+    const pulled: string[] = [];
+    let upstreamClosed = false;
     async function* upstream(): AsyncGenerator<TurnEvent> {
       try {
-        yield { type: 'text', text: 'First sentence. ' };
-        yield { type: 'text', text: 'Second sentence.' };
+        for (const text of ['First sentence. ', 'Second sentence. ', 'Third sentence.']) {
+          pulled.push(text);
+          yield { type: 'text', text };
+        }
       } finally {
-        upstreamClosed();
+        upstreamClosed = true;
       }
     }
+    const seen: string[] = [];
     for await (const e of createVerifyStage(verifyOptions({ leaks: baseLeakPolicy }))(upstream(), makeCtx())) {
+      seen.push(e.type);
       if (e.type === 'delta') break;
     }
-    await closed;
+    // Leaving the loop returns the stage, and the stage returns its upstream before the loop ends.
+    expect(upstreamClosed).toBe(true);
+    expect(seen).toEqual(['delta']);
+    expect(pulled.length).toBeLessThan(3);
   });
 
   it('emits no answer after an upstream error', async () => {

@@ -156,8 +156,11 @@ export function createTurnStarter(deps: TurnDeps) {
     private readonly origin: TurnOrigin;
     private readonly settle: (result: TurnResult) => void;
 
-    constructor(request: TurnRequest, origin: TurnOrigin) {
+    private readonly execute: Execute;
+
+    constructor(request: TurnRequest, origin: TurnOrigin, execute: Execute) {
       this.request = request;
+      this.execute = execute;
       this.origin = origin;
       let settle: (result: TurnResult) => void = () => undefined;
       this.outcome = new Promise((resolve) => (settle = resolve));
@@ -245,13 +248,12 @@ export function createTurnStarter(deps: TurnDeps) {
         // still leaves through deliver as the turn's `error` event.
         let source: Source;
         if (canned) source = { kind: 'canned', ...canned };
-        else if (!execute) source = { kind: 'failed', err: new ModelNotConfiguredError() };
         else {
           try {
             const prepared = await prepareTurn({ ...deps, logger: log }, { request, plan, memory, signal, span });
             // Admission holds a first pass before the prompt exists: it learns how large prompts are.
             deps.admission.notePromptSize(reservationTokens(prepared.messages[0]) + reservationTokens(prepared.toolbox.definitions));
-            source = { kind: 'model', run: execute, prepared };
+            source = { kind: 'model', run: this.execute, prepared };
           } catch (err) {
             source = { kind: 'failed', err };
           }
@@ -332,10 +334,10 @@ export function createTurnStarter(deps: TurnDeps) {
   }
 
   return async function startTurn(request: TurnRequest, origin: TurnOrigin): Promise<StartedTurn> {
-    if (!deps.gateway) throw new ModelNotConfiguredError();
+    if (!execute) throw new ModelNotConfiguredError();
     // A saturated process refuses new turns first (503 + Retry-After), before anything is held.
     deps.overload.admit();
-    const turn = new Turn(request, origin);
+    const turn = new Turn(request, origin, execute);
     await turn.admit();
     return turn;
   };

@@ -43,13 +43,6 @@ export interface TurnRequest {
   disabledGroups: ToolGroup[];
 }
 
-/** The `query` rules, shared by the chat request and the title route. */
-export const querySchema = z
-  .string({ error: 'query is required and must be a string' })
-  .trim()
-  .min(1, 'query must not be empty')
-  .max(MAX_QUERY_CHARS, `query must be at most ${MAX_QUERY_CHARS} characters`);
-
 /**
  * The chat's current message: the query rules, and an attachment in it (a data URL, a long base64 run)
  * is refused with a 400 that says what it cannot read, before the length rule would call it too long.
