@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { NO_MAP } from '../src/campus/cmu-maps.js';
 import type { createAnswerStream } from '../src/guards/answer-stream.js';
 import type { LeakPolicy } from '../src/security/leak-policy.js';
-import type { LeakScanner } from '../src/security/leak-scanner.js';
+import type { LeakScanner } from '../src/security/leak-scanner/index.js';
 import { existsSync } from 'node:fs';
 import { FAKE_SECRETS_ENV } from '../tests/support/fake-secrets.js';
 import { REPO_ROOT } from '../tests/support/spawn-service.js';

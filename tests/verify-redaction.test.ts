@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PROMPT_LEAK_REFUSAL } from '../src/guards/answer-stream.js';
 import { canonicalText } from './support/canonical-text.js';
 import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
-import { PROMPT_WINDOW } from '../src/security/leak-scanner.js';
+import { PROMPT_WINDOW } from '../src/security/leak-scanner/index.js';
 import { createVerifyStage } from '../src/pipeline/stages/verify.js';
 import { NO_MAP } from '../src/campus/cmu-maps.js';
 import type { TurnEvent } from '../src/pipeline/events.js';

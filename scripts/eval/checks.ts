@@ -11,7 +11,7 @@ import { readClaims } from '../../src/guards/grounding/claims.js';
 import { createEvidence } from '../../src/guards/grounding/evidence.js';
 import { isFailureClaim } from '../../src/guards/failure-claims.js';
 import type { LeakPolicy } from '../../src/security/leak-policy.js';
-import { REDACTED } from '../../src/security/leak-scanner.js';
+import { REDACTED } from '../../src/security/leak-scanner/index.js';
 import { ANSWER_CUT_NOTE } from '../../src/pipeline/stages/execute.js';
 import type { Expect, ToolGroup } from './cases.js';
 

@@ -1,6 +1,6 @@
 /**
  * The answer as it streams: raw model text in, verified delta text out, and at the end the final
- * answer. Chain per chunk: reasoning stripper → leak scanner (security/leak-scanner.ts: secrets in any
+ * answer. Chain per chunk: reasoning stripper → leak scanner (security/leak-scanner/: secrets in any
  * form, key shapes, tokens and system-prompt runs held back and redacted) → grounding (grounding/:
  * hours, rooms, course numbers, phones, prices, dates, routes and waits no evidence holds are marked
  * "not confirmed" before they leave) → with a map already attached, the failure-claim sentence filter →
@@ -14,7 +14,7 @@ import type { AnswerNotes } from './answer-notes.js';
 import { discloseTools } from './disclosure.js';
 import { isFailureClaim, mapPointer, mayBeFailureClaim, repairFailureClaims } from './failure-claims.js';
 import { createReasoningStripper, REASONING_ENDED, type ReasoningStripper } from './reasoning.js';
-import type { LeakScanner } from '../security/leak-scanner.js';
+import type { LeakScanner } from '../security/leak-scanner/index.js';
 import { createSentenceFilter, type SentenceFilter } from './sentence-filter.js';
 import { groundingNote } from './grounding/grounding-note.js';
 import type { GroundingCounts, GroundingStream } from './grounding/grounding-stream.js';

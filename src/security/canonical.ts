@@ -9,7 +9,7 @@
  * Leetspeak is folded too: a digit reads as the letter it stands for (0 o, 1 l, 2 z, 3 e, 4 a, 5 s,
  * 6 b, 7 t, 8 b, 9 g) and `i` reads as `l` (1, i and l are one shape), so `5k-0r` is `skor` as well.
  * Both sides of every comparison are folded the same way, so folding only ever adds matches. Whether
- * a symbol came from a digit is kept in DIGIT_FLAG: the leak rule counts digits (leak-scanner.ts).
+ * a symbol came from a digit is kept in DIGIT_FLAG: the leak rule counts digits (leak-scanner/reading.ts).
  */
 import { createRequire } from 'node:module';
 

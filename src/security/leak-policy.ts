@@ -2,16 +2,16 @@
  * The one redaction policy for everything that leaves the service: streamed and JSON answers (with the
  * turn's system prompt), titles, memory facts (refused before they are stored), memory listings and
  * events, error envelopes and log lines. Built once from configuration; what it recognises and how is
- * in leak-scanner.ts, what counts as a secret in secrets.ts.
+ * in leak-scanner/, what counts as a secret in secrets.ts.
  */
 import type { Config } from '../config.js';
 import { canonicalSymbols, SEPARATOR } from './canonical.js';
-import { createLeakScanner, FRAGMENT_ANY, FRAGMENT_WITH_DIGIT, PROMPT_WINDOW, type LeakScanner, type LeakTargets } from './leak-scanner.js';
+import { createLeakScanner, FRAGMENT_ANY, FRAGMENT_WITH_DIGIT, PROMPT_WINDOW, type LeakScanner, type LeakTargets } from './leak-scanner/index.js';
 import { collectSecrets, MIN_SECRET_LENGTH, type ConfiguredSecrets } from './secrets.js';
 import { buildSubstringIndex, type SubstringIndex } from './substring-index.js';
 import { buildWholeMatcher } from './whole-matcher.js';
 
-export { REDACTED } from './leak-scanner.js';
+export { REDACTED } from './leak-scanner/index.js';
 
 export interface Redaction {
   text: string;
