@@ -1,7 +1,8 @@
 /**
- * Process entry: read the configuration, build the real dependencies, serve on 0.0.0.0:PORT, and on
- * SIGTERM/SIGINT drain: stop accepting, let in-flight requests and background tasks finish within
- * SHUTDOWN_TIMEOUT_MS, close stores and clients, exit 0. The only place that wires real dependencies.
+ * Process entry: read the configuration, build the real dependencies (the composition root,
+ * server/build-deps.ts), serve on 0.0.0.0:PORT, and on SIGTERM/SIGINT drain: stop accepting, let
+ * in-flight requests finish, then close what the build opened (jobs, background tasks, clients, stores),
+ * all within SHUTDOWN_TIMEOUT_MS, and exit 0.
  */
 import type { Server } from 'node:http';
 import { ModelAllowlist } from './model/model-allowlist.js';
@@ -13,8 +14,7 @@ import { ShuttingDownError } from './pipeline/turn-errors.js';
 import { createLogger } from './logger.js';
 import { serviceReferencePrompts } from './memory/service-prompts.js';
 import { leakPolicyFromConfig } from './security/leak-policy.js';
-import { buildDeps, type Closer } from './server/build-deps.js';
-import type { AppDeps } from './deps.js';
+import { buildDeps, type BuiltDeps } from './server/build-deps.js';
 import { noTelemetry, type Telemetry } from './telemetry/telemetry.js';
 
 function listen(server: Server, port: number): Promise<void> {
@@ -79,18 +79,17 @@ async function main(): Promise<void> {
     service_daily_spend_limit_usd: config.budget.serviceDailySpendLimitUsd,
   });
 
-  const closers: Closer[] = [];
-  let deps: AppDeps;
+  let built: BuiltDeps;
   try {
-    deps = await buildDeps(config, logger, leaks, telemetry, closers);
+    built = await buildDeps({ config, logger, leaks, telemetry });
   } catch (err) {
-    // A start error can quote a connection string or a key: the message is redacted like every log line,
-    // and what was already opened is closed before exiting.
+    // A start error can quote a connection string or a key: the message is redacted like every log line
+    // (what the build had opened it closed itself).
     const message = leaks.redact(err instanceof Error ? err.message : String(err));
     process.stderr.write(`campus-agent: fatal error during start: ${message}\n`);
-    for (const c of closers.reverse()) await c.close().catch(() => undefined);
     process.exit(1);
   }
+  const { deps } = built;
   const app = createApp(deps);
   // The OpenAPI document is made once, here at start, never per request.
   await apiDocument(app);
@@ -132,15 +131,9 @@ async function main(): Promise<void> {
       logger.warn('shutdown deadline reached with requests in flight; closing connections');
       server.closeAllConnections();
     }
-    // The job queue stops taking jobs and finishes or releases what it holds (Postgres: released jobs
-    // are retried by another replica); then what runs in process is waited for.
-    await deps.jobs.stop(Math.max(0, deadline - Date.now()));
-    deps.background.close();
-    const drained = await deps.background.drain(Math.max(0, deadline - Date.now()));
-    if (!drained) logger.warn('shutdown deadline reached with background tasks pending', { pending: deps.background.pending });
-    for (const c of closers.reverse()) {
-      await c.close().catch((err: unknown) => logger.error('close failed', { resource: c.name, err }));
-    }
+    // What the build opened closes within what is left of the bound: the job queue (Postgres: what it
+    // holds is released to another replica), background tasks, then the clients and stores.
+    await built.close(Math.max(0, deadline - Date.now()));
     // What telemetry still buffers is sent, within what is left of the bound (at least a second).
     await telemetry.shutdown(Math.max(1_000, deadline - Date.now()));
     logger.info('stopped');

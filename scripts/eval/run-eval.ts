@@ -26,7 +26,7 @@ import { referenceSystemPrompt } from '../../src/prompt/system-prompt.js';
 import { serviceReferencePrompts } from '../../src/memory/service-prompts.js';
 import { readSseEvents } from '../../src/sandbox/chat/sse-reader.js';
 import { leakPolicyFromConfig } from '../../src/security/leak-policy.js';
-import { buildDeps, type Closer } from '../../src/server/build-deps.js';
+import { buildDeps } from '../../src/server/build-deps.js';
 import { noTelemetry, type Telemetry } from '../../src/telemetry/telemetry.js';
 import type { CampusTools } from '../../src/tools/campus-tools.js';
 import { CASES, type EvalCase } from './cases.js';
@@ -170,9 +170,8 @@ export async function runEval(env: Record<string, string | undefined>, options: 
       },
     },
   };
-  const closers: Closer[] = [];
   // Jobs in process: a case's extraction is counted (its tokens) and waited for here, never run by a replica.
-  const deps = await buildDeps(config, logger, leaks, telemetry, closers, { jobs: 'in-process' });
+  const { deps, close } = await buildDeps({ config, logger, leaks, telemetry, jobs: 'in-process' });
   const tools = deps.campusTools;
   const observedTools: CampusTools = {
     list: (signal) => tools.list(signal),
@@ -319,9 +318,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
   } finally {
     // The eval's users leave no facts behind.
     for (const user of users) await deps.memory.clear(user).catch(() => undefined);
-    deps.background.close();
-    await deps.background.drain(10_000);
-    for (const c of closers.reverse()) await c.close().catch(() => undefined);
+    await close(10_000);
   }
   return {
     // Named by their variables: a configured host can be a secret of the leak policy.

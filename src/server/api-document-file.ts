@@ -10,15 +10,21 @@ import { createInMemoryStore } from '../memory/in-memory-store.js';
 import { silentLogger } from '../logger.js';
 import { apiDocument } from '../routes/api-docs.js';
 import { leakPolicyFromConfig } from '../security/leak-policy.js';
-import { noTelemetry } from '../telemetry/telemetry.js';
 import { buildDeps, INERT_PARTS } from './build-deps.js';
 
 /** The document, as the text of `openapi.json` (two-space JSON and a final newline). */
 export async function renderApiDocument(): Promise<string> {
   const config = parseConfig({ AGENT_ENV: 'test' });
-  const deps = await buildDeps(config, silentLogger, leakPolicyFromConfig(config), noTelemetry, [], {
+  const { deps, close } = await buildDeps({
+    config,
+    logger: silentLogger,
+    leaks: leakPolicyFromConfig(config),
     jobs: 'in-process',
     overrides: { ...INERT_PARTS, memory: createInMemoryStore({ embeddingModel: null }) },
   });
-  return `${JSON.stringify(await apiDocument(createApp(deps)), null, 2)}\n`;
+  try {
+    return `${JSON.stringify(await apiDocument(createApp(deps)), null, 2)}\n`;
+  } finally {
+    await close(1_000);
+  }
 }

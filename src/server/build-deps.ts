@@ -1,11 +1,15 @@
 /**
- * The real dependencies of the service, built from the configuration: what `server.ts` serves, and
- * what `npm run eval` runs its cases through (the same wiring, so an evaluation judges what production
- * runs). Opened resources are pushed on `closers`, to be closed in reverse order.
+ * The one composition root: the real dependencies of the service, built from the configuration. What
+ * `server.ts` serves, what `npm run eval` runs its cases through (the same wiring, so an evaluation judges
+ * what production runs) and what the tests build their apps over (`tests/support/deps.ts`, its fakes
+ * given as overrides). `buildDeps(options)` returns `{ deps, close }`: each part below is made by a small
+ * builder that owns what it opens (OpenedParts), and `close` closes the last opened first, so every part
+ * closes before the parts it uses.
  */
 import { loadCatalog } from '../campus/catalog.js';
 import { createShowMapTool } from '../campus/show-map-tool.js';
 import type { Config } from '../config.js';
+import type { Catalog } from '../campus/catalog.js';
 import type { AppDeps } from '../deps.js';
 import { createBackgroundTasks } from '../lifecycle/background-tasks.js';
 import { createTurnsInFlight } from '../lifecycle/turns-in-flight.js';
@@ -28,10 +32,12 @@ import { createMcpCampusTools } from '../tools/mcp-campus-tools.js';
 import { noCampusTools } from '../tools/campus-tools.js';
 import { observedStore } from '../memory/observed-store.js';
 import { tracedGateway } from '../model/traced-gateway.js';
-import type { Telemetry } from '../telemetry/telemetry.js';
-
-/** Resources to release at shutdown, closed in reverse order of creation. */
-export type Closer = { name: string; close: () => Promise<unknown> };
+import { noTelemetry, type Telemetry } from '../telemetry/telemetry.js';
+import type { JobQueue } from '../lifecycle/job-queue.js';
+import type { BackgroundTasks } from '../lifecycle/background-tasks.js';
+import type { Database } from '../db/client.js';
+import type { TurnMemory } from '../memory/turn-memory.js';
+import { OpenedParts } from './opened-parts.js';
 
 /** What a turn's memory is built from, for an override that builds its own over the built parts. */
 export type TurnMemoryParts = Pick<AppDeps, 'memory' | 'gateway' | 'background' | 'jobs' | 'logger' | 'leaks' | 'admission'>;
@@ -59,17 +65,6 @@ export const INERT_PARTS: DepsOverrides = {
   overload: noOverloadGuard,
   playground: null,
 };
-
-export interface BuildOptions {
-  /**
-   * Where background jobs run: `configured` (the Postgres queue with DATABASE_URL, else in process),
-   * or always `in-process`: `npm run eval` counts a case's extraction tokens and waits for them in its
-   * own process, and must not hand its jobs to a running replica.
-   */
-  jobs?: 'configured' | 'in-process';
-  /** Parts given instead of built (the tests' fakes; see DepsOverrides). */
-  overrides?: DepsOverrides;
-}
 
 /** What a build without the sandbox (the image) is told when configuration left a stand-in to it. */
 export class NoSandboxInBuildError extends Error {
@@ -102,113 +97,91 @@ async function startSandboxIfBuilt(config: Config, logger: Logger, given: DepsOv
   return null;
 }
 
-/**
- * The one composition root: production (`server.ts`), `npm run eval` and the tests (through
- * `tests/support/deps.ts`, which gives its fakes as overrides) all build their dependencies here.
- */
-export async function buildDeps(
-  config: Config,
-  logger: Logger,
-  leaks: LeakPolicy,
-  telemetry: Telemetry,
-  closers: Closer[],
-  options: BuildOptions = {},
-): Promise<AppDeps> {
+/** The started sandbox (its type from the module loaded on demand, never imported statically). */
+type Sandbox = NonNullable<Awaited<ReturnType<typeof startSandboxIfBuilt>>>;
+
+export interface BuildDepsOptions {
+  config: Config;
+  /** Every line the parts write; built by the caller, before the parts, over `leaks`. */
+  logger: Logger;
+  leaks: LeakPolicy;
+  /** Spans and metrics of the parts; off unless given. */
+  telemetry?: Telemetry;
+  /**
+   * Where background jobs run: `configured` (the Postgres queue with DATABASE_URL, else in process),
+   * or always `in-process`: `npm run eval` counts a case's extraction tokens and waits for them in its
+   * own process, and must not hand its jobs to a running replica.
+   */
+  jobs?: 'configured' | 'in-process';
+  /** Parts given instead of built (the tests' fakes; see DepsOverrides). */
+  overrides?: DepsOverrides;
+}
+
+export interface BuiltDeps {
+  deps: AppDeps;
+  /**
+   * Closes what the build opened, within `timeoutMs`: the job queue stops taking jobs and finishes or
+   * releases what it holds, background tasks are drained, then the clients and stores close, each
+   * before what it uses. A part that fails to close is logged; `close` itself never throws.
+   */
+  close(timeoutMs: number): Promise<void>;
+  /** The parts `close` will close, in that order (what the build opened; nothing given is closed). */
+  readonly closingOrder: readonly string[];
+}
+
+/** How long a build that failed half-way may take to close what it had opened. */
+const FAILED_BUILD_CLOSE_MS = 5_000;
+
+/** What every builder reads. */
+interface Build {
+  config: Config;
+  logger: Logger;
+  leaks: LeakPolicy;
+  telemetry: Telemetry;
+  given: DepsOverrides;
+  opened: OpenedParts;
+}
+
+export async function buildDeps(options: BuildDepsOptions): Promise<BuiltDeps> {
+  const { config, logger } = options;
   const given = options.overrides ?? {};
-  // First, so a malformed catalog file stops startup (CatalogError names the file) before anything opens.
+  // A malformed catalog file stops the start here (CatalogError names the file).
   const catalog = given.catalog ?? loadCatalog(config.campus.buildingsFile);
+  const build: Build = { config, logger, leaks: options.leaks, telemetry: options.telemetry ?? noTelemetry, given, opened: new OpenedParts() };
+  const close = (timeoutMs: number) =>
+    build.opened.close(Date.now() + timeoutMs, (part, err) => logger.error('close failed', { resource: part, err }));
+  try {
+    const deps = await openParts(build, catalog, options.jobs ?? 'configured');
+    return { deps, close, closingOrder: build.opened.closingOrder };
+  } catch (err) {
+    await close(FAILED_BUILD_CLOSE_MS);
+    throw err;
+  }
+}
+
+/** Every part, each built after what it uses. */
+async function openParts(build: Build, catalog: Catalog, jobsWhere: 'configured' | 'in-process'): Promise<AppDeps> {
+  const { config, logger, leaks, telemetry, given } = build;
   const showMapTool = given.showMapTool !== undefined ? given.showMapTool : createShowMapTool({ catalog, mapBaseUrl: config.campus.mapBaseUrl });
-  const now = given.now ?? (() => new Date());
   const background = given.background ?? createBackgroundTasks(logger, telemetry);
   const turns = given.turns ?? createTurnsInFlight(config.maxTurnsInFlight, config.maxAnonymousTurnsInFlight);
-  let overload = given.overload;
-  if (!overload) {
-    const guard = createOverloadGuard({ limits: config.overload, turns, logger, onRefusal: () => telemetry.metrics.refusal('overload') });
-    closers.push({ name: 'overload guard', close: async () => guard.close() });
-    overload = guard;
-  }
-  // Postgres when DATABASE_URL is set (migrated under an advisory lock, vector size checked), else in-memory.
-  // A given store is this process's to open too (a test's in-memory or Postgres store).
-  if (given.memory) await given.memory.init();
-  const { store: opened, database } = given.memory ? { store: given.memory, database: null } : await createMemoryStoreFromConfig(config, logger);
-  const memory = telemetry.enabled ? observedStore(opened, telemetry.metrics) : opened;
-  // Background jobs: on the Postgres queue when there is a database (replicas share it; a killed
-  // replica's job is taken over), else in this process. Stopped by server.ts's drain, not a closer.
-  const jobs =
-    given.jobs ??
-    (database && config.databaseUrl && options.jobs !== 'in-process'
-      ? createPostgresJobQueue({
-          url: config.databaseUrl,
-          database,
-          logger,
-          telemetry,
-          expireSeconds: config.jobExpireSeconds,
-          concurrency: config.jobConcurrency,
-        })
-      : createInProcessQueue({ background, logger, expireSeconds: config.jobExpireSeconds, concurrency: config.jobConcurrency }));
-  closers.push({ name: 'memory store', close: () => memory.close() });
-  // Outside production, the sandbox stands in for what configuration leaves out (and what no override
-  // gives), and serves the playground page. Loaded on demand: production never loads a sandbox module.
-  const needsSandbox = given.gateway === undefined || given.campusTools === undefined || given.playground === undefined;
-  const sandbox = config.env === 'production' || !needsSandbox ? null : await startSandboxIfBuilt(config, logger, given);
-  // The sandbox tool server closes after the MCP client (closers run in reverse).
-  if (sandbox) closers.push({ name: 'sandbox', close: () => sandbox.close() });
-  // Chat model: the gateway, or the offline sandbox model behind the same openai client code path
-  // through its fetch seam (production refuses to start without a key; null is the guard).
-  // Both: the same limits, and nothing configured as secret in what is sent (the leak policy on the way out).
-  const gatewayLimits = {
-    callTimeoutMs: config.modelCallTimeoutMs,
-    responseBounds: responseByteLimit(config.budget.maxOutputTokens),
-    promptCacheKey: config.budget.promptCacheKey,
-    outbound: leaks.redact,
-  };
-  const untraced =
-    given.gateway !== undefined
-      ? given.gateway
-      : config.gateway.apiKey
-        ? createOpenAIGateway({ baseUrl: config.gateway.baseUrl, apiKey: config.gateway.apiKey, ...gatewayLimits })
-        : sandbox?.model
-          ? createOpenAIGateway({ baseUrl: sandbox.model.baseUrl, apiKey: 'offline', fetch: sandbox.model.fetch, ...gatewayLimits })
-          : null;
-  // With telemetry on, every model call gets its `chat` span and the gen_ai.client.* metrics.
-  const gateway = untraced && telemetry.enabled ? tracedGateway(untraced, telemetry.metrics) : untraced;
-  let campusTools = given.campusTools;
-  if (!campusTools) {
-    const mcpUrl = config.mcpServerUrl ?? sandbox?.mcpUrl ?? null;
-    const client = mcpUrl ? createMcpCampusTools({ url: mcpUrl, logger, callTimeoutMs: config.toolCallTimeoutMs }) : noCampusTools;
-    closers.push({ name: 'campus tools client', close: () => client.close() });
-    campusTools = client;
-  }
-  // Admission: the token budget (SQLite by default; Postgres when replicas must share it) and moderation
-  // (off without EMBEDDINGS_API_KEY). The store opens before serving so a bad TOKEN_USAGE_DB fails startup.
+  const overload =
+    given.overload ??
+    build.opened.own(
+      'overload guard',
+      createOverloadGuard({ limits: config.overload, turns, logger, onRefusal: () => telemetry.metrics.refusal('overload') }),
+      (guard) => guard.close(),
+    );
+  const { memory, database } = await memoryStore(build);
+  const jobs = given.jobs ?? jobQueue(build, database, background, jobsWhere);
+  const sandbox = await sandboxFor(build);
+  const gateway = modelGateway(build, sandbox);
+  const campusTools = given.campusTools ?? campusToolsClient(build, sandbox);
   const moderation = given.moderation ?? moderationFromConfig(config, logger);
-  let admission = given.admission;
-  if (!admission) {
-    const budget = await createBudgetStoreFromConfig(config, database ? { database } : {});
-    closers.push({ name: 'token budget store', close: () => budget.close() });
-    admission = createAdmission({ budget, moderation, config, logger, now, metrics: telemetry.metrics });
-  }
-  // Long-term memory for signed-in turns (the pipeline skips it for anonymous ones); needs a model for extraction.
-  const parts: TurnMemoryParts = { memory, gateway, background, jobs, logger, leaks, admission };
-  const turnMemory =
-    typeof given.turnMemory === 'function'
-      ? given.turnMemory(parts)
-      : (given.turnMemory ??
-        (gateway
-          ? createTurnMemory({
-              store: memory,
-              embedder: createEmbedderFromConfig(config),
-              gateway,
-              background,
-              jobs,
-              logger,
-              extractionModel: config.gateway.extractionModel,
-              leaks,
-              reserve: admission.reserveCall,
-            })
-          : noTurnMemory));
-  // Handlers are registered (the memory's extraction): the queue may start taking jobs.
-  await jobs.start();
+  const now = given.now ?? (() => new Date());
+  const admission = given.admission ?? (await admissionOver(build, database, moderation, now));
+  const turnMemory = turnMemoryOver(build, { memory, gateway, background, jobs, logger, leaks, admission });
+  await startWork(build, { jobs, background }, turnMemory);
   return {
     config,
     logger,
@@ -229,4 +202,129 @@ export async function buildDeps(
     telemetry,
     playground: given.playground !== undefined ? given.playground : (sandbox?.playground ?? null),
   };
+}
+
+/**
+ * The memory store: Postgres when DATABASE_URL is set (migrated under an advisory lock, vector size
+ * checked), else in memory. A given store is this process's to open and close too (a test's in-memory
+ * or Postgres store). With telemetry on, its calls are observed.
+ */
+async function memoryStore({ config, logger, telemetry, given, opened }: Build): Promise<{ memory: AppDeps['memory']; database: Database | null }> {
+  if (given.memory) await given.memory.init();
+  const { store, database } = given.memory ? { store: given.memory, database: null } : await createMemoryStoreFromConfig(config, logger);
+  const memory = opened.own('memory store', telemetry.enabled ? observedStore(store, telemetry.metrics) : store, (m) => m.close());
+  return { memory, database };
+}
+
+/**
+ * Background jobs: on the Postgres queue when there is a database (replicas share it; a killed
+ * replica's job is taken over), else in this process. Built here, taking jobs only once its handlers
+ * are registered (startJobs).
+ */
+function jobQueue({ config, logger, telemetry }: Build, database: Database | null, background: BackgroundTasks, where: 'configured' | 'in-process'): JobQueue {
+  const common = { logger, expireSeconds: config.jobExpireSeconds, concurrency: config.jobConcurrency };
+  return database && config.databaseUrl && where === 'configured'
+    ? createPostgresJobQueue({ url: config.databaseUrl, database, telemetry, ...common })
+    : createInProcessQueue({ background, ...common });
+}
+
+/**
+ * Outside production, the sandbox stands in for what configuration leaves out (and what no override
+ * gives), and serves the playground page. Loaded on demand: production never loads a sandbox module.
+ */
+async function sandboxFor(build: Build): Promise<Sandbox | null> {
+  const { config, logger, given, opened } = build;
+  const needsSandbox = given.gateway === undefined || given.campusTools === undefined || given.playground === undefined;
+  if (config.env === 'production' || !needsSandbox) return null;
+  const sandbox = await startSandboxIfBuilt(config, logger, given);
+  return sandbox && opened.own('sandbox', sandbox, (s) => s.close());
+}
+
+/**
+ * The chat model: the gateway, or the offline sandbox model behind the same openai client code path
+ * through its fetch seam (production refuses to start without a key; null is the guard). Both with the
+ * same limits, and nothing configured as secret in what is sent (the leak policy on the way out). With
+ * telemetry on, every call gets its `chat` span and the gen_ai.client.* metrics.
+ */
+function modelGateway({ config, leaks, telemetry, given }: Build, sandbox: Sandbox | null): AppDeps['gateway'] {
+  const limits = {
+    callTimeoutMs: config.modelCallTimeoutMs,
+    responseBounds: responseByteLimit(config.budget.maxOutputTokens),
+    promptCacheKey: config.budget.promptCacheKey,
+    outbound: leaks.redact,
+  };
+  const untraced =
+    given.gateway !== undefined
+      ? given.gateway
+      : config.gateway.apiKey
+        ? createOpenAIGateway({ baseUrl: config.gateway.baseUrl, apiKey: config.gateway.apiKey, ...limits })
+        : sandbox?.model
+          ? createOpenAIGateway({ baseUrl: sandbox.model.baseUrl, apiKey: 'offline', fetch: sandbox.model.fetch, ...limits })
+          : null;
+  return untraced && telemetry.enabled ? tracedGateway(untraced, telemetry.metrics) : untraced;
+}
+
+/** The campus tool server's client: the configured server, else the sandbox's; none without either. Opened after the sandbox, so it closes first. */
+function campusToolsClient({ config, logger, opened }: Build, sandbox: Sandbox | null): AppDeps['campusTools'] {
+  const url = config.mcpServerUrl ?? sandbox?.mcpUrl ?? null;
+  if (!url) return noCampusTools;
+  return opened.own('campus tools client', createMcpCampusTools({ url, logger, callTimeoutMs: config.toolCallTimeoutMs }), (c) => c.close());
+}
+
+/**
+ * Admission: the token and spend budget (SQLite by default; Postgres when replicas must share it) and
+ * moderation (off without EMBEDDINGS_API_KEY). The store opens before serving, so a bad TOKEN_USAGE_DB
+ * fails the start.
+ */
+async function admissionOver(
+  { config, logger, telemetry, opened }: Build,
+  database: Database | null,
+  moderation: AppDeps['moderation'],
+  now: () => Date,
+): Promise<AppDeps['admission']> {
+  const budget = opened.own('token budget store', await createBudgetStoreFromConfig(config, database ? { database } : {}), (b) => b.close());
+  return createAdmission({ budget, moderation, config, logger, now, metrics: telemetry.metrics });
+}
+
+/** Long-term memory for signed-in turns (the pipeline skips it for anonymous ones); it needs a model for extraction. */
+function turnMemoryOver({ config, given }: Build, parts: TurnMemoryParts): TurnMemory {
+  if (typeof given.turnMemory === 'function') return given.turnMemory(parts);
+  if (given.turnMemory) return given.turnMemory;
+  if (!parts.gateway) return noTurnMemory;
+  return createTurnMemory({
+    store: parts.memory,
+    embedder: createEmbedderFromConfig(config),
+    gateway: parts.gateway,
+    background: parts.background,
+    jobs: parts.jobs,
+    logger: parts.logger,
+    extractionModel: config.gateway.extractionModel,
+    leaks: parts.leaks,
+    reserve: parts.admission.reserveCall,
+  });
+}
+
+/**
+ * The work that runs after a turn starts: the queue takes jobs. It asks for the turn memory because
+ * building that registered the extraction handler: no job is taken before it can be handled. Owned
+ * last, so they close first, before anything a job or a task uses: the queue stops taking jobs and
+ * finishes or releases what it holds (Postgres: released jobs are retried by another replica), after
+ * which background tasks are refused and those running are waited for. What was given is its owner's.
+ */
+async function startWork(
+  { given, opened, logger }: Build,
+  work: Pick<AppDeps, 'jobs' | 'background'>,
+  _handlersRegisteredBy: TurnMemory,
+): Promise<void> {
+  if (!given.background) opened.own('background tasks', work.background, (tasks, deadline) => drainBackground(tasks, deadline, logger));
+  if (given.jobs) return;
+  await work.jobs.start();
+  opened.own('job queue', work.jobs, (queue, deadline) => queue.stop(Math.max(0, deadline - Date.now())));
+}
+
+/** Refuses new background tasks and waits for those running, until the deadline. */
+async function drainBackground(tasks: BackgroundTasks, deadline: number, logger: Logger): Promise<void> {
+  tasks.close();
+  const drained = await tasks.drain(Math.max(0, deadline - Date.now()));
+  if (!drained) logger.warn('shutdown deadline reached with background tasks pending', { pending: tasks.pending });
 }

@@ -30,7 +30,8 @@ export async function createTestDeps(overrides: DepsOverrides = {}): Promise<App
   // In memory whatever DATABASE_URL a test's configuration names (a test of Postgres gives its store).
   const memory = overrides.memory ?? createInMemoryStore({ embeddingModel: config.embeddings.apiKey ? config.embeddings.model : null });
   // Nothing a test builds here needs closing (in-memory store and queue; the rest is given).
-  return buildDeps(config, logger, leaks, overrides.telemetry ?? noTelemetry, [], { overrides: { ...TEST_DEFAULTS, ...overrides, memory } });
+  const { deps } = await buildDeps({ config, logger, leaks, telemetry: overrides.telemetry ?? noTelemetry, overrides: { ...TEST_DEFAULTS, ...overrides, memory } });
+  return deps;
 }
 
 /**
