@@ -3,7 +3,7 @@
  * configuration the service reads (AGENT_URL or PORT, AGENT_SHARED_SECRET); flags override them.
  */
 import { EventEmitter } from 'node:events';
-import { ConfigError, parseConfig } from '../src/config.js';
+import { ConfigError, parseLocalToolsConfig } from '../src/config.js';
 import { runChat } from '../src/sandbox/chat/chat-session.js';
 import { USAGE, parseChatArgs } from '../src/sandbox/chat/options.js';
 import { createServiceClient } from '../src/sandbox/chat/service-client.js';
@@ -12,7 +12,7 @@ import { createTerminalMarkdown } from '../src/sandbox/chat/terminal-markdown.js
 async function main(): Promise<void> {
   let defaults: { url: string; secret: string | null };
   try {
-    const config = parseConfig(process.env);
+    const config = parseLocalToolsConfig(process.env);
     defaults = { url: config.agentUrl, secret: config.sharedSecret };
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;

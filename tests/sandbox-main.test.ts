@@ -8,12 +8,14 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { expect, it } from 'vitest';
-import { parseConfig } from '../src/config.js';
+import { parseLocalToolsConfig } from '../src/config.js';
 import { REPO_ROOT } from './support/spawn-service.js';
 
 it('defaults to port 5050', () => {
-  expect(parseConfig({}).sandboxToolsPort).toBe(5050);
-  expect(parseConfig({ SANDBOX_TOOLS_PORT: '6060' }).sandboxToolsPort).toBe(6060);
+  expect(parseLocalToolsConfig({}).sandboxToolsPort).toBe(5050);
+  expect(parseLocalToolsConfig({ SANDBOX_TOOLS_PORT: '6060' }).sandboxToolsPort).toBe(6060);
+  // The local tools read their own variables: a production environment missing the service's does not stop them.
+  expect(parseLocalToolsConfig({ AGENT_ENV: 'production', PORT: '7000' }).agentUrl).toBe('http://127.0.0.1:7000');
 });
 
 it('runs standalone, serves MCP and exits 0 on SIGTERM', async () => {

@@ -3,14 +3,14 @@
  * pointing a service at it through MCP_SERVER_URL. Port from SANDBOX_TOOLS_PORT (default 5050); stops
  * on SIGINT/SIGTERM.
  */
-import { ConfigError, parseConfig } from '../../config.js';
+import { ConfigError, parseLocalToolsConfig } from '../../config.js';
 import { createLogger } from '../../logger.js';
 import { startSandboxToolServer } from './tool-server.js';
 
 async function main(): Promise<void> {
   let config;
   try {
-    config = parseConfig(process.env);
+    config = parseLocalToolsConfig(process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`sandbox-tools: ${err.message}\n`);
