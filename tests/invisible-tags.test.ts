@@ -8,6 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/logger.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
+import { admitFact } from '../src/memory/fact-guard.js';
+import { baseLeakPolicy } from '../src/security/leak-policy.js';
 import { createInvisibleTagFilter, removeInvisibleTags } from '../src/security/invisible-tags.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
@@ -57,11 +59,12 @@ describe('invisible tag characters', () => {
     expect(events.at(-1)!.data.response_text).toBe('Gates is open until 9 PM.');
   });
 
-  it('are not stored in a fact', async () => {
+  it('are not stored in a fact: admission removes them, and a store refuses a text that still has them', async () => {
     const store = createInMemoryStore({ embeddingModel: null });
     await store.init();
-    const { fact } = await store.add({ userId: 'u1', kind: 'remembered', text: `Lives in Donner House${HIDDEN}` });
-    expect(fact.text).toBe('Lives in Donner House');
+    const admitted = admitFact(`Lives in Donner House${HIDDEN}`, baseLeakPolicy);
+    expect(admitted).toEqual({ ok: true, text: 'Lives in Donner House' });
+    await expect(store.add({ userId: 'u1', kind: 'remembered', text: `Lives in Donner House${HIDDEN}` })).rejects.toThrow(/unadmitted_text/);
   });
 
   it('the streaming filter holds a split pair and drops only tag characters', () => {

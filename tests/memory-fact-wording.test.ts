@@ -4,6 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { admitFact } from '../src/memory/fact-guard.js';
+import { storableText } from '../src/memory/fact-text.js';
+import { MAX_FACT_LENGTH } from '../src/memory/store.js';
 import { livesIn, toThirdPerson } from '../src/memory/fact-wording.js';
 import { baseLeakPolicy } from '../src/security/leak-policy.js';
 
@@ -48,6 +50,18 @@ describe('admitFact', () => {
   it('stores every fact in the one wording, and still refuses secrets', () => {
     expect(admitFact('  my dorm is   Morewood Gardens ', baseLeakPolicy)).toEqual({ ok: true, text: 'Lives in Morewood Gardens' });
     expect(admitFact('my api key is sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', baseLeakPolicy).ok).toBe(false);
+  });
+
+  it('cleans, words, then cuts: what it admits is exactly what a store accepts as it is', () => {
+    // The wording lengthens the text ("my" becomes "their"): the cut comes after it.
+    const long = admitFact(`I like ${'my friends '.repeat(60)}`, baseLeakPolicy);
+    expect(long.ok && Array.from(long.text).length).toBe(MAX_FACT_LENGTH);
+    expect(long.ok && long.text.startsWith('Likes their friends their friends')).toBe(true);
+    // A provider key split by a control character is read joined, as it would be stored.
+    expect(admitFact('my key is sk-proj-AbCdEfGhIjKl\u0001MnOpQrStUvWxYz0123456789', baseLeakPolicy)).toEqual({ ok: false, reason: 'secret' });
+    const admitted = admitFact('  I live in\tMudge\u0000 House\uDC00 ', baseLeakPolicy);
+    expect(admitted).toEqual({ ok: true, text: 'Lives in Mudge House' });
+    expect(admitted.ok && storableText('add', admitted.text)).toBe('Lives in Mudge House');
   });
 });
 

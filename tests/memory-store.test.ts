@@ -10,6 +10,9 @@ import { EMBEDDING_DIMENSIONS } from '../src/db/embedding-dimensions.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { createPostgresStore } from '../src/memory/postgres-store.js';
 import { MAX_FACTS_PER_USER, type MemoryStore } from '../src/memory/store.js';
+import { admitFact } from '../src/memory/fact-guard.js';
+import { MemoryStoreError } from '../src/memory/store-error.js';
+import { baseLeakPolicy } from '../src/security/leak-policy.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
 
 /** A clock that advances one second per reading, so every write has its own time. */
@@ -96,11 +99,16 @@ describe.each(factories)('%s store', (backend, make) => {
     expect(await store.count(u)).toBe(3);
   });
 
-  it('stores a fact without the control characters and lone surrogates no store can hold (NUL: Postgres 22021)', async () => {
+  it('refuses a text admission did not make (a NUL: Postgres 22021, a lone surrogate, loose spacing, too long), and stores the admitted one', async () => {
     const store = await make({});
     const u = user();
-    const { fact } = await store.add({ userId: u, kind: 'remembered', text: 'Lives\u0000 in \u0007Donner\uD800' });
-    expect(fact.text).toBe('Lives in Donner');
+    for (const text of ['Lives\u0000 in Donner', 'Lives in Donner\uD800', '  Lives in Donner', '', 'x'.repeat(501)]) {
+      await expect(store.add({ userId: u, kind: 'remembered', text })).rejects.toThrow(MemoryStoreError);
+    }
+    const admitted = admitFact('Lives\u0000 in \u0007Donner\uD800', baseLeakPolicy);
+    expect(admitted).toEqual({ ok: true, text: 'Lives in Donner' });
+    const { fact } = await store.add({ userId: u, kind: 'remembered', text: admitted.ok ? admitted.text : '' });
+    await expect(store.update(u, fact.id, { text: 'Lives in\u0000 Mudge', source: 'remember' })).rejects.toThrow(MemoryStoreError);
     expect((await store.list(u)).items.map((f) => f.text)).toEqual(['Lives in Donner']);
   });
 
@@ -125,7 +133,7 @@ describe.each(factories)('%s store', (backend, make) => {
     const first = await store.add({ userId: u, kind: 'learned', text: 'is vegetarian' });
     expect(first.status).toBe('created');
     // A repetition changes nothing, not even updatedAt.
-    const again = await store.add({ userId: u, kind: 'learned', text: '  Is   VEGETARIAN. ' });
+    const again = await store.add({ userId: u, kind: 'learned', text: 'Is VEGETARIAN.' });
     expect(again).toMatchObject({ status: 'unchanged', fact: { id: first.fact.id, kind: 'learned', text: 'is vegetarian' } });
     expect(again.fact.updatedAt).toEqual(first.fact.updatedAt);
     const promoted = await store.add({ userId: u, kind: 'remembered', text: 'Is vegetarian!' });

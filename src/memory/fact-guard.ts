@@ -7,19 +7,21 @@
  * extraction prompt, so a fact stored before this rule (or by hand) cannot carry a secret out either.
  */
 import type { LeakPolicy } from '../security/leak-policy.js';
-import { cleanFactText } from './fact-text.js';
+import { cleanFactText, fitFactLength } from './fact-text.js';
 import { toThirdPerson } from './fact-wording.js';
 import type { Fact, MemoryStore } from './store.js';
 
 export type AdmittedFact = { ok: true; text: string } | { ok: false; reason: 'empty' | 'secret' | 'prompt' };
 
 /**
- * Words a fact in third person (fact-wording.ts), cleans it (fact-text.ts) and refuses it when empty,
- * when it carries a secret, or when it repeats the service's instructions (a fact is listed back and
- * shown to later turns: it must not become a way to carry the prompt out).
+ * The one way a fact's text reaches a store, from an extraction or the remember tool: cleaned once
+ * (characters no store holds, invisible tags, spacing: fact-text.ts), worded in third person
+ * (fact-wording.ts), cut to MAX_FACT_LENGTH, then refused when empty, when it carries a secret, or when
+ * it repeats the service's instructions (a fact is listed back and shown to later turns: it must not
+ * become a way to carry the prompt out). The guard reads the text exactly as it will be stored.
  */
 export function admitFact(raw: string, leaks: LeakPolicy): AdmittedFact {
-  const text = cleanFactText(toThirdPerson(cleanFactText(raw)));
+  const text = fitFactLength(toThirdPerson(cleanFactText(raw)));
   if (!text) return { ok: false, reason: 'empty' };
   if (leaks.scan(text).redacted) return { ok: false, reason: 'secret' };
   if (leaks.carriesPrompt(raw) || leaks.carriesPrompt(text)) return { ok: false, reason: 'prompt' };

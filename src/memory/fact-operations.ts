@@ -153,15 +153,21 @@ const emptyCounts = (): OperationCounts => ({
   refused_conflict: 0,
 });
 
+/** An operation ready for the store: its text admitted (admitFact: cleaned, worded, guarded), its target one of the shown facts. */
+export type PlannedOperation =
+  | { op: 'add'; text: string }
+  | { op: 'update'; target: Fact; text: string }
+  | { op: 'delete'; target: Fact };
+
 /**
- * Applies the operations to the user's facts in order. One operation per known fact (a second one on
- * the same id is refused as malformed); texts pass the leak policy (fact-guard.ts) before they are
+ * Applies a model's operations to the user's facts in order. One operation per known fact (a second one
+ * on the same id is refused as malformed); each text is admitted once (fact-guard.ts) before it is
  * embedded or stored. Throws only when the store fails.
  */
 export async function applyOperations(deps: ApplyDeps, ctx: ApplyContext, parsed: ParsedOperations): Promise<AppliedOperations> {
   const counts = emptyCounts();
   counts.refused_malformed = parsed.malformed + parsed.excess;
-  const planned: { op: FactOperation; target?: Fact; text?: string }[] = [];
+  const planned: PlannedOperation[] = [];
   const touched = new Set<string>();
   for (const op of parsed.operations) {
     let target: Fact | undefined;
@@ -178,7 +184,7 @@ export async function applyOperations(deps: ApplyDeps, ctx: ApplyContext, parsed
       touched.add(target.id);
     }
     if (op.op === 'delete') {
-      planned.push({ op, target });
+      planned.push({ op: 'delete', target: target! });
       continue;
     }
     const admitted = admitFact(op.text.slice(0, ctx.maxLength), deps.leaks);
@@ -188,10 +194,18 @@ export async function applyOperations(deps: ApplyDeps, ctx: ApplyContext, parsed
       else counts.refused_malformed++;
       continue;
     }
-    planned.push({ op, target, text: admitted.text });
+    planned.push(op.op === 'add' ? { op: 'add', text: admitted.text } : { op: 'update', target: target!, text: admitted.text });
   }
+  return applyPlanned(deps, ctx, planned, counts);
+}
 
-  const texts = planned.flatMap((p) => (p.text === undefined ? [] : [p.text]));
+/**
+ * Applies operations whose texts were already admitted (the remember tool's own fact, admitted where
+ * the tool can tell the model why it was refused), embedding the texts in one call. Throws only when
+ * the store fails.
+ */
+export async function applyPlanned(deps: ApplyDeps, ctx: ApplyContext, planned: readonly PlannedOperation[], counts = emptyCounts()): Promise<AppliedOperations> {
+  const texts = planned.flatMap((p) => (p.op === 'delete' ? [] : [p.text]));
   const vectors = await embedOrNull(
     deps.embedder,
     texts,
@@ -201,16 +215,16 @@ export async function applyOperations(deps: ApplyDeps, ctx: ApplyContext, parsed
   const written: Fact[] = [];
   const deleted: Fact[] = [];
   let v = 0;
-  for (const { op, target, text } of planned) {
-    if (op.op === 'delete') {
-      const removed = await deps.store.remove(ctx.userId, [target!.id]);
+  for (const p of planned) {
+    if (p.op === 'delete') {
+      const removed = await deps.store.remove(ctx.userId, [p.target.id]);
       counts.deleted += removed.length;
       deleted.push(...removed);
       continue;
     }
     const embedding = vectors[v++] ?? null;
-    if (op.op === 'add') {
-      const result = await deps.store.add({ userId: ctx.userId, kind: ctx.kind, text: text!, embedding, source: ctx.source });
+    if (p.op === 'add') {
+      const result = await deps.store.add({ userId: ctx.userId, kind: ctx.kind, text: p.text, embedding, source: ctx.source });
       if (result.status === 'unchanged') counts.unchanged++;
       else {
         counts[result.status === 'created' ? 'added' : 'updated']++;
@@ -218,8 +232,8 @@ export async function applyOperations(deps: ApplyDeps, ctx: ApplyContext, parsed
       }
       continue;
     }
-    const result = await deps.store.update(ctx.userId, target!.id, {
-      text: text!,
+    const result = await deps.store.update(ctx.userId, p.target.id, {
+      text: p.text,
       embedding,
       source: ctx.source,
       ...(ctx.kind === 'remembered' && { kind: 'remembered' as const }),

@@ -1,8 +1,9 @@
 /**
- * The text rules of a fact, shared by both stores and the tools: how a fact is cleaned before it is
- * stored, the normalised form duplicates meet on, and what a fact id looks like.
+ * The text rules of a fact: how admission cleans it (once, fact-guard.ts), what a store accepts as it
+ * is, the normalised form duplicates meet on, and what a fact id looks like.
  */
 import { removeInvisibleTags } from '../security/invisible-tags.js';
+import { MemoryStoreError } from './store-error.js';
 import { MAX_FACT_LENGTH } from './store.js';
 
 /**
@@ -16,11 +17,28 @@ export function removeUnstorable(text: string): string {
   return removeInvisibleTags(text).replace(UNSTORABLE, '');
 }
 
-/** Trims, removes unstorable characters, collapses whitespace and cuts to MAX_FACT_LENGTH characters (whole code points). */
+/** Removes characters no store can hold and invisible tags, collapses whitespace and trims (admitFact, fact-guard.ts, is its one caller). */
 export function cleanFactText(text: string): string {
-  const collapsed = removeUnstorable(text).replace(/\s+/g, ' ').trim();
-  const chars = Array.from(collapsed);
-  return chars.length <= MAX_FACT_LENGTH ? collapsed : chars.slice(0, MAX_FACT_LENGTH).join('').trimEnd();
+  return removeUnstorable(text).replace(/\s+/g, ' ').trim();
+}
+
+/** Cuts to MAX_FACT_LENGTH characters (whole code points). */
+export function fitFactLength(text: string): string {
+  const chars = Array.from(text);
+  return chars.length <= MAX_FACT_LENGTH ? text : chars.slice(0, MAX_FACT_LENGTH).join('').trimEnd();
+}
+
+/**
+ * A store writes a fact's text as it is given: admission (admitFact) cleaned it once. A text admission
+ * would still change (a NUL, which Postgres refuses with 22021, a lone surrogate, an invisible tag,
+ * loose spacing), an empty one or one over MAX_FACT_LENGTH did not pass it (no writer in src/ does
+ * that) and is refused here, before the database sees it.
+ */
+export function storableText(op: string, text: string): string {
+  if (!text || cleanFactText(text) !== text || (text.length > MAX_FACT_LENGTH && Array.from(text).length > MAX_FACT_LENGTH)) {
+    throw new MemoryStoreError(op, 'unadmitted_text');
+  }
+  return text;
 }
 
 /**

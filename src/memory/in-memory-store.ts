@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { cosineSimilarity } from './cosine.js';
-import { cleanFactText, isFactId, normalizeFactText } from './fact-text.js';
+import { isFactId, normalizeFactText, storableText } from './fact-text.js';
 import {
   DUPLICATE_SIMILARITY,
   MAX_FACTS_PER_USER,
@@ -83,7 +83,7 @@ export function createInMemoryStore(options: InMemoryStoreOptions): MemoryStore 
     },
 
     async add(input): Promise<AddResult> {
-      const text = cleanFactText(input.text);
+      const text = storableText('add', input.text);
       const normalized = normalizeFactText(text);
       const embedding = input.embedding ?? null;
       const facts = factsOf(input.userId);
@@ -147,7 +147,7 @@ export function createInMemoryStore(options: InMemoryStoreOptions): MemoryStore 
     async update(userId, id, update): Promise<UpdateResult | null> {
       const entry = isFactId(id) ? factsOf(userId).find((f) => f.id === id.toLowerCase()) : undefined;
       if (!entry) return null;
-      const text = cleanFactText(update.text);
+      const text = storableText('update', update.text);
       const normalized = normalizeFactText(text);
       const kind = update.kind ?? entry.kind;
       if (text === entry.text && kind === entry.kind) return { status: 'unchanged', fact: copy(entry) };

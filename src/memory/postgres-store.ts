@@ -10,7 +10,7 @@ import { and, asc, count, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-o
 import type { Database } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { FACT_KIND_VALUES, FACT_SOURCE_VALUES, memoryFactHistory, memoryFacts } from '../db/schema.js';
-import { cleanFactText, isFactId, normalizeFactText } from './fact-text.js';
+import { isFactId, normalizeFactText, storableText } from './fact-text.js';
 import { factColumns, nearestFacts, toFact } from './nearest-facts.js';
 import {
   DUPLICATE_SIMILARITY,
@@ -120,7 +120,7 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
     },
 
     async add(input): Promise<AddResult> {
-      const text = cleanFactText(input.text);
+      const text = storableText('add', input.text);
       const normalized = normalizeFactText(text);
       const embedding = input.embedding ?? null;
       const at = now();
@@ -195,7 +195,7 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
 
     async update(userId, id, update): Promise<UpdateResult | null> {
       if (!isFactId(id)) return null;
-      const text = cleanFactText(update.text);
+      const text = storableText('update', update.text);
       const normalized = normalizeFactText(text);
       return db.transaction(async (tx) => {
         await lockUser(tx, userId);

@@ -14,6 +14,7 @@ import type { Embedder } from './embeddings.js';
 import { admitFact } from './fact-guard.js';
 import {
   applyOperations,
+  applyPlanned,
   askForOperations,
   OPERATIONS_GRAMMAR,
   parseOperations,
@@ -124,14 +125,14 @@ export function readReconcileRequest(message: string): { newFact: string; known:
 }
 
 /**
- * Reconciles `text` with the user's related facts and makes sure it is stored. Throws only when the
+ * Reconciles `text` (admitted by the tool) with the user's related facts and makes sure it is stored. Throws only when the
  * store fails; a model that fails or answers nonsense degrades to a plain add.
  */
 async function remember(userId: string, text: string, deps: MemoryToolDeps, signal: AbortSignal): Promise<AppliedOperations> {
-  const apply = (shown: ShownFacts, parsed: ParsedOperations) =>
-    applyOperations(deps, { userId, source: 'remember', kind: 'remembered', shown, maxLength: MAX_FACT_LENGTH, signal }, parsed);
-  // The new fact as it is, deduplicated by the store.
-  const plainAdd = () => apply(new ShownFacts([]), { operations: [{ op: 'add', text }], malformed: 0, excess: 0 });
+  const context = (shown: ShownFacts) => ({ userId, source: 'remember' as const, kind: 'remembered' as const, shown, maxLength: MAX_FACT_LENGTH, signal });
+  const apply = (shown: ShownFacts, parsed: ParsedOperations) => applyOperations(deps, context(shown), parsed);
+  // The new fact as admitted (`text`), deduplicated by the store.
+  const plainAdd = () => applyPlanned(deps, context(new ShownFacts([])), [{ op: 'add', text }]);
 
   const related = deps.reconcile ? await relevantFacts(deps, userId, text, { k: RELATED_FACTS_SHOWN, signal }) : [];
   if (!deps.reconcile || related.length === 0) return plainAdd();

@@ -49,7 +49,7 @@ export interface ScoredFact extends Fact {
 export interface FactInput {
   userId: string;
   kind: FactKind;
-  /** Trimmed and cut to MAX_FACT_LENGTH by the store. */
+  /** As admission made it (admitFact, fact-guard.ts): the store writes it as it is and refuses one it could not hold. */
   text: string;
   /** Null or absent when embeddings are off or failed: such a fact is found by text only. */
   embedding?: number[] | null;
@@ -59,7 +59,7 @@ export interface FactInput {
 
 /** A new wording for a stored fact (a superseding fact: "Moved to Donner House"). */
 export interface FactUpdate {
-  /** Cleaned and cut like an added fact's text. */
+  /** As admission made it, like an added fact's text. */
   text: string;
   /** The new text's embedding; null or absent keeps no vector (the old one no longer describes it). */
   embedding?: number[] | null;

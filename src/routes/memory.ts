@@ -44,7 +44,7 @@ const pageQuery = z.object({
   q: z
     .string()
     .max(MAX_Q_LENGTH)
-    // A stored fact never holds a control character (cleanFactText), and Postgres cannot even compare
+    // A stored fact never holds a control character (admission cleans it, a store refuses one), and Postgres cannot even compare
     // with a NUL: such a search is a bad request, not a store outage.
     .refine((s) => removeUnstorable(s) === s, 'q must not contain control characters')
     .optional()
