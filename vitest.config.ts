@@ -14,16 +14,16 @@ export const FULL_SUITE_ONLY = [
   'tests/playground-browser.test.ts', // headless Chromium against the playground
   'tests/eval.test.ts', // `npm run eval` as a child process
   'tests/lifecycle.test.ts', // SIGTERM drains of a service process
-  'tests/deploy-spawn-service.test.ts',
-  'tests/deploy-dockerfile.test.ts',
-  'tests/deploy-script.test.ts',
-  'tests/memory-e2e.test.ts',
-  'tests/memory-near-budget.test.ts',
-  'tests/telemetry-export.test.ts',
-  'tests/zero-config-run.test.ts',
-  'tests/campus-startup.test.ts',
-  'tests/sandbox-main.test.ts',
-  'tests/chat-client-session.test.ts',
+  'tests/deploy-spawn-service.test.ts', // the real entry point as child processes: ports, health, SIGTERM, refused starts
+  'tests/deploy-dockerfile.test.ts', // the HEALTHCHECK command run against a spawned service, a running and a stopped one
+  'tests/deploy-script.test.ts', // `npm run deploy` as a child process against a fake platform over HTTP
+  'tests/memory-e2e.test.ts', // memory over real HTTP on PGlite, ending with the real entry point stopped by SIGTERM after a turn
+  'tests/memory-near-budget.test.ts', // the real entry point near its daily limit: the fact is still stored
+  'tests/telemetry-export.test.ts', // a spawned service exporting to a collector over OTLP
+  'tests/zero-config-run.test.ts', // `npm start` with no configuration, as a child process
+  'tests/campus-startup.test.ts', // spawned services with good and malformed catalog files
+  'tests/sandbox-main.test.ts', // `npm run sandbox:tools` as a child process
+  'tests/chat-client-session.test.ts', // the terminal client against a zero-config service, then scripts/chat.ts as a child process
   'tests/answer-cap.test.ts', // RSS bounds of a spawned service under endless answers
   'tests/client-dead-ends.test.ts', // 10 chats of 3.5 MB against a spawned service
   'tests/db-memory-store.test.ts', // the database stopped and restarted under the service

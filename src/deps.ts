@@ -1,6 +1,7 @@
 /**
- * Everything the app needs from the outside world, built once by `server.ts` (or by a test with fakes)
- * and passed to `createApp`. Nothing here is created at import time.
+ * Everything the app needs from the outside world, built once by the composition root
+ * (server/build-deps.ts, for server.ts, the eval and the tests, which give their fakes as overrides) and
+ * passed to `createApp`. Nothing here is created at import time.
  */
 import type { Admission, Moderation } from './admission/admission.js';
 import type { Catalog } from './campus/catalog.js';

@@ -1,8 +1,9 @@
 /**
  * The chat routes: `POST /agent/respond` (complete response object) and `POST /agent/respond/stream`
  * (SSE). One turn generator behind both: the JSON route drains it, the stream route frames it. Order
- * before any stream starts (CONTRACT.md): auth and body size (the guard) → JSON and fields, the model on the allowlist (400) →
- * gateway configured (503) → turns in flight (429) → admission: budget (429/503) and moderation → the turn.
+ * before any stream starts (CONTRACT.md): auth and body size (the guard) → JSON and fields, the model on
+ * the allowlist (400) → gateway configured (503) → overload (503 + Retry-After) → turns in flight (429) →
+ * admission: budget (429), the service's spending cap (503) and moderation → the turn (pipeline/turn.ts).
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/app-env.js';
