@@ -6,6 +6,7 @@
  * the one dynamic import in server/build-deps.ts, tests importing no script entry point, benches taking their fakes
  * from tests/support/ only. `npx vitest run tests/architecture.test.ts` is the command to check it.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findCycles, importGraph, roomOf, upwardImports } from './support/import-graph.js';
@@ -31,6 +32,13 @@ describe('architecture', () => {
   it('reads a real graph', () => {
     expect(src.length).toBeGreaterThan(100);
     expect(src.some((e) => e.from === 'src/server.ts' && e.to === 'src/app.ts')).toBe(true);
+  });
+
+  it('keeps every file of src/ outside the sandbox sample data at 400 lines or fewer', () => {
+    const files = [...new Set(src.flatMap((e) => [e.from, e.to]))].filter((f) => f.startsWith('src/') && !f.startsWith('src/sandbox/campus/data/'));
+    expect(files.length).toBeGreaterThan(100);
+    const long = files.filter((f) => readFileSync(join(REPO_ROOT, f), 'utf8').split('\n').length - 1 > 400);
+    expect(long).toEqual([]);
   });
 
   it('has no import cycle between files of src/', () => {
