@@ -28,14 +28,17 @@ export function fitFactLength(text: string): string {
   return chars.length <= MAX_FACT_LENGTH ? text : chars.slice(0, MAX_FACT_LENGTH).join('').trimEnd();
 }
 
+const HAS_UNSTORABLE = new RegExp(UNSTORABLE.source);
+
 /**
- * A store writes a fact's text as it is given: admission (admitFact) cleaned it once. A text admission
- * would still change (a NUL, which Postgres refuses with 22021, a lone surrogate, an invisible tag,
- * loose spacing), an empty one or one over MAX_FACT_LENGTH did not pass it (no writer in src/ does
- * that) and is refused here, before the database sees it.
+ * A store writes a fact's text as it is given: admission (admitFact) cleaned it once. A text no store
+ * can hold (a NUL, which Postgres refuses with 22021, another control character, a lone surrogate), an
+ * empty one or one over MAX_FACT_LENGTH did not pass admission (no writer in src/ does that) and is
+ * refused here, before the database sees it. Anything else a row may hold (a row written before the
+ * rules, by hand) is stored as it is; what it shows is redacted on the way out (fact-guard.ts).
  */
 export function storableText(op: string, text: string): string {
-  if (!text || cleanFactText(text) !== text || (text.length > MAX_FACT_LENGTH && Array.from(text).length > MAX_FACT_LENGTH)) {
+  if (!text || HAS_UNSTORABLE.test(text) || (text.length > MAX_FACT_LENGTH && Array.from(text).length > MAX_FACT_LENGTH)) {
     throw new MemoryStoreError(op, 'unadmitted_text');
   }
   return text;
