@@ -14,7 +14,9 @@ const defaultTools = (): TestTool[] => [
   { name: 'eats_get_locations_open_now', run: async () => EATS_TEXT },
   { name: 'courses_fetch_course_by_id', run: async (a) => JSON.stringify({ courseID: a.course_id, name: 'Imperative Computation' }) },
   { name: 'guide_search_guide', run: async () => '[]' },
-  { name: 'bus_next_arrivals', run: async () => 'Route 61C in 4 minutes' },
+  { name: 'bus_get_next_bus', run: async () => JSON.stringify({ status: 'ok', results: [] }) },
+  // A group the service does not know (one the tool server may add later).
+  { name: 'parking_find_spots', run: async () => 'Lot A: 12 free' },
 ];
 
 const defer = closeAfterEach();
@@ -74,9 +76,20 @@ describe('POST /agent/respond: tools', () => {
     const names = toolNames(sent);
     expect(names.some((n) => n.startsWith('eats_'))).toBe(false);
     expect(names).toContain('maps_show_map');
-    expect(names).toContain('bus_next_arrivals');
+    // A narrowed turn sends neither the bus group nor a tool of an unknown group.
+    expect(names.some((n) => n.startsWith('bus_') || n.startsWith('parking_'))).toBe(false);
     expect(sent.messages[0].content).toContain('CMUEats');
     expect(sent.messages[0].content).toContain('Settings');
+  });
+
+  it('binds a tool of an unknown group only when a turn binds every group, and the bus only when enabled', async () => {
+    const h = await harness();
+    await h.post({ query: 'Tell me about Sorrells' });
+    expect(toolNames(h.gw.chatRequests()[0])).toEqual(expect.arrayContaining(['bus_get_next_bus', 'parking_find_spots', 'guide_search_guide']));
+    await h.post({ query: "When's the next 61C?", disabled_tools: ['CMU Bus'] });
+    const sent = h.gw.chatRequests()[1];
+    expect(toolNames(sent).some((n) => n.startsWith('bus_'))).toBe(false);
+    expect(sent.messages[0].content).toContain('CMU Bus');
   });
 
   it('drops the map tool when maps are disabled', async () => {

@@ -237,7 +237,18 @@ const THIRD_PASS: Row[] = [
   { q: 'who is the president of the united states', tools: ['guide_search_guide'], has: ["That's outside the campus data"] },
 ];
 
-const ROWS = [...MAPS, ...EATS, ...COURSES, ...GUIDE, ...SECOND_PASS, ...THIRD_PASS];
+/** Issue 48: buses at Forbes Ave & Morewood Ave, on the sandbox's clock (Wednesday 12:30 PM). */
+const BUS: Row[] = [
+  { q: "when's the next 61C?", tools: ['bus_get_next_bus'], has: ['**Next 61C** (predictions as of Wednesday 12:30 PM)', '**61C** to McKeesport reaches **Forbes Ave & Morewood Ave (near CUC)**', 'in 2 minutes'] },
+  { q: 'how do I get to Squirrel Hill?', tools: ['bus_get_next_bus'], has: ['**Next bus toward Squirrel Hill**', 'Forbes Ave & Morewood Ave (near CUC)**, outbound'], not: ['Tepper Quad'] },
+  { q: 'next bus to the airport', tools: ['bus_get_next_bus'], has: ['**Next bus toward Airport**', '**28X** to Airport', 'near Tepper Quad'] },
+  { q: 'is the 28X running right now', tools: ['bus_get_next_bus'], has: ['**Next 28X**', '**28X** to Airport reaches'] },
+  { q: 'can I ride the PRT for free with my CMU ID?', tools: ['bus_get_cmu_prt_rider_guide'], has: ['**Riding PRT with your CMU ID**', 'no fare', '4. Tap your CMU ID card on the fare reader.'] },
+  { q: 'and the one after that?', history: ["when's the next 61C?", '**Next 61C**: the 61C to McKeesport in 2 minutes.'], tools: ['bus_get_stop_predictions'], has: ['**The bus after that**', 'The 61C to McKeesport after that one reaches', 'in 17 minutes'] },
+  { q: 'what about toward downtown?', history: ['next bus to squirrel hill', '**Next bus toward Squirrel Hill**: the 61C in 2 minutes.'], tools: ['bus_get_next_bus'], has: ['**Next bus toward Downtown**', 'near Tepper Quad'] },
+];
+
+const ROWS = [...MAPS, ...EATS, ...COURSES, ...GUIDE, ...SECOND_PASS, ...THIRD_PASS, ...BUS];
 
 let sandbox: SandboxToolServer;
 let tools: CampusTools;

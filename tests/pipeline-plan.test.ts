@@ -27,7 +27,7 @@ describe('planTurn', () => {
     ['Is 15122 taught in the spring?', ['courses']],
     ['How do I get to Gates from Wean?', ['maps']],
     // Meal plans are the guide's policy and the dining locations' payment (issue 36: bind what may be needed).
-    ['When does the shuttle run and how do meal plans work?', ['eats', 'guide']],
+    ['When does the shuttle run and how do meal plans work?', ['eats', 'guide', 'bus']],
     ['Which dining halls are open now?', ['eats']],
     // Words outside ASCII are whole words too (JavaScript's \b would never end one after "é").
     ['Tepper Café hours?', ['eats']],
@@ -37,11 +37,17 @@ describe('planTurn', () => {
     ['deadline to drop a class?', ['courses', 'guide']],
     ['i lost my student id', ['guide']],
     ['when are finals', ['guide']],
+    // Issue 48: buses, routes and the places the Forbes & Morewood stops serve.
+    ["when's the next 61C?", ['bus']],
+    ['how do I get to Squirrel Hill?', ['maps', 'bus']],
+    ['is the 28X running to the airport', ['bus']],
+    ['can I ride the PRT for free with my ID?', ['bus']],
   ])('binds the groups a message asks about: %s', (query, groups) => {
     const plan = planTurn(req(query), noUserMemory);
     expect(plan.groups).toEqual(groups);
     expect(plan.conversational).toBe(false);
-    expect(plan.ungroupedTools).toBe(true);
+    // A narrowed turn sends no tool of a group the service does not know.
+    expect(plan.ungroupedTools).toBe(false);
   });
 
   it.each(['thanks!', 'Thank you so much!', 'ok', 'reply in one sentence', 'Can you make it shorter?'])(
@@ -63,8 +69,19 @@ describe('planTurn', () => {
     expect(planTurn(req('and what about the course 15-213?', { history }), noUserMemory).groups).toEqual(['courses', 'eats']);
   });
 
-  it('binds every enabled group when a first message gives no hint', () => {
-    expect(planTurn(req('Tell me about Sorrells', { disabledGroups: ['guide'] }), noUserMemory).groups).toEqual(['maps', 'courses', 'eats']);
+  it('binds every enabled group, and tools of unknown groups, when a first message gives no hint', () => {
+    const plan = planTurn(req('Tell me about Sorrells', { disabledGroups: ['guide'] }), noUserMemory);
+    expect(plan.groups).toEqual(['maps', 'courses', 'eats', 'bus']);
+    expect(plan.ungroupedTools).toBe(true);
+  });
+
+  it('keeps the bus for a follow-up of a bus conversation', () => {
+    const history: HistoryTurn[] = [
+      { role: 'user', content: "When's the next 61C?" },
+      { role: 'assistant', content: 'The next 61C leaves Forbes Ave & Morewood Ave in 4 minutes.' },
+    ];
+    expect(planTurn(req('and the one after that?', { history }), noUserMemory).groups).toEqual(['bus']);
+    expect(planTurn(req('what about toward downtown?', { history }), noUserMemory).groups).toEqual(['bus']);
   });
 
   it('never binds disabled groups, and drops the map tool when maps are disabled', () => {
@@ -82,7 +99,8 @@ describe('planTurn', () => {
 
 describe('chat request normalisation', () => {
   it('normalises disabled_tools ids and labels, ignoring unknown entries', () => {
-    expect(normalizeDisabledTools(['CMUMaps', 'cmu_maps', 'CMU Guide', 'courses', 'CMUEats', 'bus', 'x'])).toEqual(['maps', 'guide', 'courses', 'eats']);
+    expect(normalizeDisabledTools(['CMUMaps', 'cmu_maps', 'CMU Guide', 'courses', 'CMUEats', 'bus', 'x'])).toEqual(['maps', 'guide', 'courses', 'eats', 'bus']);
+    expect(normalizeDisabledTools(['CMU Bus'])).toEqual(['bus']);
   });
 
   it('trims the query, strips unknown fields, drops system turns and keeps the last 40', () => {

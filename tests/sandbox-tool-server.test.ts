@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('tools/list', () => {
-  it('publishes the four groups with the production names and argument names, and no maps_show_map', async () => {
+  it('publishes the five groups with the production names and argument names, and no maps_show_map', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     const expected: Record<string, string[]> = {
@@ -73,6 +73,11 @@ describe('tools/list', () => {
       guide_get_page: ['path'],
       guide_list_pages: [],
       guide_refresh_index: [],
+      bus_get_bus_predictions: [],
+      bus_get_stop_predictions: ['stop_id'],
+      bus_get_next_bus: ['stop_id', 'route', 'place', 'direction'],
+      bus_search_bus_predictions: ['query'],
+      bus_get_cmu_prt_rider_guide: [],
     };
     expect([...byName.keys()].sort()).toEqual(Object.keys(expected).sort());
     for (const [name, args] of Object.entries(expected)) {

@@ -3,14 +3,14 @@
  * groups and trimmed descriptions, list_changed, session loss, timeouts, failures and a dead server.
  */
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../src/logger.js';
+import { createLogger, silentLogger, type Logger } from '../src/logger.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { startTestMcpServer, type TestTool } from './support/test-mcp-server.js';
 import { closeAfterEach } from './support/cleanup.js';
 
 const defer = closeAfterEach();
 
-async function setup(tools: TestTool[], opts: { now?: () => number; callTimeoutMs?: number } = {}) {
+async function setup(tools: TestTool[], opts: { now?: () => number; callTimeoutMs?: number; logger?: Logger } = {}) {
   const server = await startTestMcpServer({ tools });
   const client = createMcpCampusTools({ url: server.url, logger: silentLogger, ...opts });
   defer(() => server.close());
@@ -31,18 +31,38 @@ describe('MCP campus tools: discovery', () => {
       'Search dining locations by name, formatted as clean markdown.\n\nArgs:\n    name_query: part of the name\n\nReturns a markdown list of places.';
     const { client } = await setup([
       tool('eats_search_dining_locations', undefined, description),
-      tool('bus_next_arrivals'),
+      tool('bus_get_next_bus'),
+      tool('parking_find_spots'),
       tool('maps_show_map'),
       tool('courses_fetch_course_by_id'),
     ]);
     const tools = await client.list();
     expect(tools.map((t) => [t.name, t.group])).toEqual([
       ['eats_search_dining_locations', 'eats'],
-      ['bus_next_arrivals', null],
+      ['bus_get_next_bus', 'bus'],
+      ['parking_find_spots', null],
       ['courses_fetch_course_by_id', 'courses'],
     ]);
     expect(tools[0]?.description).toBe('Search dining locations by name.\nArgs:\n    name_query: part of the name');
     expect(tools[0]?.inputSchema.type).toBe('object');
+  });
+
+  it('keeps a tool of a group it does not know, and says so once, by name only', async () => {
+    const lines: string[] = [];
+    let t = 0;
+    const { server, client } = await setup([tool('parking_find_spots', undefined, 'Find free parking spots near a building.'), tool('eats_a')], {
+      now: () => t,
+      logger: createLogger({ sink: (line) => lines.push(line) }),
+    });
+    expect((await client.list()).map((x) => [x.name, x.group])).toEqual([['parking_find_spots', null], ['eats_a', 'eats']]);
+    t = 60_001;
+    server.setTools([tool('parking_find_spots'), tool('eats_a')]);
+    await client.list();
+    expect(server.listCount).toBe(2);
+    const said = lines.filter((l) => l.includes('unknown group'));
+    expect(said).toHaveLength(1);
+    expect(JSON.parse(said[0]!)).toMatchObject({ level: 'warn', tool: 'parking_find_spots' });
+    expect(said[0]).not.toContain('Find free parking');
   });
 
   it('caches the list for 60 s with a single flight, then refreshes', async () => {

@@ -58,6 +58,7 @@ describe('toolGroupOf', () => {
   it('takes the group from the name prefix, null for unknown groups', () => {
     expect(toolGroupOf('maps_get_path')).toBe('maps');
     expect(toolGroupOf('guide_search_guide')).toBe('guide');
-    expect(toolGroupOf('bus_next_arrivals')).toBeNull();
+    expect(toolGroupOf('bus_get_next_bus')).toBe('bus');
+    expect(toolGroupOf('parking_find_spots')).toBeNull();
   });
 });

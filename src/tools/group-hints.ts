@@ -26,8 +26,13 @@ const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
     words(String.raw`where|directions?|buildings?|(?<!dining |residence )halls?|near|nearby|nearest|closest|close to|next to|how (do|can) i get|get to|route|walk(ing)?|map|located|location|distance|far|room`),
   ],
   [
+    'bus',
+    // Buses and the PRT pass; a route id (61C, 28X, 67; "61 c"); a place the two Forbes & Morewood stops serve.
+    words(String.raw`bus(es)?|shuttles?|prt|port authority|transit|next (one|ride)|ride (the|a) (bus|prt)|bus pass|(61|71) ?[a-d]|28 ?x|6[79]|p ?[13]|squirrel hill|downtown|(the )?airport|waterfront|mckeesport|braddock( hills)?|shadyside|homestead`),
+  ],
+  [
     'guide',
-    words(String.raw`housing|dorms?|residence|room selection|roommates?|first[- ]?years?|meal ?plans?|dinextra|polic(y|ies)|registration|register|shuttles?|escort|bus(es)?|parking|tuition|financial aid|orientation|wi-?fi|eduroam|internet|andrew (id|account)|(student )?id cards?|student id|lost (my )?(id|card)|academic calendar|calendar|deadlines?|drop(ping)? (a |my )?(class|course)|withdraw(al|ing)?|finals|final exams?|spring break|laundry|mail|mailroom|packages?|move-?in|move out|meal (blocks?|swipes?)|dining dollars|librar(y|ies)|print(ing|er)?|study spaces?|study(ing)? (late|at night|quietly|spots?|rooms?)|quiet(ly)?|(place|spot|room|somewhere) to (study|read|work)|new students?|just arrived|arriv(e|ed|ing)|first week|health|healthy?care|doctors?|nurses?|clinic|medical|medicine|pharmacy|prescriptions?|sick|ill|fever|flu|injur(y|ed)|hurt|vaccin\w*|counsel(or|ors|ing|ling)|caps|therap(y|ist)|mental health|stress(ed)?|anxi(ety|ous)|depress(ed|ion)|overwhelmed|lonely|someone to talk to|emergenc(y|ies)|safety|police|accessib(le|ility)|disabilit(y|ies)|jobs?|career|internships?|clubs?|guide`),
+    words(String.raw`housing|dorms?|residence|room selection|roommates?|first[- ]?years?|meal ?plans?|dinextra|polic(y|ies)|registration|register|shuttles?|escort|parking|tuition|financial aid|orientation|wi-?fi|eduroam|internet|andrew (id|account)|(student )?id cards?|student id|lost (my )?(id|card)|academic calendar|calendar|deadlines?|drop(ping)? (a |my )?(class|course)|withdraw(al|ing)?|finals|final exams?|spring break|laundry|mail|mailroom|packages?|move-?in|move out|meal (blocks?|swipes?)|dining dollars|librar(y|ies)|print(ing|er)?|study spaces?|study(ing)? (late|at night|quietly|spots?|rooms?)|quiet(ly)?|(place|spot|room|somewhere) to (study|read|work)|new students?|just arrived|arriv(e|ed|ing)|first week|health|healthy?care|doctors?|nurses?|clinic|medical|medicine|pharmacy|prescriptions?|sick|ill|fever|flu|injur(y|ed)|hurt|vaccin\w*|counsel(or|ors|ing|ling)|caps|therap(y|ist)|mental health|stress(ed)?|anxi(ety|ous)|depress(ed|ion)|overwhelmed|lonely|someone to talk to|emergenc(y|ies)|safety|police|accessib(le|ility)|disabilit(y|ies)|jobs?|career|internships?|clubs?|guide`),
   ],
 ];
 

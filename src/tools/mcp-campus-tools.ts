@@ -114,6 +114,9 @@ export function createMcpCampusTools(options: McpCampusToolsOptions): CampusTool
     }
   }
 
+  /** Tools of an unknown group already logged (name only). */
+  const unknownGroupTools = new Set<string>();
+
   async function discover(): Promise<CampusTool[]> {
     try {
       const result = await withSession((c) => c.listTools(undefined, { timeout: callTimeoutMs }));
@@ -125,6 +128,13 @@ export function createMcpCampusTools(options: McpCampusToolsOptions): CampusTool
           description: trimToolDescription(t.description ?? ''),
           inputSchema: toSchema(t.inputSchema),
         }));
+      for (const t of tools) {
+        // A group the service does not know yet: kept (bound when a turn binds every group), said once.
+        if (t.group === null && !unknownGroupTools.has(t.name)) {
+          unknownGroupTools.add(t.name);
+          log.warn('tool of an unknown group: bound only when a turn binds every group', { tool: t.name });
+        }
+      }
       cache = { tools, expiresAt: now() + listTtlMs };
       return tools;
     } catch (err) {

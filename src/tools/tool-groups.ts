@@ -3,7 +3,7 @@
  * Settings toggles, and the normalisation of `disabled_tools` entries (ids or labels) to group ids.
  */
 /** Tool groups the service knows (CAMPUS_TOOLS.md "Naming"). */
-export const TOOL_GROUPS = ['maps', 'courses', 'eats', 'guide'] as const;
+export const TOOL_GROUPS = ['maps', 'courses', 'eats', 'guide', 'bus'] as const;
 export type ToolGroup = (typeof TOOL_GROUPS)[number];
 
 /** The front end's labels for the groups (CAMPUS_TOOLS.md "Naming"). */
@@ -12,6 +12,7 @@ export const GROUP_LABELS: Readonly<Record<ToolGroup, string>> = {
   courses: 'CMUCourses',
   eats: 'CMUEats',
   guide: 'CMU Guide',
+  bus: 'CMU Bus',
 };
 
 /** The service's own map tool: never taken from the tool server. */
@@ -21,14 +22,14 @@ function isToolGroup(value: string): value is ToolGroup {
   return (TOOL_GROUPS as readonly string[]).includes(value);
 }
 
-/** The known group of a tool name, or null for groups the service does not know (`bus_*`). */
+/** The known group of a tool name, or null for a group the service does not know (a group the tool server adds later). */
 export function toolGroupOf(name: string): ToolGroup | null {
   const prefix = name.split('_', 1)[0] ?? '';
   return isToolGroup(prefix) ? prefix : null;
 }
 
 /**
- * `disabled_tools` entries to group ids: `maps`, `CMUMaps`, `cmu_maps`, `CMU Guide` all normalise by
+ * `disabled_tools` entries to group ids: `maps`, `CMUMaps`, `cmu_maps`, `CMU Guide`, `CMU Bus` all normalise by
  * lower-casing, dropping non-letters and a leading `cmu`. Unknown entries are ignored; order kept,
  * duplicates dropped.
  */

@@ -1,7 +1,8 @@
 /**
  * The plan of a turn, decided without a model call: which tool groups to bind (hint words in the
  * message; a follow-up keeps the conversation's groups; conversational messages bind none; disabled
- * groups never), whether unknown-group tools and `maps_show_map` are bound, and the memory hooks.
+ * groups never), whether unknown-group tools (only with every group) and `maps_show_map` are bound, and
+ * the memory hooks.
  */
 import type { UserMemory } from '../../memory/turn-memory.js';
 import { asksAboutGenEds, hintedGroups, isConversational, isFollowUp, isMemoryCommand } from '../../tools/group-hints.js';
@@ -15,7 +16,10 @@ const RECENT_USER_TURNS = 3;
 export interface Plan {
   /** Known campus tool groups to bind (never a disabled one). */
   groups: ToolGroup[];
-  /** Whether tools of groups the service does not know (e.g. `bus_*`) are bound. */
+  /**
+   * Whether tools of a group the service does not know (one the tool server adds later) are bound: only
+   * when the turn binds every group (nothing narrowed it), so a narrowed turn sends no unknown schema.
+   */
   ungroupedTools: boolean;
   /** `maps_show_map` is bound unless maps are disabled or the turn is conversational (courtesy, memory command). */
   showMap: boolean;
@@ -52,17 +56,19 @@ export function planTurn(request: TurnRequest, memory: Pick<UserMemory, 'plan'>)
   const hinted = memoryCommand ? [] : hintedGroups(query);
   const conversational = memoryCommand || (hinted.length === 0 && isConversational(query));
   let groups: ToolGroup[];
+  let everyGroup = false;
   if (conversational) groups = [];
   else if (hinted.length > 0) groups = isFollowUp(query) ? ordered([...hinted, ...recentGroups(request)]) : ordered(hinted);
   else {
     const recent = recentGroups(request);
-    groups = recent.length > 0 ? ordered(recent) : [...TOOL_GROUPS];
+    everyGroup = recent.length === 0;
+    groups = everyGroup ? [...TOOL_GROUPS] : ordered(recent);
   }
   // Anonymous turns pass `noUserMemory`, which plans nothing.
   const memoryPlan = memory.plan(query, request.history);
   return {
     groups: groups.filter((g) => !request.disabledGroups.includes(g)),
-    ungroupedTools: !conversational,
+    ungroupedTools: everyGroup,
     showMap: !conversational && !request.disabledGroups.includes('maps'),
     conversational,
     genEds: [query, ...request.history.filter((t) => t.role === 'user').slice(-RECENT_USER_TURNS).map((t) => t.content)].some(asksAboutGenEds),

@@ -11,6 +11,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { registerBusTools } from './bus-tools.js';
 import { registerCoursesTools } from './courses-tools.js';
 import { registerEatsTools } from './eats-tools.js';
 import { registerGuideTools } from './guide-tools.js';
@@ -20,7 +21,7 @@ export interface SandboxToolServerOptions {
   /** 0 picks a free port. */
   port: number;
   host: string;
-  /** The clock dining hours are judged against; defaults to the real time. */
+  /** The clock dining hours and bus predictions are read from; defaults to the real time. */
   now?: () => Date;
   /** Most sessions kept open; the oldest is closed beyond it (clients that never send DELETE). */
   maxSessions?: number;
@@ -35,13 +36,14 @@ export interface SandboxToolServer {
 
 export const SANDBOX_SERVER_NAME = 'campus-sandbox-tools';
 
-/** A fresh MCP server with the four tool groups; one per session, as the SDK binds a server to a transport. */
+/** A fresh MCP server with the five tool groups; one per session, as the SDK binds a server to a transport. */
 export function createSandboxMcpServer(now: () => Date = () => new Date()): McpServer {
   const server = new McpServer({ name: SANDBOX_SERVER_NAME, version: '1.0.0' }, { capabilities: { tools: {} } });
   registerMapsTools(server);
   registerCoursesTools(server);
   registerEatsTools(server, now);
   registerGuideTools(server);
+  registerBusTools(server, now);
   return server;
 }
 

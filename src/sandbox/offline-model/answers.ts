@@ -4,7 +4,7 @@
  * not coordinates; one time format, 12-hour as the campus writes it; a heading and a list where there
  * are several things. A failed or unreadable result becomes an honest sentence instead of a guess.
  * Places, the guide and memory are written here; dining in dining-answers.ts, courses in
- * course-answers.ts, the lines they share in answer-parts.ts.
+ * course-answers.ts, buses in bus-answers.ts, the lines they share in answer-parts.ts.
  */
 import { forgetOutcome } from '../../memory/forget-tool.js';
 import { rememberKept } from '../../memory/remember-tool.js';
@@ -16,6 +16,7 @@ import { failed, guideHits, mapShown, outcome, parseJson, placeHit } from './too
 import { MAP_LINE, TOOLS_OFF, UNKNOWN_HOME, WALK_METRES_PER_MINUTE } from './answer-parts.js';
 import { courseAnswer, courseSearchAnswer, genedsAnswer } from './course-answers.js';
 import { diningInAnswer, eatsAnswer, hoursAnswer } from './dining-answers.js';
+import { busAnswer } from './bus-answers.js';
 
 export { TOOLS_OFF } from './answer-parts.js';
 
@@ -199,6 +200,8 @@ export function writeAnswer(intent: Intent, conv: Conversation): string {
       return forgetAnswer(conv);
     case 'about-me':
       return aboutMeAnswer(conv);
+    case 'bus':
+      return busAnswer(intent, conv);
     case 'search': {
       const best = bestSource(intent.query, conv);
       // A question that named its source is answered from it, found or not.

@@ -9,6 +9,7 @@ import { HOME, cleanPlace, isHome } from './place-names.js';
 import { mentions } from './dialogue.js';
 import { searchWords, type Source } from './retrieve.js';
 import { DAY_WORD, parseDay, parseWhen, type CampusMoment } from './when.js';
+import { busFollowUp, busIntent, type BusIntent } from './bus-intents.js';
 
 export type CourseAspect = 'prereqs' | 'schedule' | 'instructors' | 'place';
 
@@ -30,7 +31,8 @@ export type Intent =
   | { kind: 'hours'; place: string; day: number | null }
   /** Search every source (retrieve.ts), or one when the question names it; `offTopic` answers when nothing is found. */
   | { kind: 'search'; query: string; only?: Source; who?: boolean; offTopic: OffTopic | null }
-  | { kind: 'chat'; smallTalk: 'thanks' | 'hello' | null; offTopic: OffTopic | null };
+  | { kind: 'chat'; smallTalk: 'thanks' | 'hello' | null; offTopic: OffTopic | null }
+  | BusIntent;
 
 export type Semester = 'Fall' | 'Spring' | 'Summer';
 
@@ -237,6 +239,8 @@ export function detectIntent(question: string, today: number | null = null): Int
   if (geneds) return geneds;
   const course = COURSE_ID.exec(q);
   if (course) return { kind: 'course', courseId: `${course[1]}-${course[2]}`, aspects: courseAspects(q), term: termAsked(q) };
+  const bus = busIntent(q);
+  if (bus) return bus;
 
   // Housing, meal plans, ID cards and the calendar are searched for even when they mention food, a building or a class.
   if (GUIDE_FIRST.test(q)) return { kind: 'search', query, only: 'guide', offTopic: null };
@@ -356,45 +360,9 @@ export function resolveIntent(question: string, earlier: readonly string[], toda
     }
     case 'search':
       return own.kind === 'search' || own.kind === 'where' ? { ...previous, query: searchWords(rest) } : own;
+    case 'bus':
+      return busFollowUp(previous, rest) ?? own;
     default:
       return own;
   }
-}
-
-/** A 2-5 word title for a conversation that starts with this question (`/agent/title`). */
-export function titleFor(question: string): string {
-  const intent = detectIntent(question);
-  const short = (s: string) => titleCase(s.split(/\s+/).slice(0, 3).join(' '));
-  switch (intent.kind) {
-    case 'remember':
-      return 'Saving a Preference';
-    case 'forget':
-      return 'Forgetting Saved Facts';
-    case 'about-me':
-      return 'What I Remember';
-    case 'course':
-      return `Course ${intent.courseId} Questions`;
-    case 'search':
-      return intent.only === 'courses' ? `${short(intent.query)} Courses` : 'Campus Search';
-    case 'geneds':
-      return 'Gen Ed Courses';
-    case 'where':
-      return `Finding ${short(intent.place)}`;
-    case 'route':
-      return 'Campus Walking Directions';
-    case 'eats':
-      return intent.cuisine ? `${titleCase(intent.cuisine)} on Campus` : intent.at ? 'Dining Hours on Campus' : 'Dining Options Now';
-    case 'dining-in':
-      return `Dining in ${short(intent.place)}`;
-    case 'hours':
-      return `${short(intent.place)} Opening Hours`;
-    default: {
-      const words = question.replace(/[^\p{L}\p{N}\s'-]+/gu, ' ').split(/\s+/).filter(Boolean).slice(0, 4);
-      return words.length >= 2 ? titleCase(words.join(' ')) : 'Campus Chat';
-    }
-  }
-}
-
-function titleCase(s: string): string {
-  return s.replace(/\b\p{L}/gu, (c) => c.toUpperCase());
 }

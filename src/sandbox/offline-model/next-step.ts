@@ -6,6 +6,7 @@
  * distance and the map between the codes found; search the guide, then read the best section.
  */
 import { TOOLS_OFF, writeAnswer } from './answers.js';
+import { busCalls } from './bus-answers.js';
 import { readConversation, type Conversation } from './conversation.js';
 import { readDiningDetail } from '../campus/dining-format.js';
 import { understand } from './dialogue.js';
@@ -117,6 +118,8 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
     }
     case 'route':
       return routeCalls(intent, conv);
+    case 'bus':
+      return busCalls(intent, conv);
     case 'search': {
       // Every source at once; then the best one's detail: the guide section, or the place on the map.
       const best = bestSource(intent.query, conv);

@@ -8,7 +8,7 @@ import { estimateTokens } from '../../model/estimate-usage.js';
 import { completionObject, sseFrame, streamChunks, type WireUsage } from './completion-wire.js';
 import { memoryOperations } from './memory-operations.js';
 import { readConversation } from './conversation.js';
-import { titleFor } from './intents.js';
+import { titleFor } from './titles.js';
 import { nextStep, type NextStep } from './next-step.js';
 
 /** The model id it reports, whatever the request named. */
