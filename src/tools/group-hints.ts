@@ -23,7 +23,7 @@ const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
   ],
   [
     'maps',
-    words(String.raw`where|directions?|buildings?|(?<!dining |residence )halls?|near|nearby|nearest|closest|close to|next to|how (do|can) i get|get to|route|walk(ing)?|map|located|location|distance|far|room`),
+    words(String.raw`where|directions?|buildings?|(?<!dining |residence )halls?|near|nearby|nearest|closest|close to|next to|how (do|can) i (get|find)|get to|route|walk(ing)?|map|located|location|distance|far|room`),
   ],
   [
     'bus',
