@@ -41,7 +41,7 @@ function tableRows(file: string, name: string, opening: RegExp): number {
 }
 
 const PLANNER_QUESTIONS = tableRows('tests/planner-recall.test.ts', 'CASES', /^ {2}\[['"`]/);
-const OFFLINE_QUESTIONS = ['MAPS', 'EATS', 'COURSES', 'GUIDE', 'SECOND_PASS', 'THIRD_PASS', 'BUS'].reduce(
+const OFFLINE_QUESTIONS = ['MAPS', 'EATS', 'COURSES', 'GUIDE', 'SECOND_PASS', 'THIRD_PASS', 'BUS', 'FOURTH_PASS'].reduce(
   (n, table) => n + tableRows('tests/offline-campus-questions.test.ts', table, /^ {2}\{ q: /),
   0,
 );

@@ -130,8 +130,8 @@ const SECOND_PASS: Row[] = [
   { q: 'weh 5310 where is that', tools: ['maps_search_buildings'], has: ['**WEH 5310** is a lecture room on floor 5 of **Wean Hall** (WEH).'], map: 'WEH' },
   { q: 'weh 5300 where is that', tools: ['maps_search_buildings'], has: ["Room **WEH 5300** isn't in the campus map data", 'floor 5 of **Wean Hall** (WEH)'], map: 'WEH' },
   { q: 'GHC 4401, where?', tools: ['maps_search_buildings'], has: ['**GHC 4401** is a lecture room on floor 4 of **Gates & Hillman Centers** (GHC).'], map: 'GHC' },
-  { q: 'when does the UC close', tools: ['maps_search_buildings', 'eats_get_all_dining_locations'], has: ["The campus map matches it to the building **Cohon University Center** (CUC), and building opening hours aren't in the campus data.", '**Schatz Dining Room**', '**Scotty’s Market**'], not: ['Rohr Café'] },
-  { q: 'is the gym open on saturday', tools: ['eats_get_all_dining_locations'], has: ['matches it to the building **Cohon University Center** (CUC)', 'Dining inside it on Saturday:', '**Nourish**', 'Saturday 11:00 AM - 3:00 PM'] },
+  { q: 'when does the UC close', tools: ['maps_search_buildings', 'eats_get_all_dining_locations'], has: ['**Cohon University Center** (CUC) has 5 dining places; the last to close today is **Scotty’s Market**, at 2:00 AM.', '**Schatz Dining Room**'], not: ['Rohr Café', "I couldn't find"] },
+  { q: 'is the gym open on saturday', tools: ['eats_get_all_dining_locations'], has: ['**Cohon University Center** (CUC) has 5 dining places; the last to close on Saturday is', '**Nourish**', 'Saturday 11:00 AM - 3:00 PM'] },
   // Near and nearest, by the walk
   { q: 'coffee near the library right now', tools: ['eats_get_locations_by_cuisine', 'maps_search_buildings', 'maps_distance_between'], has: ['### Coffee near Hunt Library, open now, nearest first', /### [^\n]+\n\n- \*\*The Exchange\*\*: Posner Hall, ground floor · \*\*\d+ m\*\*, about a \d-minute walk[^\n]*\n- \*\*Wean Coffee Bar\*\*[^\n]*\n- \*\*Gates Café\*\*[^\n]*\n- \*\*Rohr Café\*\*/, 'The walk to the nearest, **The Exchange**'], not: ['Schatz'], map: 'POS' },
   { q: 'closest dining to Tepper', tools: ['eats_get_locations_open_now', 'maps_distance_between'], has: ['### Open near Tepper Building right now, nearest first', /\n\n- \*\*Stephanie’s Bakery\*\*: Tepper Building, 1st floor · \*\*in the same building\*\*/, /- \*\*Gates Café\*\*[^\n]+\n- \*\*Wean Coffee Bar\*\*/], map: 'TEP' },
@@ -248,7 +248,18 @@ const BUS: Row[] = [
   { q: 'what about toward downtown?', history: ['next bus to squirrel hill', '**Next bus toward Squirrel Hill**: the 61C in 2 minutes.'], tools: ['bus_get_next_bus'], has: ['**Next bus toward Downtown**', 'near Tepper Quad'] },
 ];
 
-const ROWS = [...MAPS, ...EATS, ...COURSES, ...GUIDE, ...SECOND_PASS, ...THIRD_PASS, ...BUS];
+/** Issue 48's fourth pass: a prerequisite asked as yes or no, a move told as news, a building's closing time. */
+const FOURTH_PASS: Row[] = [
+  { q: 'Can I take 15-213 without 15-122?', tools: ['courses_fetch_course_requisites'], has: ['**No**: **15-122** is a prerequisite of **15-213 Introduction to Computer Systems**, so you need it first'] },
+  { q: 'do I need 15-122 before 15-213', tools: ['courses_fetch_course_requisites'], has: ['**Yes**: **15-122** is a prerequisite of **15-213 Introduction to Computer Systems**'] },
+  { q: 'is 21-127 required for 15-251?', tools: ['courses_fetch_course_requisites'], has: ['needs 21-127 or 15-151: **21-127** is one way to meet that prerequisite'] },
+  { q: "can I take 15-213 if I haven't taken 15-112", tools: ['courses_fetch_course_requisites'], has: ['**Yes**, as far as its own prerequisites go: **15-112** is not a direct prerequisite', 'check their own prerequisites too'] },
+  { q: "I moved to Donner House last week, so what's good to eat near me?", facts: ['Lives in Mudge House'], tools: ['maps_distance_between'], has: ['near Donner House (where you live)'], not: ['Mudge'] },
+  { q: "oh I'm in Stever House now, where can I get coffee near me?", facts: ['Lives in Mudge House'], tools: ['eats_get_locations_by_cuisine'], has: ['Coffee near Stever House (where you live)'], not: ['Mudge'] },
+  { q: 'what time does the cohon center close tonight', tools: ['eats_get_all_dining_locations'], has: ['**Cohon University Center** (CUC) has 5 dining places; the last to close on Wednesday is **Scotty’s Market**, at 2:00 AM.', 'Wednesday 7:00 AM - 2:00 AM'], not: ["I couldn't find"] },
+];
+
+const ROWS = [...MAPS, ...EATS, ...COURSES, ...GUIDE, ...SECOND_PASS, ...THIRD_PASS, ...BUS, ...FOURTH_PASS];
 
 let sandbox: SandboxToolServer;
 let tools: CampusTools;

@@ -120,4 +120,31 @@ describe('three-turn conversations resolve what each question points back at', (
     expect(third.response_text).toContain('**Donner House** (DON)');
     expect(third.cmu_maps.target).toBe('DON');
   });
+
+  it('a move told as news in a longer sentence: answered from the new home, and the saved home changes', async () => {
+    const user = `news-mover-${Date.now()}`;
+    const say = conversation(user);
+    expect((await say('remember that I live in Mudge House')).response_text).toContain('"Lives in Mudge House"');
+    const news = await say("I moved to Donner House last week, so what's good to eat near me?");
+    expect(news.response_text).toContain('near Donner House (where you live)');
+    expect(news.response_text).not.toContain('Mudge');
+    // Extraction runs after the turn (in process here): the saved home becomes the new one.
+    const saved = async () => ((await (await fetch(`${server.base}/memory/${user}`)).json()) as { items: Array<{ text: string }> }).items.map((i) => i.text);
+    for (let i = 0; i < 50 && !(await saved()).includes('Lives in Donner House'); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await saved()).toEqual(['Lives in Donner House']);
+    const later = await say('where is my dorm?');
+    expect(later.response_text).toContain('**Donner House** (DON)');
+  });
+
+  it('a bus conversation: the next 61C, the one after it, then toward downtown', async () => {
+    const say = conversation();
+    const first = await say("when's the next 61C?");
+    expect(first.services_used).toContain('bus_get_next_bus');
+    expect(first.response_text).toMatch(/\*\*61C\*\* to \w+ reaches \*\*Forbes Ave & Morewood Ave/);
+    const second = await say('and the one after that?');
+    expect(second.services_used).toContain('bus_get_stop_predictions');
+    expect(second.response_text).toContain('**The bus after that**');
+    const third = await say('what about toward downtown?');
+    expect(third.response_text).toContain('near Tepper Quad');
+  });
 });

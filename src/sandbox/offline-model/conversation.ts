@@ -4,6 +4,7 @@
  * since that question with their results unwrapped from the pipeline's untrusted-data markers, today's
  * weekday and the saved facts of the system prompt's memory block.
  */
+import { movedTo } from './moves.js';
 import { readRecallBlock } from '../../memory/recall.js';
 import { readSystemPrompt } from '../../prompt/system-prompt.js';
 import { unwrapUntrustedResult } from '../../tools/untrusted-result.js';
@@ -88,7 +89,9 @@ export function readConversation(body: { messages?: unknown; tools?: unknown }):
     .filter((m) => (m.role === 'user' || m.role === 'assistant') && textOf(m.content).trim())
     .map((m) => ({ role: m.role as 'user' | 'assistant', text: textOf(m.content).trim() }));
   const { date, memory } = readSystemPrompt(system);
-  const facts = readRecallBlock(memory);
+  // A move told in the question itself is where the user lives now, before any saved home.
+  const moved = movedTo(question);
+  const facts = [...(moved ? [`Lives in ${moved}`] : []), ...readRecallBlock(memory)];
   const today = date ? new Date(`${date}T12:00:00Z`).getUTCDay() : null;
   return { question, offered, done, history, today, facts };
 }

@@ -6,6 +6,7 @@ import type { Conversation } from './conversation.js';
 import type { Intent } from './intents.js';
 import { clock12Of } from '../campus/dining-hours.js';
 import { failed, lectureOf, mapShown, outcome, parseJson, schedulesOf } from './tool-readings.js';
+import { prereqVerdict } from './prereq-check.js';
 import { MAP_LINE, TOOLS_OFF } from './answer-parts.js';
 
 const WEEKDAY: Record<string, string> = { M: 'Mon', T: 'Tue', W: 'Wed', R: 'Thu', F: 'Fri', S: 'Sat', U: 'Sun' };
@@ -26,8 +27,12 @@ export function courseAnswer(intent: Extract<Intent, { kind: 'course' }>, conv: 
     facts.push(course.prereqString ? `- **Prerequisites:** ${course.prereqString}` : '- **Prerequisites:** none');
   }
   const reqs = outcome(conv, 'courses_fetch_course_requisites');
-  const reqData = reqs && !failed(reqs.result) ? (parseJson(reqs.result) as { postreqs?: string[] } | undefined) : undefined;
+  const reqData = reqs && !failed(reqs.result) ? (parseJson(reqs.result) as { postreqs?: string[]; prereqRelations?: string[][] } | undefined) : undefined;
   if (reqData?.postreqs?.length) facts.push(`- **Leads to:** ${reqData.postreqs.join(', ')}`);
+  // "Can I take 15-213 without 15-122?": the yes or no first, from the requisites.
+  if (intent.prereqCheck && course && reqData?.prereqRelations) {
+    lines.unshift(prereqVerdict(intent.prereqCheck, `**${course.courseID} ${course.name}**`, reqData.prereqRelations), '');
+  }
   const terms = schedulesOf(conv);
   const asked = intent.term ? terms?.find((t) => t.semester === intent.term) : undefined;
   const lecture = lectureOf(conv, intent.term);

@@ -142,11 +142,38 @@ function buildingHoursAnswer(intent: Extract<Intent, { kind: 'hours' }>, conv: C
     return `I couldn't find a dining location or a building called "${intent.place}". Try "What's open right now?" to see every dining location.`;
   }
   const building = `**${hit.fullNameWithSpace}** (${hit.nameWithSpace})`;
-  const first = `I couldn't find a dining location called "${intent.place}". The campus map matches it to the building ${building}, and building opening hours aren't in the campus data.`;
   const here = readDiningList(all.result).filter((e) => e.location.toLowerCase().startsWith(hit.fullNameWithSpace!.toLowerCase()));
-  if (here.length === 0) return first;
-  const day = intent.day;
-  return [first, '', `Dining inside it${day !== null ? ` on ${DAY_NAMES[day]}` : ''}:`, '', ...here.map((e) => diningItem(e, { status: day === null, diet: dietOf(conv), day: day !== null && hoursOnDay(e.hours, day) ? day : null }))].join('\n');
+  if (here.length === 0) {
+    return `I couldn't find a dining location called "${intent.place}". The campus map matches it to the building ${building}, and building opening hours aren't in the campus data.`;
+  }
+  // "When does the UC close?": the places inside and their hours, led by the last one to close that day.
+  const day = intent.day ?? conv.today;
+  const closing = here
+    .map((e) => ({ name: e.name, range: day === null ? null : hoursOnDay(e.hours, day) }))
+    .map((c) => ({ ...c, close: c.range ? closingOf(c.range) : null }))
+    .filter((c): c is { name: string; range: string; close: { minute: number; text: string } } => c.close !== null)
+    .sort((a, b) => b.close.minute - a.close.minute);
+  const when = intent.day !== null ? ` on ${DAY_NAMES[intent.day]}` : ' today';
+  const lead = closing[0]
+    ? `${building} has ${here.length} dining place${here.length === 1 ? '' : 's'}; the last to close${when} is **${closing[0].name}**, at ${closing[0].close.text}.`
+    : `${building} has ${here.length} dining place${here.length === 1 ? '' : 's'}, none open${when}.`;
+  return [
+    lead,
+    '',
+    ...here.map((e) => diningItem(e, { status: intent.day === null, diet: dietOf(conv), day: intent.day !== null && hoursOnDay(e.hours, intent.day) ? intent.day : null })),
+    '',
+    "_The building's own opening hours aren't in the campus data; these are its dining places' hours._",
+  ].join('\n');
+}
+
+/** The closing time of a day's range ("7:00 AM - 2:00 AM"), in minutes from that day's midnight (past midnight counts on). */
+function closingOf(range: string): { minute: number; text: string } | null {
+  const m = /(\d{1,2}):(\d{2}) (AM|PM)\s*-\s*((\d{1,2}):(\d{2}) (AM|PM))/.exec(range);
+  if (!m) return null;
+  const at = (h: string, mm: string, half: string) => ((Number(h) % 12) + (half === 'PM' ? 12 : 0)) * 60 + Number(mm);
+  const open = at(m[1]!, m[2]!, m[3]!);
+  const close = at(m[5]!, m[6]!, m[7]!);
+  return { minute: close <= open ? close + 24 * 60 : close, text: m[4]! };
 }
 
 export function hoursAnswer(intent: Extract<Intent, { kind: 'hours' }>, conv: Conversation): string {

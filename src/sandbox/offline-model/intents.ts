@@ -10,6 +10,7 @@ import { mentions } from './dialogue.js';
 import { searchWords, type Source } from './retrieve.js';
 import { DAY_WORD, parseDay, parseWhen, type CampusMoment } from './when.js';
 import { busFollowUp, busIntent, type BusIntent } from './bus-intents.js';
+import { prereqCheckOf, type PrereqCheck } from './prereq-check.js';
 
 export type CourseAspect = 'prereqs' | 'schedule' | 'instructors' | 'place';
 
@@ -22,7 +23,7 @@ export type Intent =
   | { kind: 'remember'; fact: string }
   | { kind: 'forget'; fact: string | null }
   | { kind: 'about-me' }
-  | { kind: 'course'; courseId: string; aspects: CourseAspect[]; term: Semester | null }
+  | { kind: 'course'; courseId: string; aspects: CourseAspect[]; term: Semester | null; prereqCheck?: PrereqCheck }
   | { kind: 'geneds'; school: string | null; department: string | null }
   | { kind: 'where'; place: string }
   | { kind: 'route'; origin: string; destination: string; focus: 'directions' | 'distance' }
@@ -237,6 +238,8 @@ export function detectIntent(question: string, today: number | null = null): Int
 
   const geneds = genedsIntent(q);
   if (geneds) return geneds;
+  const check = prereqCheckOf(q);
+  if (check) return { kind: 'course', courseId: check.courseId, aspects: ['prereqs'], term: null, prereqCheck: check.check };
   const course = COURSE_ID.exec(q);
   if (course) return { kind: 'course', courseId: `${course[1]}-${course[2]}`, aspects: courseAspects(q), term: termAsked(q) };
   const bus = busIntent(q);
