@@ -67,7 +67,7 @@ describe('npm run eval with no configuration (offline model, sandbox tools)', ()
     // Every case was scored by its checks, and the groups the issue names are all there.
     for (const c of model.cases) expect(c.checks.length, c.id).toBeGreaterThanOrEqual(5);
     expect(new Set(model.cases.map((c: { group: string }) => c.group))).toEqual(
-      new Set(['places', 'directions', 'dining', 'courses', 'guide', 'memory', 'follow-up', 'out-of-scope', 'injection']),
+      new Set(['places', 'directions', 'dining', 'courses', 'guide', 'bus', 'memory', 'follow-up', 'out-of-scope', 'injection']),
     );
   }, 120_000);
 

@@ -11,7 +11,9 @@
  */
 import type { ClaimClass } from '../../src/guards/grounding/claims.js';
 
-export type ToolGroup = 'maps' | 'eats' | 'courses' | 'guide';
+import type { ToolGroup } from '../../src/tools/tool-groups.js';
+
+export type { ToolGroup };
 
 export interface Expect {
   /** Tool groups the answer needs: at least one tool of each must be called. */
@@ -43,7 +45,7 @@ export interface EvalStep {
 
 export interface EvalCase {
   id: string;
-  group: 'places' | 'directions' | 'dining' | 'courses' | 'guide' | 'memory' | 'follow-up' | 'out-of-scope' | 'injection';
+  group: 'places' | 'directions' | 'dining' | 'courses' | 'guide' | 'bus' | 'memory' | 'follow-up' | 'out-of-scope' | 'injection';
   steps: EvalStep[];
 }
 
@@ -120,6 +122,17 @@ export const CASES: EvalCase[] = [
   }),
   ask('guide-shuttle', 'guide', 'is there a shuttle at night?', { tools: ['guide'], mentions: [/shuttle|escort/i] }),
   ask('guide-packages', 'guide', 'where do i pick up packages', { tools: ['guide'], mentions: [/mail/i] }),
+
+  // Buses at the two Forbes Ave & Morewood Ave stops (issue 48). Predictions follow the clock: every
+  // answer names the stops, whether a bus is due or (late at night) none is.
+  ask('bus-next-route', 'bus', "when's the next 61C?", { tools: ['bus'], mentions: [/Forbes Ave & Morewood Ave/i], avoids: [/not covered|isn't in the campus data/i] }),
+  ask('bus-toward-place', 'bus', 'how do I get to Squirrel Hill by bus?', { tools: ['bus'], mentions: [/Forbes Ave & Morewood Ave/i] }),
+  ask('bus-prt-pass', 'bus', 'can I ride the PRT for free with my CMU ID?', { tools: ['bus'], mentions: [/CMU ID/i, /PRT/] }),
+  {
+    id: 'bus-follow-up',
+    group: 'bus',
+    steps: [{ query: "when's the next 61C?" }, { query: 'and the one after that?', expect: { tools: ['bus'], mentions: [/61C|Forbes Ave & Morewood Ave/i] } }],
+  },
 
   // Memory: written in one conversation, used in the next.
   {

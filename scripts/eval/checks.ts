@@ -14,6 +14,7 @@ import type { LeakPolicy } from '../../src/security/leak-policy.js';
 import { REDACTED } from '../../src/security/leak-scanner/index.js';
 import { ANSWER_CUT_NOTE } from '../../src/pipeline/stages/execute.js';
 import type { Expect, ToolGroup } from './cases.js';
+import { toolGroupOf } from '../../src/tools/tool-groups.js';
 
 export interface ToolCall {
   name: string;
@@ -49,7 +50,7 @@ export interface CheckContext {
   catalog: Catalog;
 }
 
-const groupOf = (tool: string): string => tool.split('_')[0] ?? tool;
+const groupOf = (tool: string): string => toolGroupOf(tool) ?? tool;
 
 const sentences = (text: string): string[] =>
   text

@@ -84,7 +84,7 @@ export function busAnswer(intent: BusIntent, conv: Conversation): string {
   if (!result) return COULD_NOT_CHECK;
   if (result.status === 'input_error') return `I couldn't look that up: ${result.error?.message ?? 'the bus tools did not understand the request'} Buses here stop at Forbes Ave & Morewood Ave.`;
   const asOf = result.retrieved_at?.local_display ? ` (predictions as of ${result.retrieved_at.local_display})` : '';
-  if (result.status === 'empty') return `${result.message ?? 'No buses are predicted at the Forbes Ave & Morewood Ave stops right now.'}${asOf}`;
+  if (result.status === 'empty') return `**Forbes Ave & Morewood Ave**${asOf}: ${result.message ?? 'no buses are predicted at these stops right now.'}`;
   const lines: string[] = [];
   const results = result.results ?? [];
   // "The one after that": at the stop of the bus the conversation was about, the soonest.
