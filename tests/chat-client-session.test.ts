@@ -108,6 +108,11 @@ describe('chat session against the zero-config service', () => {
     await send('/memory');
     expect(out.text).toMatch(/Nothing remembered yet\.\nyou> $/);
 
+    // A bus question, rendered like any answer (issue 48).
+    await send('can I ride the PRT for free with my CMU ID?');
+    expect(out.text).toContain('Riding PRT with your CMU ID');
+    expect(out.text).toContain('  (tools: bus_get_cmu_prt_rider_guide)\n');
+
     input.end();
     await session;
     expect(out.text).toMatch(/Bye\.\n$/);

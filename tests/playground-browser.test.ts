@@ -245,6 +245,17 @@ describe.skipIf(skip)('playground in a browser', () => {
     await page.check('#group-eats');
   });
 
+  it('answers a bus question, and switches the bus group off like the others', async () => {
+    expect(await page.locator('label', { has: page.locator('#group-bus') }).textContent()).toContain('CMU Bus');
+    await recordTurn();
+    const bus = await ask('can I ride the PRT for free with my CMU ID?');
+    expect(bus.final).toContain('Riding PRT with your CMU ID');
+    await page.uncheck('#group-bus');
+    await recordTurn();
+    expect((await ask('can I ride the PRT for free with my CMU ID?')).final).toBe(TOOLS_OFF);
+    await page.check('#group-bus');
+  });
+
   it('shows the API docs page: every route of the document listed, no request leaving the machine', async () => {
     const docs = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const requests: string[] = [];

@@ -81,6 +81,24 @@ describe('zero-configuration run', () => {
     expect(done.response_text).toMatch(/^### Open on campus right now\n\n- \*\*|^Nothing on campus is open right now/);
   });
 
+  it('answers a bus question on both chat routes and over /v1, from the sandbox bus tools', async () => {
+    const events = await stream({ query: 'can I ride the PRT for free with my CMU ID?' });
+    const done = events.at(-1)!.data;
+    expect(done.services_used).toContain('bus_get_cmu_prt_rider_guide');
+    expect(done.response_text).toContain('**Riding PRT with your CMU ID**');
+    const json = await (await fetch(`${service.url}/agent/respond`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: "when's the next 61C?" }) })).json();
+    expect(json.services_used).toContain('bus_get_next_bus');
+    // Due now, or (late at night by the real clock) none: either way the answer names the stops.
+    expect(json.response_text).toContain('Forbes Ave & Morewood Ave');
+    const v1 = await fetch(`${service.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'campus-agent', messages: [{ role: 'user', content: 'how do I get to Squirrel Hill by bus?' }] }),
+    });
+    expect(v1.status).toBe(200);
+    expect(((await v1.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toContain('Forbes Ave & Morewood Ave');
+  });
+
   it('stores "Please remember that I am vegetarian" and lists it under GET /memory/{user_id}', async () => {
     const user = `zero-config-${Date.now()}`;
     const events = await stream({ query: 'Please remember that I am vegetarian', user_id: user });

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { BadRequestError } from '../http/errors.js';
 import { MODEL_ID_PATTERN } from '../config.js';
 import type { ModelAllowlist } from '../model/model-allowlist.js';
-import { normalizeDisabledTools, type ToolGroup } from '../tools/tool-groups.js';
+import { GROUP_LABELS, normalizeDisabledTools, TOOL_GROUPS, type ToolGroup } from '../tools/tool-groups.js';
 import { describeAttachment, findAttachments, MIN_ATTACHMENT_CHARS, omitAttachments } from './attachments.js';
 
 export const MAX_QUERY_CHARS = 8_000;
@@ -84,7 +84,12 @@ export const chatRequestSchema = z.object({
     .regex(MODEL_ID_PATTERN, 'model must look like <vendor>/<model>')
     .nullish(),
   // Entries that are not strings are ignored like unknown names.
-  disabled_tools: z.array(z.unknown()).nullish(),
+  disabled_tools: z
+    .array(z.unknown())
+    .nullish()
+    .describe(
+      `Tool groups to switch off, by id (${TOOL_GROUPS.join(', ')}) or by the front end's label (${TOOL_GROUPS.map((g) => GROUP_LABELS[g]).join(', ')}); unknown entries are ignored.`,
+    ),
 });
 
 export type ChatRequestBody = z.output<typeof chatRequestSchema>;

@@ -17,7 +17,7 @@ export const USAGE = `Usage: npm run chat -- [--url http://127.0.0.1:5055] [--se
   --url        service base URL (default: AGENT_URL, else http://127.0.0.1:PORT)
   --secret     bearer token (default: AGENT_SHARED_SECRET)
   --user       user id for memory (default: terminal-user); --anonymous for none
-  --disable    tool groups to switch off: maps, courses, eats, guide`;
+  --disable    tool groups to switch off: maps, courses, eats, guide, bus`;
 
 /** Pure: flags over defaults. Throws (with a message naming the flag) on unknown flags. */
 export function parseChatArgs(argv: string[], defaults: { url: string; secret: string | null }): ChatOptions {

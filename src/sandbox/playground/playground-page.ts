@@ -9,6 +9,7 @@
  * wide phone. An empty chat greets the user with example questions over the tool groups; clicking one
  * asks it. The script avoids template literals so this TypeScript template string stays plain.
  */
+import { GROUP_LABELS, TOOL_GROUPS } from '../../tools/tool-groups.js';
 
 /** A small campus-red speech bubble. */
 export const FAVICON_SVG =
@@ -47,7 +48,7 @@ header{padding:8px 12px}header h1{font-size:16px}}
 const SCRIPT = `
 (function () {
   'use strict';
-  var GROUPS = ['maps', 'courses', 'eats', 'guide'];
+  var GROUPS = ${JSON.stringify(TOOL_GROUPS)};
   var history = [];
   var $ = function (id) { return document.getElementById(id); };
   var saved = window.sessionStorage;
@@ -256,9 +257,7 @@ const SCRIPT = `
 
 /** The page; `nonce` authorises the one inline script under the page's Content-Security-Policy. */
 export function playgroundPage(nonce: string): string {
-  const toggles = ['maps', 'courses', 'eats', 'guide']
-    .map((g) => `<label><input type="checkbox" id="group-${g}" checked> ${g}</label>`)
-    .join('\n');
+  const toggles = TOOL_GROUPS.map((g) => `<label><input type="checkbox" id="group-${g}" checked> ${GROUP_LABELS[g]}</label>`).join('\n');
   return `<!doctype html>
 <html lang="en">
 <head>
