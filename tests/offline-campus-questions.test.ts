@@ -335,7 +335,7 @@ describe('what the offline model cannot do', () => {
     // What might still be campus data is searched first, in every source; a stray one-word match is not an answer.
     const searched = /quantum|alma/.test(q) ? ['guide_search_guide', 'courses_search_courses_by_query', 'maps_search_buildings'] : [];
     expect(body.response_text).toMatch(says);
-    expect(body.response_text).toContain('places, dining, courses and the student guide');
+    expect(body.response_text).toContain('places, dining, courses, the student guide and buses from campus');
     expect(body.response_text.split('\n')).toHaveLength(1);
     expect(body.response_text.match(/"[^"]+\?"/g)).toHaveLength(2);
     expect(body.services_used).toEqual(searched);

@@ -21,11 +21,11 @@ import { busAnswer } from './bus-answers.js';
 export { TOOLS_OFF } from './answer-parts.js';
 
 /** What the campus data covers, and two questions that work offline: the end of every "can't" answer. */
-const COVERS = 'I answer from the campus data: places, dining, courses and the student guide';
+const COVERS = 'I answer from the campus data: places, dining, courses, the student guide and buses from campus';
 const TRY = 'try "Where is Gates?" or "What\'s open for lunch right now?".';
 
 /** The reply when no rule applies: one line, naming two questions that work offline. */
-export const OFFLINE_INTRO = `I can't answer that from the campus data (places, dining, courses and the student guide; no language model is configured here); ${TRY}`;
+export const OFFLINE_INTRO = `I can't answer that from the campus data (places, dining, courses, the student guide and buses from campus; no language model is configured here); ${TRY}`;
 
 /** Honest answers to what the campus data does not cover, each saying what it can do instead. */
 export const OFF_TOPIC_ANSWERS: Record<OffTopic, string> = {
@@ -45,6 +45,7 @@ const CAPABILITIES = [
   '- **Food**: "What\'s open right now?", "Is Nourish open on Saturday?", "Coffee near the library", "What\'s open tonight?"',
   '- **Courses**: "Who teaches machine learning?", "Any database courses?", "Courses about machine learning"',
   '- **Student guide**: "How does housing work for first-years?", "How do meal plans work?"',
+  '- **Buses**: "When\'s the next bus to Squirrel Hill?", "Can I ride the PRT with my CMU ID?"',
   '- **Memory**: "Remember that I\'m vegetarian", "What do you know about me?"',
 ].join('\n');
 
