@@ -42,6 +42,9 @@ describe('planTurn', () => {
     ['how do I get to Squirrel Hill?', ['maps', 'bus']],
     ['is the 28X running to the airport', ['bus']],
     ['can I ride the PRT for free with my ID?', ['bus']],
+    // A bare number is a route only as one: "the 69" is, "room 69" is not.
+    ['when does the 69 come', ['bus']],
+    ['where is room 69 in wean', ['maps']],
   ])('binds the groups a message asks about: %s', (query, groups) => {
     const plan = planTurn(req(query), noUserMemory);
     expect(plan.groups).toEqual(groups);

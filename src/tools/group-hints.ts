@@ -28,7 +28,7 @@ const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
   [
     'bus',
     // Buses and the PRT pass; a route id (61C, 28X, 67; "61 c"); a place the two Forbes & Morewood stops serve.
-    words(String.raw`bus(es)?|shuttles?|prt|port authority|transit|next (one|ride)|ride (the|a) (bus|prt)|bus pass|(61|71) ?[a-d]|28 ?x|6[79]|p ?[13]|squirrel hill|downtown|(the )?airport|waterfront|mckeesport|braddock( hills)?|shadyside|homestead`),
+    words(String.raw`bus(es)?|shuttles?|prt|port authority|transit|next (one|ride)|ride (the|a) (bus|prt)|bus pass|(61|71) ?[a-d]|28 ?x|(the|next|route|bus) 6[79]|6[79] (bus|route)|squirrel hill|downtown|(the )?airport|waterfront|mckeesport|braddock( hills)?|shadyside|homestead`),
   ],
   [
     'guide',

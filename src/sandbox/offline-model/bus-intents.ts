@@ -39,7 +39,9 @@ export function busIntent(q: string): BusIntent | null {
   const route = routeOf(q);
   const place = placeOf(q);
   const busWord = BUS_WORD.test(q);
-  if (!busWord && !route && !(place && TRAVEL.test(q))) return null;
+  // A bare number ("69") is a route only beside a bus word or "the": "room 69" is no bus.
+  const numeric = route !== null && /^\d+$/.test(route) && !busWord && !new RegExp(`\\b(?:the|next) ${route}\\b`, 'i').test(q);
+  if (numeric || (!busWord && !route && !(place && TRAVEL.test(q)))) return null;
   const pass = !route && PASS.test(q) && (busWord || /\bride\b/i.test(q));
   return { kind: 'bus', route, place, pass, nth: 1 };
 }
