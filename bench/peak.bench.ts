@@ -19,6 +19,11 @@
  * window until the queue has drained, less the bench's own sampling queries, over the measured turns (every
  * statement outside a transaction is one, so this counts the service's round trips that wrote or read).
  *
+ * PEAK_CORES=1 (issue 46): the platform's single vCPU. The replicas and the Postgres server (the postmaster
+ * and every backend it forks) are pinned to CPU 0, the load generator, the gateway and the tool server to
+ * CPU 1 (`taskset`), and Postgres's CPU per turn is measured apart (its process tree over the measured
+ * window). Needs two CPUs and a Postgres on this machine.
+ *
  * `npm run bench -- peak`; PEAK_REPLICAS (default 1,2) picks the configurations; PEAK_SPEND=1 runs the
  * replicas with a per-user and a service-wide daily spend limit far above what the run spends, so every
  * reservation also checks and adds money and the service row (issue 47). Prints a Markdown section;
@@ -31,7 +36,7 @@ import { startTestPostgres } from '../tests/support/postgres.js';
 import type { ServiceProcess } from '../tests/support/spawn-service.js';
 import { spawnService } from '../tests/support/spawn-service.js';
 import { BENCH_SECRET, productionEnv, startHelper } from './production-fixtures.js';
-import { imageNodeOptions, mb, procCpuMs, procStatusKb } from './proc.js';
+import { imageNodeOptions, mb, pinToCpu, pinTreeToCpu, procCpuMs, procStatusKb, processTreeCpuMs } from './proc.js';
 import { peakTurn, type PeakTurn } from './peak-load.js';
 import { ensureRealPostgres } from './real-postgres.js';
 import { quantile } from './stats.js';
@@ -46,6 +51,10 @@ const CAMPUS_RATE = 12;
 const TARGETS = { overheadP99Ms: 250, lagP99Ms: 10_000, drainMs: 15_000, peakRssMb: 200 };
 /** Spend limits that never bind, so the money accounting runs on every call (issue 47). */
 const SPEND = process.env.PEAK_SPEND === '1';
+/** The platform's one vCPU (issue 46): replicas and Postgres on CPU 0, the rest of the bench on CPU 1. */
+const ONE_CORE = process.env.PEAK_CORES === '1';
+const SERVICE_CPU = 0;
+const BENCH_CPU = 1;
 
 type Route = 'stream' | 'json' | 'v1';
 type Outcome = 'answered' | 'refused' | 'failed';
@@ -96,6 +105,28 @@ const [install, fakes, tools] = await Promise.all([
   ),
 ]);
 const readStats = async (): Promise<Stats> => (await fetch(fakes.value.stats)).json() as Promise<Stats>;
+
+/** The Postgres server's postmaster on this machine (its data directory's postmaster.pid), or null. */
+async function postmasterPid(url: string): Promise<number | null> {
+  const sql = postgres(url, { max: 1, onnotice: () => undefined });
+  try {
+    const [row] = await sql<{ dir: string }[]>`select setting as dir from pg_settings where name = 'data_directory'`;
+    const { readFileSync } = await import('node:fs');
+    return Number(readFileSync(`${row!.dir}/postmaster.pid`, 'utf8').split('\n')[0]) || null;
+  } catch {
+    return null;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+const postmaster = ONE_CORE ? await postmasterPid(server.url) : null;
+if (ONE_CORE) {
+  if (postmaster === null) throw new Error('peak: PEAK_CORES=1 needs the Postgres server on this machine (its postmaster.pid)');
+  pinTreeToCpu(postmaster, SERVICE_CPU);
+  for (const pid of [process.pid, fakes.child.pid!, tools.child.pid!]) pinToCpu(pid, BENCH_CPU);
+  log(`one core: replicas and Postgres (postmaster ${postmaster}) on CPU ${SERVICE_CPU}, the bench, gateway and tool server on CPU ${BENCH_CPU}`);
+}
 
 async function startReplicas(count: number, databaseUrl: string): Promise<ServiceProcess[]> {
   const replicas: ServiceProcess[] = [];
@@ -185,6 +216,8 @@ interface LevelResult {
   reported: number;
   /** Postgres transactions over the measured window (until drained), per measured turn. */
   xactPerTurn: number;
+  /** PEAK_CORES=1: the Postgres server's CPU over the measured window, per answered turn. */
+  pgCpuMsPerTurn: number | null;
   /** With PEAK_SPEND: the service row's spend against the users' rows (equal when nothing is held). */
   spend: { service: number; users: number } | null;
 }
@@ -198,6 +231,7 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
   const db = await startTestPostgres();
   const sql = postgres(db.url, { max: 1, onnotice: () => undefined });
   const replicas = await startReplicas(replicaCount, db.url);
+  if (ONE_CORE) for (const r of replicas) pinToCpu(r.child.pid!, SERVICE_CPU);
   const statsBefore = await readStats();
   const random = rng(rate * 7919 + replicaCount);
   const records: TurnRecord[] = [];
@@ -212,6 +246,7 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
     return Number(row!.n);
   };
   let xactAtMeasure: number | null = null;
+  let pgCpuAtMeasure = 0;
   let samplerAtMeasure = 0;
   const sampler = (async () => {
     while (sampling) {
@@ -239,6 +274,7 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
     if (!measuring && Date.now() >= started + WARMUP_S * 1_000) {
       measuring = true;
       for (const r of replicas) cpuAtMeasure.push(procCpuMs(r.child.pid!));
+      if (postmaster !== null) pgCpuAtMeasure = processTreeCpuMs(postmaster);
       samplerAtMeasure = samplerQueries;
       xactAtMeasure = await transactions();
     }
@@ -256,6 +292,7 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
     next += (-Math.log(1 - random()) / rate) * 1_000;
   }
   const cpuAtEnd = replicas.map((r) => procCpuMs(r.child.pid!));
+  const pgCpuAtEnd = postmaster !== null ? processTreeCpuMs(postmaster) : 0;
   await Promise.all(inFlight);
   const lastEnd = Math.max(...records.map((r) => r.end));
   // The queue drains: the time from the last turn's end until no job waits or runs.
@@ -318,6 +355,7 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
     factsDuplicated,
     charged: Number(charged?.n ?? 0),
     xactPerTurn: xact / Math.max(1, measuredTurns),
+    pgCpuMsPerTurn: postmaster !== null ? (pgCpuAtEnd - pgCpuAtMeasure) / Math.max(1, answeredPerReplica.reduce((a, b) => a + b, 0)) : null,
     spend: SPEND ? { service: Number(money?.service ?? 0), users: Number(money?.users ?? 0) } : null,
     reported: statsAfter.prompt_tokens + statsAfter.completion_tokens - (statsBefore.prompt_tokens + statsBefore.completion_tokens),
   };
@@ -391,7 +429,7 @@ try {
 
 const s = (ms: number | null) => (ms === null ? 'not drained' : `${(ms / 1000).toFixed(1)} s`);
 const lines: string[] = [
-  '## Campus peak: two replicas on a real Postgres (`bench/peak.bench.ts`)',
+  ONE_CORE ? '## Campus peak on one core: replicas and Postgres pinned to one CPU (`PEAK_CORES=1 bench/peak.bench.ts`)' : '## Campus peak: two replicas on a real Postgres (`bench/peak.bench.ts`)',
   '',
   `Method: ${REPLICA_COUNTS.join(' and ')} replica(s) of the built service (\`node ${imageNodeOptions().join(' ')} dist/src/server.js\`, ` +
     'AGENT_ENV=production, JOB_CONCURRENCY default) sharing one PostgreSQL 15 with pgvector 0.8.6 (durable settings; memory, budget ' +
@@ -405,11 +443,22 @@ const lines: string[] = [
     'CPU per turn = replica CPU over the measured window / turns it answered. Connections = most held at once, both pools. ' +
     'Postgres transactions per turn = pg_stat_database commits and rollbacks from the measured window\'s start until the queue ' +
     'drained, less the bench\'s own sampling queries, over the turns that arrived in the window.' +
-    (SPEND ? ' Spend limits on (PEAK_SPEND=1): a per-user and a service-wide daily limit that never bind, so every reservation and charge also carries money and the service row.' : ''),
+    (SPEND ? ' Spend limits on (PEAK_SPEND=1): a per-user and a service-wide daily limit that never bind, so every reservation and charge also carries money and the service row.' : '') +
+    (ONE_CORE
+      ? ` One core (PEAK_CORES=1): the replicas and the Postgres server (postmaster and every backend) pinned to CPU ${SERVICE_CPU} with taskset, the load generator, gateway and tool server to CPU ${BENCH_CPU}; Postgres CPU per turn = its process tree's CPU over the measured window / turns answered by all replicas; service CPU per turn = the replicas' CPU over the window / the same turns.`
+      : ''),
   '',
-  '| replicas | turns/s | answered | refused | failed | first-delta overhead p50 / p99 | extraction lag p50 / p99 / max | queue depth max (first → last third) | drain | peak RSS per replica | CPU per turn per replica | connections per replica | Postgres transactions per turn | tokens charged = reported |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  `| replicas | turns/s | answered | refused | failed | first-delta overhead p50 / p99 | extraction lag p50 / p99 / max | queue depth max (first → last third) | drain | peak RSS per replica | CPU per turn per replica | connections per replica | Postgres transactions per turn |${ONE_CORE ? ' CPU per turn: service / Postgres / both |' : ''} tokens charged = reported |`,
+  `|---|---|---|---|---|---|---|---|---|---|---|---|---|${ONE_CORE ? '---|' : ''}---|`,
 ];
+/** Service, Postgres and both, per answered turn (PEAK_CORES=1). */
+const coreCell = (r: LevelResult) => {
+  if (!ONE_CORE) return '';
+  const answered = r.records.filter((x) => x.measured && x.outcome === 'answered');
+  const service = r.perReplica.reduce((sum, p, i) => sum + p.cpuMsPerTurn * answered.filter((x) => x.replica === i).length, 0) / Math.max(1, answered.length);
+  const pg = r.pgCpuMsPerTurn ?? 0;
+  return ` ${service.toFixed(1)} / ${pg.toFixed(1)} / ${(service + pg).toFixed(1)} ms |`;
+};
 for (const r of results) {
   const { figures: f } = judge(r);
   lines.push(
@@ -417,7 +466,7 @@ for (const r of results) {
       `${s(f.lagP50)} / ${s(f.lagP99)} / ${s(f.lagMax)}${r.factsMissing ? ` (${r.factsMissing} missing)` : ''}${r.factsDuplicated ? ` (${r.factsDuplicated} twice)` : ''} | ` +
       `${f.depthMax} (${f.depthFirst.toFixed(1)} → ${f.depthLast.toFixed(1)}) | ${s(r.drainMs)} | ` +
       `${r.perReplica.map((p) => `${p.peakRssMb.toFixed(0)} MB`).join(', ')} | ${r.perReplica.map((p) => `${p.cpuMsPerTurn.toFixed(1)} ms`).join(', ')} | ` +
-      `${r.perReplica.map((p) => p.connections).join(', ')} | ${r.xactPerTurn.toFixed(1)} | ` +
+      `${r.perReplica.map((p) => p.connections).join(', ')} | ${r.xactPerTurn.toFixed(1)} |${coreCell(r)} ` +
       `${r.charged === r.reported ? `yes (${r.charged})` : `no: ${r.charged} charged, ${r.reported} reported`}` +
       `${r.spend ? `; spend: service row ${r.spend.service} = users ${r.spend.users} nano-USD${r.spend.service === r.spend.users ? '' : ' (NOT EQUAL)'}` : ''} |`,
   );
@@ -425,7 +474,7 @@ for (const r of results) {
 const capacity = (replicas: number) =>
   Math.max(0, ...results.filter((r) => r.replicas === replicas && judge(r).all).map((r) => r.rate));
 lines.push('');
-for (const replicas of REPLICA_COUNTS) lines.push(`Capacity with ${replicas} replica(s): ${capacity(replicas) || 'below the lowest level'} turns/s (the highest level at which every target holds).`);
+for (const replicas of REPLICA_COUNTS) lines.push(`Capacity with ${replicas} replica(s)${ONE_CORE ? ' and Postgres on one core' : ''}: ${capacity(replicas) || 'below the lowest level'} turns/s (the highest level at which every target holds).`);
 const campus = results.find((r) => r.replicas === 2 && r.rate === CAMPUS_RATE);
 if (campus) {
   const { figures: f, met } = judge(campus);
