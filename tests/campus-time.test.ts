@@ -29,6 +29,10 @@ describe('campus time in the prompt', () => {
 
   it('follows CAMPUS_TIME_ZONE, and the fixed part of the prompt is the same at any time of any day', () => {
     expect(campusDateTime(LATE_EVENING, 'Europe/Berlin')).toBe('2026-11-25 (Wednesday), 05:30');
+    // Made once a minute per zone: the same minute in another zone, and the next minute, read their own.
+    expect(campusDateTime(new Date(LATE_EVENING.getTime() + 59_000), 'Europe/Berlin')).toBe('2026-11-25 (Wednesday), 05:30');
+    expect(campusDateTime(LATE_EVENING, 'America/New_York')).toBe('2026-11-24 (Tuesday), 23:30');
+    expect(campusDateTime(new Date(LATE_EVENING.getTime() + 60_000), 'America/New_York')).toBe('2026-11-24 (Tuesday), 23:31');
     const at = (now: Date) =>
       buildSystemPrompt({ assistantName: 'A', campusName: 'C', tools: [], disabledGroups: [], memoryTools: false, recall: null, now, timeZone: 'America/New_York' });
     const fixed = (prompt: string) => prompt.slice(0, prompt.indexOf('# Now'));

@@ -25,10 +25,18 @@ export interface SystemPromptInput {
   timeZone: string;
 }
 
+/** One formatter per time zone, made once per process (a formatter costs far more than a format). */
+const campusClocks = new Map<string, Intl.DateTimeFormat>();
+/** The last minute formatted: every turn of that minute reads the same text. */
+let lastMinute: { timeZone: string; minute: number; text: string } | null = null;
+
 /** `2026-11-24 (Tuesday), 23:30`: the campus's date, weekday and time at `now`. */
 export function campusDateTime(now: Date, timeZone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
+  const minute = Math.floor(now.getTime() / 60_000);
+  if (lastMinute && lastMinute.minute === minute && lastMinute.timeZone === timeZone) return lastMinute.text;
+  let clock = campusClocks.get(timeZone);
+  if (!clock) {
+    clock = new Intl.DateTimeFormat('en-US', {
       timeZone,
       year: 'numeric',
       month: '2-digit',
@@ -37,11 +45,13 @@ export function campusDateTime(now: Date, timeZone: string): string {
       hour: '2-digit',
       minute: '2-digit',
       hourCycle: 'h23',
-    })
-      .formatToParts(now)
-      .map((p) => [p.type, p.value]),
-  );
-  return `${parts.year}-${parts.month}-${parts.day} (${parts.weekday}), ${parts.hour}:${parts.minute}`;
+    });
+    campusClocks.set(timeZone, clock);
+  }
+  const parts = Object.fromEntries(clock.formatToParts(now).map((p) => [p.type, p.value]));
+  const text = `${parts.year}-${parts.month}-${parts.day} (${parts.weekday}), ${parts.hour}:${parts.minute}`;
+  lastMinute = { timeZone, minute, text };
+  return text;
 }
 
 /**
