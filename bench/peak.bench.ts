@@ -29,6 +29,7 @@
  * reservation also checks and adds money and the service row (issue 47). Prints a Markdown section;
  * exits 1 when a target at 12 turns/s on two replicas is missed.
  */
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { prepareProductionInstall } from '../tests/support/production-install.js';
@@ -111,7 +112,6 @@ async function postmasterPid(url: string): Promise<number | null> {
   const sql = postgres(url, { max: 1, onnotice: () => undefined });
   try {
     const [row] = await sql<{ dir: string }[]>`select setting as dir from pg_settings where name = 'data_directory'`;
-    const { readFileSync } = await import('node:fs');
     return Number(readFileSync(`${row!.dir}/postmaster.pid`, 'utf8').split('\n')[0]) || null;
   } catch {
     return null;

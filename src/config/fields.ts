@@ -45,7 +45,7 @@ export const int = (fallback: number, bounds: { min: number; max?: number; maxRu
         .number({ error: 'must be a whole number' })
         .int('must be a whole number')
         .min(bounds.min, bounds.min === 1 ? 'must be a positive whole number' : `must be at least ${bounds.min}`)
-        .max(bounds.max ?? Number.MAX_SAFE_INTEGER, bounds.maxRule ?? `must be at most ${bounds.max}`),
+        .max(bounds.max ?? Number.MAX_SAFE_INTEGER, bounds.maxRule ?? `must be at most ${bounds.max ?? Number.MAX_SAFE_INTEGER}`),
     );
 
 /** A port number; unset or blank is `fallback`. */

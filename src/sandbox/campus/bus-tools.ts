@@ -83,6 +83,12 @@ function retrievedAt(now: Date) {
 
 const NOTHING_RUNNING = 'No buses are predicted at these stops right now; service resumes around 5:00 AM.';
 
+/** `ok` when a bus is predicted, else `empty` with why. */
+const predicted = (any: boolean) => (any ? { status: 'ok' } : { status: 'empty', message: NOTHING_RUNNING });
+
+/** Every stop's predictions at one moment, read once per call. */
+const allPredictions = (at: Date) => new Map(BUS_STOPS.map((s) => [s.stop_id, stopPredictions(s.stop_id, at)]));
+
 function inputError(code: string, message: string, extra: Record<string, unknown> = {}) {
   return jsonResult({ status: 'input_error', error: { code, message, ...extra } });
 }
@@ -97,11 +103,9 @@ export function registerBusTools(server: McpServer, now: () => Date): void {
     { description: 'Live bus predictions for both Forbes Ave & Morewood Ave stops (4407 inbound, 7117 outbound).', inputSchema: {} },
     async () => {
       const at = now();
-      const predictions = Object.fromEntries(BUS_STOPS.map((s) => [s.stop_id, stopPredictions(s.stop_id, at)]));
-      const any = Object.values(predictions).some((g) => g.length > 0);
+      const predictions = Object.fromEntries(allPredictions(at));
       return jsonResult({
-        status: any ? 'ok' : 'empty',
-        ...(!any && { message: NOTHING_RUNNING }),
+        ...predicted(Object.values(predictions).some((g) => g.length > 0)),
         predictions,
         stops: Object.fromEntries(BUS_STOPS.map((s) => [s.stop_id, stopInfo(s)])),
         ...common(at),
@@ -121,8 +125,7 @@ export function registerBusTools(server: McpServer, now: () => Date): void {
       const at = now();
       const predictions = stopPredictions(stop.stop_id, at);
       return jsonResult({
-        status: predictions.length > 0 ? 'ok' : 'empty',
-        ...(predictions.length === 0 && { message: NOTHING_RUNNING }),
+        ...predicted(predictions.length > 0),
         stop: { stop_id: stop.stop_id, ...stopInfo(stop) },
         predictions,
         ...common(at),
@@ -158,8 +161,9 @@ export function registerBusTools(server: McpServer, now: () => Date): void {
       if (new Set(chosen).size > 1) return inputError('conflicting_filters', 'The stop, place and direction given point at different stops.');
       const stops = chosen.length > 0 ? [stopOf(chosen[0]!)!] : [...BUS_STOPS];
       const at = now();
+      const byStop = allPredictions(at);
       const results = stops.map((stop) => {
-        const groups = stopPredictions(stop.stop_id, at);
+        const groups = byStop.get(stop.stop_id)!;
         // Toward a place: the routes that go there, when the stop has any.
         const serving = placeStop ? new Set((BUS_ROUTES[stop.stop_id] ?? []).filter((r) => r.via.includes(placeKey!)).map((r) => r.route)) : null;
         const candidates = groups
@@ -177,7 +181,7 @@ export function registerBusTools(server: McpServer, now: () => Date): void {
         };
       });
       const running = results.some((r) => r.status === 'ok');
-      const anyBus = BUS_STOPS.some((s) => stopPredictions(s.stop_id, at).length > 0);
+      const anyBus = [...byStop.values()].some((g) => g.length > 0);
       return jsonResult({
         status: running ? 'ok' : anyBus ? 'no_match' : 'empty',
         ...(!running && { message: anyBus ? 'No bus matches these filters in the next hour.' : NOTHING_RUNNING }),
