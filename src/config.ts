@@ -89,6 +89,8 @@ const serviceFields = {
   CAMPUS_POLICE_PHONE: textOr('412-268-2323'),
   SHUTDOWN_TIMEOUT_MS: int(15_000, { min: 1 }),
   MODEL_CALL_TIMEOUT_MS: int(60_000, { min: 1 }),
+  // Answer text within this window of the last piece sent goes on with the next (model/text-batches.ts); 0: every chunk alone.
+  ANSWER_BATCH_MS: int(100, { min: 0, max: 1_000 }),
   TURN_TIMEOUT_MS: int(120_000, { min: 1 }),
   MAX_TURNS_IN_FLIGHT: int(3, { min: 1 }),
   // The anonymous bucket is every signed-out student at once, not one person.
@@ -213,6 +215,8 @@ export interface Config {
   maxAnonymousTurnsInFlight: number;
   /** Deadline of one model call (a streamed pass or a completion). */
   modelCallTimeoutMs: number;
+  /** ANSWER_BATCH_MS: the window in which answer text is sent together. */
+  answerBatchMs: number;
   /** Deadline of one campus tool call (also bounds tool discovery). */
   toolCallTimeoutMs: number;
   /**
@@ -300,6 +304,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     maxTurnsInFlight: e.MAX_TURNS_IN_FLIGHT,
     maxAnonymousTurnsInFlight: e.MAX_ANONYMOUS_TURNS_IN_FLIGHT,
     modelCallTimeoutMs: e.MODEL_CALL_TIMEOUT_MS,
+    answerBatchMs: e.ANSWER_BATCH_MS,
     toolCallTimeoutMs: e.TOOL_CALL_TIMEOUT_MS,
     jobExpireSeconds: e.JOB_EXPIRE_SECONDS,
     jobConcurrency: e.JOB_CONCURRENCY,

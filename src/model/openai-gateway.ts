@@ -3,14 +3,16 @@
  * assembles text and tool calls from the chunks and reports usage exactly once; a deadline bounds each
  * call; a 429/5xx before any text was streamed is retried once after a backoff (the client's own
  * retries are off so there is exactly one policy); the caller's AbortSignal cancels the upstream HTTP
- * request; a response longer than its byte limit fails the call (response-limit.ts).
+ * request, and so does a reader that stops mid-pass; a response longer than its byte limit fails the call
+ * (response-limit.ts); answer text goes on in batches (text-batches.ts).
  */
 import OpenAI, { APIError } from 'openai';
-import type { ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ChatCompletionChunk, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Usage } from './usage.js';
 import { estimateUsage, reportedUsage } from './estimate-usage.js';
 import { ModelTimeoutError, ModelUnavailableError } from './gateway-errors.js';
 import { removeInvisibleTags } from '../security/invisible-tags.js';
+import { textBatches, type TextBatches } from './text-batches.js';
 import { limitResponseBytes, responseByteLimit, type ResponseBounds } from './response-limit.js';
 import type { CompleteAnswer, CompleteRequest, ModelGateway, ModelMessage, PassEvent, PassRequest, ToolCallRequest, ToolDefinition } from './gateway.js';
 
@@ -30,6 +32,13 @@ export interface OpenAIGatewayOptions {
   /** Deadline of one model call, first byte to last chunk. */
   callTimeoutMs?: number;
   /**
+   * ANSWER_BATCH_MS: answer text that arrives within this many ms of the last piece passed on is passed
+   * on with the pieces after it, as one (text-batches.ts); 0 passes every chunk's text on alone.
+   */
+  textBatchMs?: number;
+  /** The clock of the batching window (tests). */
+  now?: () => number;
+  /**
    * PROMPT_CACHE_KEY: sent as `prompt_cache_key` with every call, so a provider that routes its prefix
    * cache by key (OpenAI) keeps this service's requests, which share their tools and system prompt,
    * together; null sends none (for a gateway that refuses unknown parameters).
@@ -45,6 +54,8 @@ export interface OpenAIGatewayOptions {
 
 /** Marks an abort caused by our own deadline (as opposed to the client going away). */
 const DEADLINE = Symbol('deadline');
+/** Marks an abort because the pass's reader stopped reading (the answer cap, a client gone). */
+const LEFT = Symbol('left');
 
 function isRetryable(err: unknown): boolean {
   return err instanceof APIError && typeof err.status === 'number' && (err.status === 429 || err.status >= 500);
@@ -92,6 +103,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 4_000;
   const setTimer = options.setTimeout ?? ((fn, ms) => setTimeout(fn, ms));
   const clearTimer = options.clearTimeout ?? ((h) => clearTimeout(h as NodeJS.Timeout));
+  const batching = { windowMs: options.textBatchMs ?? 0, now: options.now ?? performance.now.bind(performance), setTimer, clearTimer };
 
   /** A signal aborted by the caller's signal or by the deadline; `dispose` clears the timer. */
   function callSignal(parent: AbortSignal | undefined) {
@@ -102,6 +114,8 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
     const timer = setTimer(() => controller.abort(DEADLINE), callTimeoutMs);
     return {
       signal: controller.signal,
+      /** Ends the upstream request (its reader left before the end). */
+      abort: () => controller.abort(LEFT),
       timedOut: () => controller.signal.reason === DEADLINE,
       dispose: () => {
         clearTimer(timer);
@@ -153,9 +167,17 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
       const calls = new Map<number, ToolCallRequest>();
       let finish: string | null = null;
       let answeredBy: string | null = null;
+      let ended = false;
+      let batches: TextBatches<ChatCompletionChunk> | null = null;
       try {
         const stream = await client.chat.completions.create(body, { signal: call.signal });
-        for await (const chunk of stream) {
+        batches = textBatches(stream, batching);
+        for (let step = await batches.next(); !step.done; step = await batches.next()) {
+          if (typeof step.value === 'string') {
+            yield { type: 'text', text: step.value };
+            continue;
+          }
+          const chunk = step.value;
           if (chunk.usage) usage = reportedUsage(chunk.usage);
           if (answeredBy === null && chunk.model) answeredBy = chunk.model;
           const choice = chunk.choices[0];
@@ -164,7 +186,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
           if (piece) {
             streamed = true;
             text += piece;
-            yield { type: 'text', text: piece };
+            batches.hold(piece);
           }
           for (const tc of choice.delta?.tool_calls ?? []) {
             streamed = true;
@@ -176,6 +198,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
           }
           if (choice.finish_reason) finish = choice.finish_reason;
         }
+        ended = true;
         // The openai stream ends quietly when aborted; an aborted pass must not look complete.
         if (call.signal.aborted) throw call.signal.reason;
         const assembled = [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c).filter((c) => c.name);
@@ -184,6 +207,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
         yield { type: 'finish', reason: finish, model: answeredBy };
         return;
       } catch (err) {
+        ended = true;
         const retry = attempt === 0 && !streamed && isRetryable(err) && !request.signal.aborted;
         if (!retry) {
           // Exactly one usage per pass: a pass cut short still reports (an estimate of) what it cost.
@@ -192,6 +216,10 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
         }
         retryCause = err;
       } finally {
+        batches?.close();
+        // The reader left mid-pass (the answer cap, a client gone): the upstream request ends now, not
+        // when the next chunk would have come.
+        if (!ended) call.abort();
         call.dispose();
       }
       await backoff(retryCause, request.signal);

@@ -249,6 +249,7 @@ async function sandboxFor(build: Build): Promise<Sandbox | null> {
 function modelGateway({ config, leaks, telemetry, given }: Build, sandbox: Sandbox | null): AppDeps['gateway'] {
   const limits = {
     callTimeoutMs: config.modelCallTimeoutMs,
+    textBatchMs: config.answerBatchMs,
     responseBounds: responseByteLimit(config.budget.maxOutputTokens),
     promptCacheKey: config.budget.promptCacheKey,
     outbound: leaks.redact,
