@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PassEvent } from '../src/model/gateway.js';
+import { MAX_HELD_CHARS } from '../src/model/text-batches.js';
 import { useFakeGateway } from './support/cleanup.js';
 import { gatewayClient } from './support/fake-gateway.js';
 
@@ -71,6 +72,15 @@ describe('answer text in batches', () => {
     // The held pieces went at the window's end, not at the stall's end (the client's abort, after them).
     expect(seen[1]!.at - seen[0]!.at).toBeLessThan(500);
     await gw.waitForAbort();
+  });
+
+  it('passes held text on once it reaches its size bound, however long the window: an endless answer is not held whole', async () => {
+    const pieces = Array.from({ length: 200 }, (_, i) => `${String(i % 10).repeat(499)} `);
+    gw.enqueue({ text: pieces });
+    const { out } = await texts(60_000);
+    expect(out.map((p) => p.text).join('')).toBe(pieces.join(''));
+    expect(out.length).toBeGreaterThan(30);
+    for (const p of out) expect(p.text.length).toBeLessThan(MAX_HELD_CHARS + 500);
   });
 
   it('ends the upstream request when the reader stops mid-pass', async () => {

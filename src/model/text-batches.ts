@@ -6,6 +6,9 @@
  * - The first piece of a pass goes at once (the time to first text is not delayed), and so does any
  *   piece that arrives after a window of silence: a slow model's chunks still go one by one.
  * - Held text waits at most `windowMs` after the last piece went: one timer per window, not per chunk.
+ * - And at most MAX_HELD_CHARS: a gateway that sends faster than any reader (an endless answer) has its
+ *   text passed on in pieces of that size, so the answer cap downstream still stops the reading early and
+ *   nothing grows with the answer here.
  * - The text is the same: only where it is cut changes, which the answer stream already allows.
  * - `windowMs` 0: every piece goes as it came.
  *
@@ -14,6 +17,9 @@
  */
 
 const WINDOW = Symbol('window');
+
+/** Held text passed on at once when it reaches this many characters, window or not. */
+export const MAX_HELD_CHARS = 2_048;
 
 export interface TextBatchOptions {
   windowMs: number;
@@ -54,7 +60,7 @@ export function textBatches<C>(source: AsyncIterable<C>, options: TextBatchOptio
 
   return {
     async next() {
-      if (held && (sourceDone || now() - sentAt >= windowMs)) return pass();
+      if (held && (sourceDone || held.length >= MAX_HELD_CHARS || now() - sentAt >= windowMs)) return pass();
       if (sourceDone) return { done: true, value: undefined };
       reading ??= chunks.next();
       let step: IteratorResult<C>;
