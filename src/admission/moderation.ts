@@ -9,6 +9,7 @@ import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from '
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { noModeration, type Moderation, type ModerationVerdict } from './admission.js';
+import { providerFetch } from '../http/outbound-fetch.js';
 
 export const MODERATION_MODEL = 'omni-moderation-latest';
 
@@ -73,7 +74,7 @@ export interface ModerationOptions {
   apiKey: string;
   baseUrl: string;
   logger: Logger;
-  /** Injected transport (tests use the fake gateway; the default is the global fetch). */
+  /** Injected transport (tests use the fake gateway; the default is the provider transport, http/outbound-fetch.ts). */
   fetch?: typeof fetch;
   timeoutMs?: number;
   thresholds?: Readonly<Record<string, number>>;
@@ -88,7 +89,7 @@ export function createModeration(options: ModerationOptions): Moderation {
     // Failing open quickly beats retrying: a retry would spend the turn's 4 s on an outage.
     maxRetries: 0,
     timeout: options.timeoutMs ?? MODERATION_TIMEOUT_MS,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch ?? providerFetch,
   });
   const thresholds = { ...DEFAULT_THRESHOLDS, ...options.thresholds };
   const model = options.model ?? MODERATION_MODEL;

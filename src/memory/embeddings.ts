@@ -5,6 +5,7 @@
  */
 import OpenAI from 'openai';
 import { EMBEDDING_DIMENSIONS } from '../db/embedding-dimensions.js';
+import { providerFetch } from '../http/outbound-fetch.js';
 
 export interface Embedder {
   readonly model: string;
@@ -37,7 +38,7 @@ export function createEmbedder(options: EmbedderOptions): Embedder {
     // One retry for a transient 429/5xx; recall falls back to recency if that fails too.
     maxRetries: 1,
     timeout: options.timeoutMs ?? 5_000,
-    ...(options.fetch && { fetch: options.fetch }),
+    fetch: options.fetch ?? providerFetch,
   });
   return {
     model: options.model,

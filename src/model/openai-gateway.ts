@@ -13,7 +13,9 @@ import { estimateUsage, reportedUsage } from './estimate-usage.js';
 import { ModelTimeoutError, ModelUnavailableError } from './gateway-errors.js';
 import { removeInvisibleTags } from '../security/invisible-tags.js';
 import { textBatches, type TextBatches } from './text-batches.js';
-import { limitResponseBytes, responseByteLimit, type ResponseBounds } from './response-limit.js';
+import { limitResponseBytes, responseByteLimit, responseCounter, type ResponseBounds } from './response-limit.js';
+import { completionChunks } from './completion-chunks.js';
+import { createOutboundFetch } from '../http/outbound-fetch.js';
 import type { CompleteAnswer, CompleteRequest, ModelGateway, ModelMessage, PassEvent, PassRequest, ToolCallRequest, ToolDefinition } from './gateway.js';
 
 export interface OpenAIGatewayOptions {
@@ -91,11 +93,12 @@ function createOutbound(filter: ((text: string) => string) | undefined, cacheSiz
 
 /** Builds the gateway. Nothing is sent until the first pass. */
 export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway {
+  const bounds = options.responseBounds ?? responseByteLimit(1_500);
   const client = new OpenAI({
     baseURL: options.baseUrl,
     apiKey: options.apiKey,
     maxRetries: 0,
-    fetch: limitResponseBytes(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.responseBounds ?? responseByteLimit(1_500)),
+    fetch: options.fetch ? limitResponseBytes(options.fetch, bounds) : createOutboundFetch({ onChunk: responseCounter(bounds) }),
   });
   const outbound = createOutbound(options.outbound);
   const callTimeoutMs = options.callTimeoutMs ?? 60_000;
@@ -170,8 +173,8 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
       let ended = false;
       let batches: TextBatches<ChatCompletionChunk> | null = null;
       try {
-        const stream = await client.chat.completions.create(body, { signal: call.signal });
-        batches = textBatches(stream, batching);
+        const response = await client.chat.completions.create(body, { signal: call.signal }).asResponse();
+        batches = textBatches(completionChunks(response), batching);
         for (let step = await batches.next(); !step.done; step = await batches.next()) {
           if (typeof step.value === 'string') {
             yield { type: 'text', text: step.value };
@@ -199,7 +202,7 @@ export function createOpenAIGateway(options: OpenAIGatewayOptions): ModelGateway
           if (choice.finish_reason) finish = choice.finish_reason;
         }
         ended = true;
-        // The openai stream ends quietly when aborted; an aborted pass must not look complete.
+        // An aborted pass must not look complete, however its body ended.
         if (call.signal.aborted) throw call.signal.reason;
         const assembled = [...calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c).filter((c) => c.name);
         if (assembled.length) yield { type: 'tool_calls', calls: assembled };

@@ -1,5 +1,5 @@
 /**
- * Bounds on every gateway response, applied at the `fetch` seam of the openai client. The answer cap
+ * Bounds on every gateway response, counted as its bytes arrive (the provider transport, or the `fetch` seam of an injected fetch). The answer cap
  * (execute.ts) counts answer characters as they are parsed, but the client's SSE decoder buffers a whole
  * line before anything is parsed: a gateway that sends one 12 MB `data:` line would be held whole
  * (measured: three at once took the process to 275 MB). So two bounds, counted as the bytes arrive:
@@ -43,33 +43,45 @@ export class ResponseTooLargeError extends Error {
 }
 
 /**
- * `fetchImpl` with each response body cut (errored) once it passes a bound. The count sits in the `pull`
- * of one ReadableStream over the body's reader: a chunk goes through one read, one native search for
- * its last newline and one enqueue, where `pipeThrough(new TransformStream(…))` added a writable side and
- * a pipe loop per chunk (the per-delta path, measured in BENCHMARKS.md). Cancelling it cancels the
- * upstream body.
+ * A fresh count for one response: called with each body chunk as it arrives, it returns the error that
+ * ends the body once a bound is passed, else null. The provider transport (http/outbound-fetch.ts) counts
+ * with it as it reads the socket; `limitResponseBytes` puts it in front of any other fetch.
+ */
+export function responseCounter(bounds: ResponseBounds): () => (chunk: Uint8Array) => Error | null {
+  return () => {
+    let seen = 0;
+    let line = 0;
+    return (chunk) => {
+      seen += chunk.byteLength;
+      const lastNewline = chunk.lastIndexOf(NEWLINE);
+      line = lastNewline < 0 ? line + chunk.byteLength : chunk.byteLength - lastNewline - 1;
+      return seen > bounds.maxBytes
+        ? new ResponseTooLargeError('response', bounds.maxBytes)
+        : line > bounds.maxLineBytes
+          ? new ResponseTooLargeError('line', bounds.maxLineBytes)
+          : null;
+    };
+  };
+}
+
+/**
+ * `fetchImpl` (an injected fetch: tests, the offline model) with each response body cut (errored) once
+ * it passes a bound. The count sits in the `pull` of one ReadableStream over the body's reader: a chunk
+ * goes through one read, the count and one enqueue. Cancelling it cancels the upstream body.
  */
 export function limitResponseBytes(fetchImpl: typeof globalThis.fetch, bounds: ResponseBounds): typeof globalThis.fetch {
+  const counter = responseCounter(bounds);
   return async (input, init) => {
     const res = await fetchImpl(input, init);
     if (!res.body) return res;
     const reader = res.body.getReader();
-    let seen = 0;
-    let line = 0;
+    const count = counter();
     const counted = new ReadableStream<Uint8Array>(
       {
         async pull(controller) {
           const { done, value } = await reader.read();
           if (done) return controller.close();
-          seen += value.byteLength;
-          const lastNewline = value.lastIndexOf(NEWLINE);
-          line = lastNewline < 0 ? line + value.byteLength : value.byteLength - lastNewline - 1;
-          const err =
-            seen > bounds.maxBytes
-              ? new ResponseTooLargeError('response', bounds.maxBytes)
-              : line > bounds.maxLineBytes
-                ? new ResponseTooLargeError('line', bounds.maxLineBytes)
-                : null;
+          const err = count(value);
           if (err) {
             controller.error(err);
             await reader.cancel(err).catch(() => undefined);

@@ -1,0 +1,130 @@
+/**
+ * The provider transport (http/outbound-fetch.ts) against a real HTTP server: request method, headers
+ * and body; status and headers back; a body read chunk by chunk with backpressure; gzip decoded; the
+ * caller's abort before the response and during the body; a refused connection; a body cut off; the
+ * per-chunk check ending a body; and the openai client making a call through it.
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createOutboundFetch } from '../src/http/outbound-fetch.js';
+
+let server: Server | null = null;
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((r) => server?.close(r) ?? r(undefined));
+  server = null;
+});
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<string> {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => handler(req, res, body));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const fetchOut = createOutboundFetch();
+
+describe('provider transport', () => {
+  it('sends the method, headers and body and returns status, headers and the body', async () => {
+    const url = await serve((req, res, body) => {
+      res.writeHead(201, { 'content-type': 'application/json', 'x-echo': String(req.headers['x-key']) });
+      res.end(JSON.stringify({ method: req.method, body }));
+    });
+    const res = await fetchOut(`${url}/v1/x`, { method: 'POST', headers: { 'x-key': 'k1', 'content-type': 'application/json' }, body: '{"a":1}' });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-echo')).toBe('k1');
+    expect(await res.json()).toEqual({ method: 'POST', body: '{"a":1}' });
+  });
+
+  it('gives the body chunk by chunk as the server writes it, and decodes gzip', async () => {
+    const url = await serve((req, res) => {
+      if (req.url === '/gz') {
+        res.writeHead(200, { 'content-encoding': 'gzip' });
+        return res.end(gzipSync('zipped text'));
+      }
+      res.writeHead(200);
+      res.write('one;');
+      setTimeout(() => res.end('two'), 50);
+    });
+    const res = await fetchOut(`${url}/slow`);
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe('one;');
+    const rest = await reader.read();
+    expect(new TextDecoder().decode(rest.value)).toBe('two');
+    expect((await reader.read()).done).toBe(true);
+    expect(await (await fetchOut(`${url}/gz`)).text()).toBe('zipped text');
+  });
+
+  it('rejects with an AbortError when aborted before the response, and errors the body when aborted during it', async () => {
+    const url = await serve((req, res) => {
+      if (req.url === '/late') return void setTimeout(() => res.end('late'), 5_000);
+      res.writeHead(200);
+      res.write('partial');
+    });
+    const early = new AbortController();
+    const pending = fetchOut(`${url}/late`, { signal: early.signal });
+    setTimeout(() => early.abort(), 20);
+    await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
+
+    const during = new AbortController();
+    const res = await fetchOut(`${url}/stream`, { signal: during.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    during.abort();
+    await expect(reader.read()).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('rejects a refused connection as fetch does, and errors a body the server cut off', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('short');
+      setTimeout(() => res.destroy(), 10);
+    });
+    const refused = await fetchOut('http://127.0.0.1:1/').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TypeError);
+    expect((refused as Error).message).toBe('fetch failed');
+    const res = await fetchOut(url);
+    await expect(res.text()).rejects.toThrow(/terminated/);
+  });
+
+  it('ends a body with the error its per-chunk check returns', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200);
+      res.write('a'.repeat(10));
+      setTimeout(() => res.end('b'.repeat(10)), 20);
+    });
+    const bounded = createOutboundFetch({
+      onChunk: () => {
+        let seen = 0;
+        return (chunk) => ((seen += chunk.byteLength) > 15 ? new Error('too long') : null);
+      },
+    });
+    const res = await bounded(url);
+    await expect(res.text()).rejects.toThrow('too long');
+  });
+
+  it('carries the openai client: a call and its refusal as the client reports them', async () => {
+    const url = await serve((req, res) => {
+      if (req.headers.authorization !== 'Bearer sk-transport') {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ error: { message: 'no key', type: 'auth' } }));
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.5] }], model: 'e', usage: { prompt_tokens: 1, total_tokens: 1 } }));
+    });
+    const good = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk-transport', maxRetries: 0, fetch: fetchOut });
+    const out = await good.embeddings.create({ model: 'e', input: ['x'], encoding_format: 'float' });
+    expect(out.data[0]!.embedding).toEqual([0.5]);
+    const bad = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk-wrong', maxRetries: 0, fetch: fetchOut });
+    await expect(bad.embeddings.create({ model: 'e', input: ['x'], encoding_format: 'float' })).rejects.toMatchObject({ status: 401 });
+  });
+});
