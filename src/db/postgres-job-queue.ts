@@ -15,9 +15,14 @@
  * fetching one job at a time, so that many jobs are in flight while their model calls are awaited. A
  * pg-boss worker sleeps out its polling interval after each fetch unless it is notified, so a worker that
  * finished a job is notified to fetch the next at once (it sleeps only after a fetch that found nothing),
- * and a job sent from this process notifies one idle worker. Idle workers poll every `pollingSeconds`;
- * the wake-ups are pg-boss's own `notifyWorker`. (pg-boss's batch fetch was not used: a batch completes
- * together, so one slow job would hold back the rest of its batch.)
+ * a job sent from this process notifies one idle worker, and a worker that takes a job notifies another
+ * (the queue may hold more: a burst is taken up by a chain of fetches, one more than it has jobs). So
+ * one worker polls every `pollingSeconds` (jobs other replicas sent, retries, deferred jobs) and the
+ * others only every PARKED_POLLING_SECONDS, in case a wake-up is lost: an idle replica asks about
+ * 0.8 times a second instead of `concurrency` / `pollingSeconds` (5 a second at the defaults; issue 46:
+ * that was more statements than the turns brought at the campus peak). The wake-ups are pg-boss's own
+ * `notifyWorker`. (pg-boss's batch fetch was not used: a batch completes together, so one slow job would
+ * hold back the rest of its batch.)
  *
  * pg-boss creates and migrates its own schema (`pgboss`) in `start()`, inside a transaction that first
  * takes `pg_advisory_xact_lock`, so replicas starting together never race. It talks to Postgres through
@@ -53,6 +58,9 @@ export interface PostgresJobQueueOptions {
 export const QUEUE_POOL_MAX = 3;
 
 const QUEUES: JobKind[] = ['memory-extraction'];
+
+/** The polling interval of every worker but the first (module note): they are woken when there is work. */
+export const PARKED_POLLING_SECONDS = 30;
 
 /** How long health waits for the queue's depth before reporting it unknown (null). */
 const HEALTH_TIMEOUT_MS = 1_500;
@@ -158,9 +166,11 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
         idleWorkers.set(kind, idle);
         for (let i = 0; i < (options.concurrency ?? DEFAULT_JOB_CONCURRENCY); i++) {
           let id = '';
-          id = await boss.work<JobData>(kind, { pollingIntervalSeconds: options.pollingSeconds ?? 2, batchSize: 1 }, async ([job]) => {
+          const pollingIntervalSeconds = i === 0 ? (options.pollingSeconds ?? 2) : Math.max(PARKED_POLLING_SECONDS, options.pollingSeconds ?? 2);
+          id = await boss.work<JobData>(kind, { pollingIntervalSeconds, batchSize: 1 }, async ([job]) => {
             if (!job) return;
             idle.delete(id);
+            wakeOne(kind);
             try {
               await run(kind, job);
             } finally {
