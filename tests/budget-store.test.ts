@@ -92,7 +92,7 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
     await store.charge('alice', '2026-11-21', LIMIT - 2 * FIRST - 150);
     // FIRST + 120 left: one more turn fits, a third does not.
     const second = await admission.admit(alice, signal);
-    expect(second.refusal).toBeNull();
+    expect(await second.refusal).toBeNull();
     const err = await rejection(admission.admit(alice, signal));
     expect(err.status).toBe(429);
     expect(err.headers['Retry-After']).toBe(String(6 * 3600));
@@ -107,8 +107,8 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
     await second.budget.release();
     expect(await store.used('alice', '2026-11-21')).toBe(LIMIT - FIRST - 120 + 40);
     // Other buckets are untouched, anonymous turns included.
-    expect((await admission.admit(request('bob'), signal)).refusal).toBeNull();
-    expect((await admission.admit(request(null), signal)).refusal).toBeNull();
+    expect(await (await admission.admit(request('bob'), signal)).refusal).toBeNull();
+    expect(await (await admission.admit(request(null), signal)).refusal).toBeNull();
 
     await store.charge('alice', '2026-11-21', FIRST + 100);
     clock = new Date('2026-11-21T23:59:59.250Z');

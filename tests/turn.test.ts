@@ -5,7 +5,8 @@
  */
 import { ModelAllowlist } from '../src/model/model-allowlist.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { unmeteredBudget, type TurnBudget } from '../src/admission/admission.js';
+import { unmeteredBudget, type Refusal, type TurnBudget } from '../src/admission/admission.js';
+import { noCampusTools, type CampusTools } from '../src/tools/campus-tools.js';
 import { TooManyRequestsError } from '../src/http/errors.js';
 import { createTurnStarter, type StartedTurn } from '../src/pipeline/turn.js';
 import { toTurnRequest } from '../src/request/chat-request.js';
@@ -38,7 +39,7 @@ async function setUp(admit?: () => Promise<never>, env: Record<string, string> =
   const deps = await createTestDeps({
     config: testConfig(env),
     gateway: gatewayClient(gw),
-    admission: fakeAdmission({ admit: admit ?? (async () => ({ refusal: null, budget })) }),
+    admission: fakeAdmission({ admit: admit ?? (async () => ({ refusal: Promise.resolve(null), budget })) }),
   });
   const start = createTurnStarter(deps);
   const request = toTurnRequest({ query: 'hello there', user_id: 'u-1' }, new ModelAllowlist({ allowedModels: '*', defaultModel: deps.config.gateway.defaultModel }));
@@ -123,5 +124,62 @@ describe('a started turn', () => {
     await expect(turn.outcome).resolves.toMatchObject({ label: 'aborted' });
     expect(deps.turns.size).toBe(0);
     expect(budget.releases).toBe(1);
+  });
+});
+
+describe('moderation beside preparation (issue 46)', () => {
+  const VERDICT_MS = 300;
+  const LIST_MS = 300;
+
+  /** A turn about a place (its preparation lists the campus tools, which takes LIST_MS) whose verdict takes VERDICT_MS. */
+  async function placeTurn(verdict: Refusal | null) {
+    const fake = await startFakeGateway();
+    gw = fake;
+    const lists = { count: 0 };
+    const slowTools: CampusTools = {
+      ...noCampusTools,
+      list: () => {
+        lists.count++;
+        return new Promise((resolve) => setTimeout(() => resolve([]), LIST_MS));
+      },
+    };
+    const deps = await createTestDeps({
+      config: testConfig(),
+      gateway: gatewayClient(fake),
+      campusTools: slowTools,
+      admission: fakeAdmission({
+        admit: async () => ({ refusal: new Promise((resolve) => setTimeout(() => resolve(verdict), VERDICT_MS)), budget: unmeteredBudget }),
+      }),
+    });
+    const request = toTurnRequest({ query: 'Where is the Gates Hillman Center?', user_id: 'u-2' }, new ModelAllowlist({ allowedModels: '*', defaultModel: deps.config.gateway.defaultModel }));
+    const started = Date.now();
+    const turn = await createTurnStarter(deps)(request, { signal: new AbortController().signal, requestId: 'req-m' });
+    return { fake, turn, started, lists };
+  }
+
+  it('prepares while moderation decides, and calls the model only after the verdict', async () => {
+    const { fake, turn, started, lists } = await placeTurn(null);
+    fake.enqueue({ text: 'Gates is on Forbes Avenue.' });
+    const types = await drain(turn);
+    expect(types.at(-1)).toBe('done');
+    expect(lists.count).toBe(1);
+    const modelAt = fake.requests.find((r) => r.path === '/v1/chat/completions')!.at - started;
+    // One wait, not the two in a row: the model was called once both were over, not after their sum.
+    expect(modelAt).toBeGreaterThanOrEqual(VERDICT_MS - 5);
+    expect(modelAt).toBeLessThan(VERDICT_MS + LIST_MS - 100);
+  });
+
+  it('answers a message stopped by moderation with its refusal and no model call, its preparation discarded', async () => {
+    const { fake, turn } = await placeTurn({ text: 'Sorry, I cannot help with that. Ask me about campus.', reason: 'moderation' });
+    const events: string[] = [];
+    let text = '';
+    for await (const e of turn.events) {
+      events.push(e.type);
+      if (e.type === 'done') text = e.response.response_text;
+    }
+    expect(text).toBe('Sorry, I cannot help with that. Ask me about campus.');
+    expect(events).not.toContain('map');
+    expect(fake.chatRequests()).toHaveLength(0);
+    expect(await turn.outcome).toMatchObject({ label: 'refused' });
   });
 });

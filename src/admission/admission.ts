@@ -57,8 +57,12 @@ export const unmeteredBudget: TurnBudget = {
 };
 
 export interface AdmissionDecision {
-  /** Non-null when the message was stopped by moderation: the turn answers this text, no model call. */
-  refusal: Refusal | null;
+  /**
+   * Moderation's verdict on the message, still running when admission returns (the turn prepares
+   * beside it): non-null when the message was stopped, and the turn answers this text with no model
+   * call. Never rejects.
+   */
+  refusal: Promise<Refusal | null>;
   /** The turn's reservation; release it when the turn ends. */
   budget: TurnBudget;
 }
@@ -67,7 +71,7 @@ export interface Admission {
   /**
    * Runs before any stream starts: holds the turn's reservation atomically (a tool pass and the answer
    * after it; throws TooManyRequestsError 429 with Retry-After when it would pass the limit, or
-   * ServiceUnavailableError 503 when the budget store fails), then moderation of the query.
+   * ServiceUnavailableError 503 when the budget store fails), then starts moderation of the query.
    */
   /** `span`: the turn's admission span; the budget check and moderation are its children. */
   admit(request: TurnRequest, signal: AbortSignal, span?: TraceSpan): Promise<AdmissionDecision>;
@@ -83,7 +87,7 @@ export interface Admission {
 }
 
 export const openAdmission: Admission = {
-  admit: async () => ({ refusal: null, budget: unmeteredBudget }),
+  admit: async () => ({ refusal: Promise.resolve(null), budget: unmeteredBudget }),
   reserveCall: async () => ({ refused: null, settle: async () => undefined }),
   notePromptSize: () => undefined,
   reviewAnswer: async () => null,

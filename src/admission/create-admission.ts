@@ -24,7 +24,7 @@ import type { CallRefusal, CallReservation, SpendPurpose } from '../model/metere
 import { ModelPrices, toNanoUsd, toUsd, type TokenSplit } from '../model/model-prices.js';
 import type { TurnRequest } from '../request/chat-request.js';
 import type { Usage } from '../model/usage.js';
-import { budgetBucket, type Admission, type AdmissionDecision, type Moderation, type Refusal, type TurnBudget } from './admission.js';
+import { budgetBucket, type Admission, type AdmissionDecision, type Moderation, type ModerationVerdict, type Refusal, type TurnBudget } from './admission.js';
 import { flaggedAnswerNotice, moderationRefusal, selfHarmSupport } from './replies.js';
 import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type BudgetAmount, type BudgetLimits, type Reservation, type TokenBudgetStore } from './token-budget.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from './turn-reservation.js';
@@ -132,6 +132,23 @@ export function createAdmission(options: AdmissionOptions): Admission {
       write: (amount, what) => write(bucket, day, amount, what),
     });
 
+  /**
+   * The verdict on the message: null, or the canned answer that replaces the model's (its reservation
+   * goes back at once: a canned answer uses no model). Never rejects: moderation fails open.
+   */
+  async function moderate(request: TurnRequest, signal: AbortSignal, span: TraceSpan, turnBudget: TurnBudget): Promise<Refusal | null> {
+    const moderationSpan = span.child('moderation');
+    const verdict = await spanned(moderationSpan, moderation.check(request.query, signal), (v) => moderationSpan.set({ 'campus.moderation.flagged': v.flagged })).catch(
+      (): ModerationVerdict => ({ flagged: false }),
+    );
+    if (!verdict.flagged) return null;
+    log.info('message stopped by moderation', { category: verdict.category });
+    await turnBudget.release();
+    return verdict.selfHarm
+      ? { text: selfHarmSupport(config.campus), reason: 'self_harm' }
+      : { text: moderationRefusal(config.campus), reason: 'moderation' };
+  }
+
   /** The error of a refused turn: which limit, and until when. */
   const refusedTurn = (refusedBy: 'tokens' | 'spend' | 'service'): AppError => {
     const retryAfter = secondsUntilUtcMidnight(now());
@@ -163,22 +180,9 @@ export function createAdmission(options: AdmissionOptions): Admission {
         throw new ServiceUnavailableError('the token budget cannot be checked right now; please try again shortly', 'token budget unavailable');
       }
       if (!reservation.held) throw refusedTurn(reservation.refusedBy);
-      const moderationSpan = span.child('moderation');
-      try {
-        const verdict = await spanned(moderationSpan, moderation.check(request.query, signal), (v) =>
-          moderationSpan.set({ 'campus.moderation.flagged': v.flagged }),
-        );
-        if (!verdict.flagged) return { refusal: null, budget: turnBudget };
-        log.info('message stopped by moderation', { category: verdict.category });
-        // A canned answer uses no model: the reservation goes back at once.
-        await turnBudget.release();
-        return verdict.selfHarm
-          ? { refusal: { text: selfHarmSupport(config.campus), reason: 'self_harm' }, budget: turnBudget }
-          : { refusal: { text: moderationRefusal(config.campus), reason: 'moderation' }, budget: turnBudget };
-      } catch (err) {
-        await turnBudget.release();
-        throw err;
-      }
+      // Moderation runs beside the turn's preparation (issue 46): the verdict is a promise the turn awaits
+      // before its first model call, not a wait before anything else starts.
+      return { refusal: moderate(request, signal, span, turnBudget), budget: turnBudget };
     },
 
     async reserveCall(call): Promise<CallReservation | CallRefusal> {

@@ -1,6 +1,7 @@
 /**
  * The provider transport (issue 46): a `fetch` over node:http and node:https with keep-alive agents, given
- * to the openai clients of the model gateway, embeddings and moderation through their `fetch` option.
+ * to the openai clients of the model gateway, embeddings and moderation and to the MCP client of the
+ * campus tools, through their `fetch` options.
  *
  * Why not the global fetch: a streamed answer is a few hundred small chunks, and undici's fetch moves each
  * through its own body machinery and a web stream before the reader sees it; in the campus-peak profile

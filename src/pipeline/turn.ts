@@ -8,7 +8,8 @@
  *
  * Admission, in CONTRACT.md's order after the guard and validation: gateway configured (503) → overload
  * (503 + Retry-After) → turns in flight (429) → budget (429/503) and moderation. A refusal there throws
- * the AppError that `onError` answers before any stream starts.
+ * the AppError that `onError` answers before any stream starts. Moderation's verdict is not waited for
+ * there: the turn prepares beside it and awaits it before the model is called (issue 46).
  *
  * The turn itself binds its user's memory once (none for an anonymous or canned turn), plans, prepares
  * (tools, recall, prompt), then runs deliver(verify(execute(prepared))). A refusal (moderation, flagrant
@@ -205,7 +206,6 @@ export function createTurnStarter(deps: TurnDeps) {
       const admission = this.span.child('admission');
       try {
         this.decision = await deps.admission.admit(this.request, this.controller.signal, admission);
-        admission.set({ 'campus.admission.refusal': this.decision.refusal?.reason });
         admission.end();
       } catch (err) {
         admission.fail(errorType(err));
@@ -213,10 +213,6 @@ export function createTurnStarter(deps: TurnDeps) {
         // A 429 from admission is the budget (the in-flight cap answered above); a 503 is a refusal only
         // when the service-wide spending cap is reached (a failing store is not).
         throw await refuse(err, err instanceof TooManyRequestsError ? 'budget' : err instanceof ServicePausedError ? 'service_cap' : null);
-      }
-      if (this.decision.refusal) {
-        metrics.refusal('moderation');
-        this.label = 'refused';
       }
       metrics.turnStarted();
       // Past the deadline the turn ends, read or not (a route that never read its events holds nothing after it).
@@ -229,35 +225,41 @@ export function createTurnStarter(deps: TurnDeps) {
       try {
         if (this.closed || !this.decision) return;
         const { request } = this;
-        const refusal = this.decision.refusal;
-        const injection = !refusal && detectFlagrantInjection(request.query);
-        const canned = refusal ?? (injection ? { text: INJECTION_REFUSAL, reason: 'injection' as const } : null);
+        const injection = detectFlagrantInjection(request.query);
         const signal = this.controller.signal;
         const span = this.span;
         // Every line the turn writes carries its request id (and, with tracing on, its trace and span ids).
         const log = deps.logger.child({ request_id: this.origin.requestId });
         // The one place a turn's user is decided: anonymous and canned turns have no memory.
-        const memory: UserMemory =
-          canned || request.userId === null ? noUserMemory : deps.turnMemory.forUser(request.userId, { logger: log, span });
+        let memory: UserMemory = injection || request.userId === null ? noUserMemory : deps.turnMemory.forUser(request.userId, { logger: log, span });
         const planSpan = span.child('plan');
-        const plan = canned ? CANNED_PLAN : planTurn(request, memory);
-        planSpan.set({ 'campus.plan.groups': plan.groups, 'campus.plan.recall_memory': plan.recallMemory, 'campus.plan.canned': canned !== null });
+        let plan = injection ? CANNED_PLAN : planTurn(request, memory);
+        planSpan.set({ 'campus.plan.groups': plan.groups, 'campus.plan.recall_memory': plan.recallMemory });
         planSpan.end();
 
-        // Prepared before the stages are composed, so verify sees the final system prompt; a failure here
-        // still leaves through deliver as the turn's `error` event.
-        let source: Source;
-        if (canned) source = { kind: 'canned', ...canned };
-        else {
-          try {
-            const prepared = await prepareTurn({ ...deps, logger: log }, { request, plan, memory, signal, span });
-            // Admission holds a first pass before the prompt exists: it learns how large prompts are.
-            deps.admission.notePromptSize(reservationTokens(prepared.messages[0]) + reservationTokens(prepared.toolbox.definitions));
-            source = { kind: 'model', run: this.execute, prepared };
-          } catch (err) {
-            source = { kind: 'failed', err };
-          }
+        // Prepared (tools, recall, prompt) while moderation decides; a failure here still leaves through
+        // deliver as the turn's `error` event. Nothing reaches the model before the verdict.
+        const preparing: Promise<Source> | null = injection
+          ? null
+          : prepareTurn({ ...deps, logger: log }, { request, plan, memory, signal, span }).then(
+              (prepared): Source => {
+                // Admission holds a first pass before the prompt exists: it learns how large prompts are.
+                deps.admission.notePromptSize(reservationTokens(prepared.messages[0]) + reservationTokens(prepared.toolbox.definitions));
+                return { kind: 'model', run: this.execute, prepared };
+              },
+              (err: unknown): Source => ({ kind: 'failed', err }),
+            );
+        const refusal = await this.decision.refusal;
+        const canned = refusal ?? (injection ? { text: INJECTION_REFUSAL, reason: 'injection' as const } : null);
+        if (refusal) {
+          metrics.refusal('moderation');
+          this.label = 'refused';
+          // A stopped message binds nothing: no memory written from it, no tools, no map.
+          memory = noUserMemory;
+          plan = CANNED_PLAN;
         }
+        span.set({ 'campus.plan.canned': canned !== null, 'campus.admission.refusal': refusal?.reason });
+        const source: Source = canned ? { kind: 'canned', ...canned } : await preparing!;
         const ctx: TurnContext = {
           request,
           plan,

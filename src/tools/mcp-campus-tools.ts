@@ -13,6 +13,7 @@ import type { CampusTool, CampusToolResult, CampusTools } from './campus-tools.j
 import type { JsonSchemaObject } from '../model/gateway.js';
 import { trimToolDescription } from './tool-description.js';
 import { SHOW_MAP_TOOL, toolGroupOf } from './tool-groups.js';
+import { providerFetch } from '../http/outbound-fetch.js';
 
 export interface McpCampusToolsOptions {
   /** MCP_SERVER_URL, including the `/mcp` path. */
@@ -82,7 +83,7 @@ export function createMcpCampusTools(options: McpCampusToolsOptions): CampusTool
         cache = null;
       });
       client.onerror = (err) => log.debug('tool server transport error', { err });
-      const transport = new StreamableHTTPClientTransport(new URL(options.url), options.fetch ? { fetch: options.fetch } : {});
+      const transport = new StreamableHTTPClientTransport(new URL(options.url), { fetch: options.fetch ?? providerFetch });
       try {
         await client.connect(transport, { timeout: callTimeoutMs });
       } catch (err) {

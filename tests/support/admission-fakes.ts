@@ -73,7 +73,7 @@ export const fakeAdmission = (overrides: Partial<Admission> = {}): FakeAdmission
 export const refusingAdmission = (error: AppError) => fakeAdmission({ admit: async () => Promise.reject(error) });
 
 /** An admission whose moderation stopped the message: the turn answers `refusal` with no model call. */
-export const moderatedAdmission = (refusal: Refusal) => fakeAdmission({ admit: async () => ({ refusal, budget: unmeteredBudget }) });
+export const moderatedAdmission = (refusal: Refusal) => fakeAdmission({ admit: async () => ({ refusal: Promise.resolve(refusal), budget: unmeteredBudget }) });
 
 /** An admission whose answer review replaces every answer. */
 export const replacingAdmission = (replacement: Refusal) => fakeAdmission({ reviewAnswer: async () => replacement });
