@@ -31,7 +31,15 @@ export interface OutboundFetchOptions {
   onChunk?: () => (chunk: Uint8Array) => Error | null;
 }
 
-const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+/**
+ * An idle connection is closed after 4 s, or sooner when the server's `Keep-Alive: timeout=` says so (as
+ * undici does): a connection the server already dropped is not reused for a call that cannot be retried.
+ */
+const IDLE_SOCKET_MS = 4_000;
+const agents = {
+  'http:': new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  'https:': new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+};
 
 const abortError = () => new DOMException('This operation was aborted', 'AbortError');
 
