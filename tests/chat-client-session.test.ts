@@ -138,7 +138,9 @@ describe('chat session on a terminal', () => {
     const output = Object.assign(new PassThrough(), { isTTY: true, columns: 48 });
     const out = capture(output);
     const session = runChat({ client: createServiceClient({ url: open.url, secret: null }), userId: null, disabledTools: [], input, output });
-    input.write('What can I eat right now?\n');
+    // A building's dining places: the list holds the same places at any hour (what is open "right now"
+    // changes with the clock, and in the evening no longer held the place this test looks for).
+    input.write('Where can I eat in the Cohon Center?\n');
     await out.until(/[\s\S]*you> [\s\S]*you> $/);
     input.end();
     await session;
@@ -151,7 +153,7 @@ describe('chat session on a terminal', () => {
     const answer = shown.slice(shown.findIndex((l) => l.startsWith('assistant>')), shown.findIndex((l) => l.startsWith('  (tools:')));
     expect(answer.length).toBeGreaterThan(10);
     for (const l of answer) expect([...l].length, l).toBeLessThanOrEqual(47);
-    const body = await (await fetch(`${open.url}/agent/respond`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'What can I eat right now?' }) })).json();
+    const body = await (await fetch(`${open.url}/agent/respond`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'Where can I eat in the Cohon Center?' }) })).json();
     const words = new Set(String(body.response_text).replace(/[*#]/g, '').split(/\s+/));
     const shownWords = answer.join(' ').replace(/^assistant>/, '').split(/\s+/).filter((w) => w && !/^[-*•]$/.test(w) && w !== 'assistant>');
     for (const w of shownWords) expect(words, `"${w}" is not a word of the answer`).toContain(w);

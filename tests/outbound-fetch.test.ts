@@ -127,4 +127,20 @@ describe('provider transport', () => {
     const bad = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'sk-wrong', maxRetries: 0, fetch: fetchOut });
     await expect(bad.embeddings.create({ model: 'e', input: ['x'], encoding_format: 'float' })).rejects.toMatchObject({ status: 401 });
   });
+
+  it('shares one signal among many requests in flight without a listener warning', async () => {
+    const url = await serve((_req, res) => setTimeout(() => res.end('ok'), 30));
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const shared = new AbortController().signal;
+      const bodies = await Promise.all(Array.from({ length: 30 }, async () => (await fetchOut(url, { signal: shared })).text()));
+      expect(bodies.every((b) => b === 'ok')).toBe(true);
+      await new Promise((r) => setTimeout(r, 10));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
 });

@@ -20,6 +20,7 @@
  */
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent } from 'node:https';
+import { getMaxListeners, setMaxListeners } from 'node:events';
 import type { Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
@@ -40,6 +41,15 @@ const agents = {
   'http:': new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
   'https:': new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
 };
+
+const READ_AHEAD_BYTES = 64 * 1024;
+
+/**
+ * A caller may share one signal among many requests (the MCP client does, one per transport): each
+ * request in flight listens on it once, so the listener count follows the concurrency, as with undici,
+ * which raises the same limit.
+ */
+const MAX_SIGNAL_LISTENERS = 1_500;
 
 const abortError = () => new DOMException('This operation was aborted', 'AbortError');
 
@@ -102,7 +112,9 @@ function bodyOf(res: IncomingMessage, signal: AbortSignal | null | undefined, ch
         if (source !== res) source.destroy();
       },
     },
-    { highWaterMark: 1 },
+    // Up to 64 KB is read ahead of the reader (a pause and a resume per chunk otherwise); past that the
+    // socket waits for the reader.
+    new ByteLengthQueuingStrategy({ highWaterMark: READ_AHEAD_BYTES }),
   );
 }
 
@@ -122,6 +134,7 @@ export function createOutboundFetch(options: OutboundFetchOptions = {}): typeof 
     if (!carried || !(url.protocol in agents) || !(typeof input === 'string' || input instanceof URL)) return globalThis.fetch(input, init);
     const signal = init?.signal;
     if (signal?.aborted) return Promise.reject(abortError());
+    if (signal && getMaxListeners(signal) < MAX_SIGNAL_LISTENERS) setMaxListeners(MAX_SIGNAL_LISTENERS, signal);
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
     const protocol = url.protocol as keyof typeof agents;
