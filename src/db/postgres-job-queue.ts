@@ -18,9 +18,9 @@
  * a job sent from this process notifies one idle worker, and a worker that takes a job notifies another
  * (the queue may hold more: a burst is taken up by a chain of fetches, one more than it has jobs). So
  * one worker polls every `pollingSeconds` (jobs other replicas sent, retries, deferred jobs) and the
- * others only every PARKED_POLLING_SECONDS, in case a wake-up is lost: an idle replica asks about
- * 0.8 times a second instead of `concurrency` / `pollingSeconds` (5 a second at the defaults; issue 46:
- * that was more statements than the turns brought at the campus peak). The wake-ups are pg-boss's own
+ * others only every PARKED_POLLING_SECONDS, in case a wake-up is lost: an idle replica's statements went
+ * from 5.5 to 1.6 a second (`bench/turn-statements.ts`, BENCHMARKS.md; issue 46: ten workers polling
+ * every 2 s were more statements than the turns brought at the campus peak). The wake-ups are pg-boss's own
  * `notifyWorker`. (pg-boss's batch fetch was not used: a batch completes together, so one slow job would
  * hold back the rest of its batch.)
  *
