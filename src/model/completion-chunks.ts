@@ -63,6 +63,8 @@ export async function* completionChunks(response: Response): AsyncGenerator<Chat
         const half = !done && text.endsWith('\r');
         text = (half ? text.slice(0, -1) : text).replace(/\r\n?/g, '\n') + (half ? '\r' : '');
       }
+      // At the end, a last line without its line end is read like the others.
+      if (done && text !== '') text += '\n';
       let start = 0;
       for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
         const line = text.slice(start, nl);
@@ -81,14 +83,6 @@ export async function* completionChunks(response: Response): AsyncGenerator<Chat
       text = start === 0 ? text : text.slice(start);
       if (done) {
         // A last event without its blank line still counts (as the openai client's decoder has it).
-        if (text !== '') {
-          const line = text;
-          text = '';
-          if (line.startsWith('data:')) {
-            const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5);
-            data = data === null ? value : `${data}\n${value}`;
-          }
-        }
         const chunk = dispatch();
         if (chunk) yield chunk;
         finished = true;
