@@ -1,6 +1,7 @@
 /**
  * The peak bench's model gateway in a process of its own, with a real model's pace (issue 35):
- * - a chat pass: first token after 0.5-1.5 s, then 40 tokens a second, answers of 100-400 tokens; a
+ * - a chat pass: first token after 0.5-1.5 s, then 40 tokens a second, answers of 100-400 tokens (400 in
+ *   the outside mix, PEAK_MIX=outside); a
  *   question about a place, food or a course first gets a tool pass (the tool call after the same
  *   first-token wait), and "remember ..." a call of the memory tool;
  * - memory extraction and titles (non-streamed): about 1 s; extraction adds "Lives in X" for a turn
@@ -15,7 +16,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startFakeGateway, type FakeReply } from '../tests/support/fake-gateway.js';
-import { modelPace, PEAK_MARK, TOKEN_GAP_MS } from './peak-load.js';
+import { campusMix, modelPace, PEAK_MARK, TOKEN_GAP_MS } from './peak-load.js';
 
 const lastUser = (body: any): string =>
   String([...(body.messages ?? [])].reverse().find((m: any) => m.role === 'user')?.content ?? '');
@@ -51,13 +52,15 @@ function toolCallFor(question: string, offered: Set<string>): { name: string; ar
   return null;
 }
 
+/** The mix the load generator sends (PEAK_MIX), for its answer lengths. */
+const mix = campusMix();
 const gateway = await startFakeGateway({ record: false });
 gateway.embeddingFailure = { delayMs: 50 };
 gateway.moderationFailure = { delayMs: 50 };
 gateway.handler = (body: any) => {
   const question = lastUser(body);
   const turn = Number(new RegExp(`${PEAK_MARK}(\\d+)`).exec(question)?.[1] ?? 0);
-  const pace = modelPace(turn);
+  const pace = modelPace(turn, mix);
   if (!body.stream) {
     if (body.response_format?.type === 'json_object') {
       const home = /I live in ([A-Z][a-z]+)/.exec(question)?.[1];

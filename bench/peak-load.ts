@@ -10,28 +10,67 @@ export const PEAK_MARK = '#peak-';
 /** 40 tokens a second. */
 export const TOKEN_GAP_MS = 25;
 
-/** A fixed draw per turn (no shared state between processes): first token 0.5-1.5 s, 100-400 tokens. */
-export function modelPace(turn: number): { firstTokenMs: number; answerTokens: number } {
+/**
+ * A fixed draw per turn (no shared state between processes): first token 0.5-1.5 s, 100-400 tokens, or
+ * the mix's fixed answer length.
+ */
+export function modelPace(turn: number, mix: Mix = campusMix()): { firstTokenMs: number; answerTokens: number } {
   // A 32-bit integer hash (splitmix-style), so neighbouring turns get unrelated draws.
   let h = (turn + 0x9e3779b9) | 0;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
   h = (h ^ (h >>> 16)) >>> 0;
-  return { firstTokenMs: 500 + (h % 1_001), answerTokens: 100 + ((h >>> 10) % 301) };
+  return { firstTokenMs: 500 + (h % 1_001), answerTokens: mix.answerTokens ?? 100 + ((h >>> 10) % 301) };
 }
 
 export type TurnKind = 'place' | 'food' | 'course' | 'follow-up' | 'fact' | 'remember' | 'small talk';
 
-/** How often each kind of turn comes (per 100). */
-export const MIX: [TurnKind, number][] = [
-  ['place', 20],
-  ['food', 20],
-  ['course', 15],
-  ['follow-up', 15],
-  ['fact', 10],
-  ['remember', 5],
-  ['small talk', 15],
-];
+export interface Mix {
+  name: 'campus' | 'outside';
+  /** How often each kind of turn comes (per 100). */
+  weights: [TurnKind, number][];
+  /** Every answer this many tokens, or null for the campus draw (100-400). */
+  answerTokens: number | null;
+}
+
+/** The campus mix (issue 35). */
+export const MIX: Mix = {
+  name: 'campus',
+  weights: [
+    ['place', 20],
+    ['food', 20],
+    ['course', 15],
+    ['follow-up', 15],
+    ['fact', 10],
+    ['remember', 5],
+    ['small talk', 15],
+  ],
+  answerTokens: null,
+};
+
+/**
+ * The lighter mix of issue 46's outside run: a 400-token answer on every turn, a tool pass on most (places,
+ * food and courses, 75%), a fact stated on one in five; no history, no "remember ...".
+ */
+export const OUTSIDE_MIX: Mix = {
+  name: 'outside',
+  weights: [
+    ['place', 25],
+    ['food', 25],
+    ['course', 25],
+    ['fact', 20],
+    ['small talk', 5],
+  ],
+  answerTokens: 400,
+};
+
+/** PEAK_MIX picks the mix (`campus`, the default, or `outside`); the bench and its gateway read the same variable. */
+export function campusMix(env: NodeJS.ProcessEnv = process.env): Mix {
+  const name = env.PEAK_MIX ?? 'campus';
+  if (name === 'campus') return MIX;
+  if (name === 'outside') return OUTSIDE_MIX;
+  throw new Error(`PEAK_MIX must be campus or outside, not ${name}`);
+}
 
 export const HOMES = ['Donner', 'Mudge', 'Morewood', 'Resnik', 'Stever', 'Hamerschlag', 'Boss'];
 
@@ -42,9 +81,9 @@ export interface PeakTurn {
 }
 
 /** The `n`th turn of the load: its kind from the mix, its words marked with `n`. */
-export function peakTurn(n: number, draw: number): PeakTurn {
+export function peakTurn(n: number, draw: number, mix: Mix = MIX): PeakTurn {
   let left = Math.floor(draw * 100);
-  const kind = MIX.find(([, weight]) => (left -= weight) < 0)?.[0] ?? 'small talk';
+  const kind = mix.weights.find(([, weight]) => (left -= weight) < 0)?.[0] ?? 'small talk';
   const mark = `(${PEAK_MARK}${n})`;
   const home = HOMES[n % HOMES.length];
   switch (kind) {

@@ -24,6 +24,8 @@
  * CPU 1 (`taskset`), and Postgres's CPU per turn is measured apart (its process tree over the measured
  * window). Needs two CPUs and a Postgres on this machine.
  *
+ * PEAK_MIX=outside: issue 46's lighter outside mix (bench/peak-load.ts OUTSIDE_MIX) in place of the campus mix.
+ *
  * `npm run bench -- peak`; PEAK_REPLICAS (default 1,2) picks the configurations; PEAK_SPEND=1 runs the
  * replicas with a per-user and a service-wide daily spend limit far above what the run spends, so every
  * reservation also checks and adds money and the service row (issue 47). Prints a Markdown section;
@@ -38,7 +40,7 @@ import type { ServiceProcess } from '../tests/support/spawn-service.js';
 import { spawnService } from '../tests/support/spawn-service.js';
 import { BENCH_SECRET, productionEnv, startHelper } from './production-fixtures.js';
 import { imageNodeOptions, mb, pinToCpu, pinTreeToCpu, procCpuMs, procStatusKb, processTreeCpuMs } from './proc.js';
-import { peakTurn, type PeakTurn } from './peak-load.js';
+import { campusMix, peakTurn, type PeakTurn } from './peak-load.js';
 import { ensureRealPostgres } from './real-postgres.js';
 import { quantile } from './stats.js';
 
@@ -54,6 +56,8 @@ const TARGETS = { overheadP99Ms: 250, lagP99Ms: 10_000, drainMs: 15_000, peakRss
 const SPEND = process.env.PEAK_SPEND === '1';
 /** The platform's one vCPU (issue 46): replicas and Postgres on CPU 0, the rest of the bench on CPU 1. */
 const ONE_CORE = process.env.PEAK_CORES === '1';
+/** PEAK_MIX=outside: issue 46's lighter outside mix (bench/peak-load.ts) in place of the campus mix. */
+const MIX = campusMix();
 const SERVICE_CPU = 0;
 const BENCH_CPU = 1;
 
@@ -97,7 +101,7 @@ const server = ensureRealPostgres();
 const log = (line: string) => process.stderr.write(`peak: ${line}\n`);
 const [install, fakes, tools] = await Promise.all([
   prepareProductionInstall({ reuseDependencies: true, log }),
-  startHelper('bench/peak-fakes.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; stats: string }) : null)),
+  startHelper('bench/peak-fakes.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; stats: string }) : null), { PEAK_MIX: MIX.name }),
   startHelper(
     'src/sandbox/campus/main.ts',
     [],
@@ -278,7 +282,7 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
       samplerAtMeasure = samplerQueries;
       xactAtMeasure = await transactions();
     }
-    const turn = peakTurn(++n, random());
+    const turn = peakTurn(++n, random(), MIX);
     const signedIn = random() < 0.8;
     // A fact-stating student is one of their own, so their fact's row tells the lag of that turn alone.
     const user = !signedIn ? null : turn.kind === 'fact' ? `peak-${tag}-f${n}` : `peak-${tag}-s${Math.floor(random() * 1_000)}`;
@@ -428,16 +432,18 @@ try {
 }
 
 const s = (ms: number | null) => (ms === null ? 'not drained' : `${(ms / 1000).toFixed(1)} s`);
+const mixText = MIX.weights.map(([kind, weight]) => `${kind} ${weight}%`).join(', ');
 const lines: string[] = [
-  ONE_CORE ? '## Campus peak on one core: replicas and Postgres pinned to one CPU (`PEAK_CORES=1 bench/peak.bench.ts`)' : '## Campus peak: two replicas on a real Postgres (`bench/peak.bench.ts`)',
+  (ONE_CORE ? '## Campus peak on one core: replicas and Postgres pinned to one CPU (`PEAK_CORES=1 bench/peak.bench.ts`)' : '## Campus peak: two replicas on a real Postgres (`bench/peak.bench.ts`)') +
+    (MIX.name === 'outside' ? ', the outside mix (`PEAK_MIX=outside`)' : ''),
   '',
   `Method: ${REPLICA_COUNTS.join(' and ')} replica(s) of the built service (\`node ${imageNodeOptions().join(' ')} dist/src/server.js\`, ` +
     'AGENT_ENV=production, JOB_CONCURRENCY default) sharing one PostgreSQL 15 with pgvector 0.8.6 (durable settings; memory, budget ' +
     'and job queue in it), the sandbox tool server and a paced gateway each in a process of their own (first token after 0.5-1.5 s, ' +
-    '40 tokens/s, 100-400 tokens, a tool pass for places, food and courses; extraction and titles 1 s; embeddings and moderation ' +
+    `40 tokens/s, ${MIX.answerTokens ? `${MIX.answerTokens} tokens every answer` : '100-400 tokens'}, a tool pass for places, food and courses; extraction and titles 1 s; embeddings and moderation ` +
     `50 ms). Per level a fresh database and fresh replicas; ${WARMUP_S} s of arrivals not measured, then ${MEASURE_S} s measured; ` +
-    'Poisson arrivals, 80% signed in; mix: place 20%, food 20%, course 15%, follow-up with history 15%, "I live in ..." 10%, ' +
-    '"remember ..." 5%, small talk 15%; routes: streamed 55%, JSON 25%, `/v1` streamed 20%; turns spread over the replicas in turn. ' +
+    `Poisson arrivals, 80% signed in; ${MIX.name === 'outside' ? 'the outside mix (PEAK_MIX=outside)' : 'mix'}: ${mixText} (a "fact" turn states "I live in ..."); ` +
+    'routes: streamed 55%, JSON 25%, `/v1` streamed 20%; turns spread over the replicas in turn. ' +
     'Overhead = time to the first answer text less the model\'s scripted first-token waits of that turn (the local tool calls count ' +
     'as overhead). Lag = a fact-stating turn\'s end to its fact\'s row (`created_at`). Drain = the last turn\'s end to an empty queue. ' +
     'CPU per turn = replica CPU over the measured window / turns it answered. Connections = most held at once, both pools. ' +
