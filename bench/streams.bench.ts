@@ -233,6 +233,8 @@ interface HeldRun {
   /** Refusals that were not a 503 with Retry-After and no body bytes of a stream. */
   badRefusals: number;
   seconds: number;
+  /** RSS after the warm-up turn, before the streams (VmRSS): what the process holds before any stream. */
+  idleKb: number;
   /** How the process ended when it did not survive the level (e.g. V8 out of heap), else null. */
   crashed: string | null;
 }
@@ -255,6 +257,7 @@ async function heldRun(target: HeldRun['target'], streams: number, nodeArgs: str
     pin(pid, SERVER_CORE);
     pin(process.pid, BENCH_CORE);
     await timedTurn(url, target === 'floor' ? { query: 'warm up' } : { query: 'warm up', user_id: 'warm-up' });
+    const idleKb = procStatusKb(pid, 'VmRSS');
     resetPeak(pid);
     let peakKb = procStatusKb(pid, 'VmHWM');
     let crashed: string | null = null;
@@ -292,6 +295,7 @@ async function heldRun(target: HeldRun['target'], streams: number, nodeArgs: str
       refused: results.filter((r) => r.refused).length,
       badRefusals: results.filter((r) => r.refused && r.refusalBytes !== 0).length,
       seconds,
+      idleKb,
       crashed,
     };
     process.stderr.write(
@@ -356,6 +360,15 @@ async function heldSection(): Promise<string[]> {
     '| Held streams | Floor CPU | Service CPU | CPU ratio | Floor peak RSS | Service peak RSS | Over the floor | Floor first delta p99 | Service first delta p99 | p99 ratio | Service refused (503, saturated) | Not ended with `done` |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
+  // The peak-RSS gap in two parts: what each process holds before the first stream, and what the streams add.
+  const splitRows = HELD_LEVELS.map((n) => {
+    const [f, sv] = [find('floor', n, flags), find('service', n, flags)];
+    const [fGrowth, sGrowth] = [f.peakKb - f.idleKb, sv.peakKb - sv.idleKb];
+    return (
+      `| ${n} | ${mb(f.idleKb)} MB | ${mb(sv.idleKb)} MB | +${mb(sv.idleKb - f.idleKb)} MB | +${mb(fGrowth)} MB | +${mb(sGrowth)} MB | ` +
+      `${sGrowth >= fGrowth ? '+' : '−'}${mb(Math.abs(sGrowth - fGrowth))} MB |`
+    );
+  });
   const at250 = [find('floor', 250, flags), find('service', 250, flags)] as const;
   const cpuMet = at250[1].cpuMs <= 1.2 * at250[0].cpuMs;
   const rssMet = at250[1].peakKb - at250[0].peakKb <= 25 * 1024;
@@ -376,6 +389,12 @@ async function heldSection(): Promise<string[]> {
     '',
     ...header,
     ...pairRows(flags),
+    '',
+    'Where the peak-RSS gap is: RSS after the warm-up turn, before the first stream (VmRSS), and what the streams added to it (peak less idle), image flags:',
+    '',
+    '| Held streams | Floor idle RSS | Service idle RSS | Idle gap | Floor growth | Service growth | Growth gap |',
+    '|---:|---:|---:|---:|---:|---:|---:|',
+    ...splitRows,
     '',
     ...(process.env.STREAMS_IMAGE_FLAGS_ONLY ? [] : heapFlagRows()),
     '### Overload',
