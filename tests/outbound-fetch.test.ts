@@ -2,16 +2,15 @@
  * The provider transport (http/outbound-fetch.ts) against a real HTTP server: request method, headers
  * and body; status and headers back; a body read chunk by chunk with backpressure; gzip decoded; the
  * caller's abort before the response and during the body; a refused connection; a body cut off; the
- * per-chunk check ending a body; the body read straight from the socket (`socketBody`: in order, read
- * ahead only so far, aborted, checked, cancelled); and the openai client making a call through it.
+ * per-chunk check ending a body; and the openai client making a call through it.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createOutboundFetch, socketBody } from '../src/http/outbound-fetch.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createOutboundFetch } from '../src/http/outbound-fetch.js';
 
 let server: Server | null = null;
 afterEach(async () => {
@@ -111,93 +110,6 @@ describe('provider transport', () => {
     });
     const res = await bounded(url);
     await expect(res.text()).rejects.toThrow('too long');
-  });
-
-  it('gives the body straight from the socket to one reader, in order, and not once the web stream was read', async () => {
-    const url = await serve((_req, res) => {
-      res.writeHead(200);
-      res.write('one;');
-      setTimeout(() => res.write('two;'), 20);
-      setTimeout(() => res.end('three'), 40);
-    });
-    const res = await fetchOut(url);
-    const body = socketBody(res)!;
-    expect(body).not.toBeNull();
-    expect(socketBody(res)).toBeNull();
-    const decoder = new TextDecoder();
-    let text = '';
-    for (let r = await body.read(); !r.done; r = await body.read()) text += decoder.decode(r.value, { stream: true });
-    expect(text).toBe('one;two;three');
-    expect((await body.read()).done).toBe(true);
-
-    const read = await fetchOut(url);
-    await read.body!.getReader().read();
-    expect(socketBody(read)).toBeNull();
-    expect(socketBody(new Response('not from the transport'))).toBeNull();
-  });
-
-  it('reads at most 64 KB ahead of a reader that waits, and gives every byte once it reads', async () => {
-    let written = 0;
-    let serverRes: ServerResponse | null = null;
-    const url = await serve((_req, res) => {
-      serverRes = res;
-      res.writeHead(200);
-      const piece = Buffer.alloc(16 * 1024, 'x');
-      const pump = () => {
-        while (written < 4 * 1024 * 1024) {
-          written += piece.length;
-          if (!res.write(piece)) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      pump();
-    });
-    const res = await fetchOut(url);
-    const body = socketBody(res)!;
-    // The reader waits: the client stops reading at 64 KB, the socket buffers fill, the server is held back.
-    await new Promise((r) => setTimeout(r, 300));
-    expect(written).toBeLessThan(4 * 1024 * 1024);
-    expect(serverRes!.writableNeedDrain).toBe(true);
-    let got = 0;
-    for (let r = await body.read(); !r.done; r = await body.read()) got += r.value.byteLength;
-    expect(got).toBe(4 * 1024 * 1024);
-  });
-
-  it('ends a socket body with the abort, the per-chunk check or a cut-off, and closes the connection when cancelled', async () => {
-    let closed = false;
-    const url = await serve((req, res) => {
-      res.writeHead(200, req.url === '/cut' ? { 'content-length': '100' } : {});
-      res.write('a'.repeat(10));
-      res.on('close', () => (closed = true));
-      if (req.url === '/cut') setTimeout(() => res.destroy(), 20);
-      else setTimeout(() => res.write('b'.repeat(10)), 20);
-    });
-    const during = new AbortController();
-    const aborted = socketBody(await fetchOut(url, { signal: during.signal }))!;
-    await aborted.read();
-    setTimeout(() => during.abort(), 5);
-    await expect(aborted.read()).rejects.toMatchObject({ name: 'AbortError' });
-
-    const bounded = createOutboundFetch({
-      onChunk: () => {
-        let seen = 0;
-        return (chunk) => ((seen += chunk.byteLength) > 15 ? new Error('too long') : null);
-      },
-    });
-    const checked = socketBody(await bounded(url))!;
-    await checked.read();
-    await expect(checked.read()).rejects.toThrow('too long');
-
-    const cut = socketBody(await fetchOut(`${url}/cut`))!;
-    await cut.read();
-    await expect(cut.read()).rejects.toThrow(/terminated/);
-
-    closed = false;
-    const cancelled = socketBody(await fetchOut(url))!;
-    await cancelled.read();
-    await cancelled.cancel();
-    expect((await cancelled.read()).done).toBe(true);
-    await vi.waitFor(() => expect(closed).toBe(true));
   });
 
   it('carries the openai client: a call and its refusal as the client reports them', async () => {

@@ -5,10 +5,9 @@
  *
  * Why not the global fetch: a streamed answer is a few hundred small chunks, and undici's fetch moves each
  * through its own body machinery and a web stream before the reader sees it; in the campus-peak profile
- * that path (undici, web streams) was about a sixth of a replica's CPU. Here the response body is read
- * from the socket's `data` events (`SocketBody`), optionally counting bytes against bounds as they arrive
- * (`onChunk`), with backpressure (the socket pauses while the reader is behind); the Response's web stream
- * pulls from it, and the model stream reads it without the web stream (`socketBody`).
+ * that path (undici, web streams) was about a sixth of a replica's CPU. Here the response body is one
+ * ReadableStream fed by the socket's `data` events, optionally counting bytes against bounds as they
+ * arrive (`onChunk`), with backpressure (the socket pauses while the reader is behind).
  *
  * What it keeps of fetch's contract for these clients:
  * - the caller's AbortSignal aborts the request, before or during the body: the promise rejects, or the
@@ -68,135 +67,54 @@ function decoded(res: IncomingMessage): Readable {
   }
 }
 
-type ReadResult = { done: false; value: Uint8Array } | { done: true; value: undefined };
-const END: ReadResult = { done: true, value: undefined };
-
-/**
- * A response body read straight from the socket's `data` events: a queue of up to 64 KB read ahead of the
- * reader (past that the socket pauses until the reader catches up), and at most one read waiting. The
- * model stream reads it directly (`socketBody`); every other reader gets it through the Response's web
- * stream, which pulls from it.
- */
-export class SocketBody {
-  private readonly queue: Uint8Array[] = [];
-  private head = 0;
-  private queuedBytes = 0;
-  /** null while open; END once ended; an error once failed. */
-  private outcome: ReadResult | { error: unknown } | null = null;
-  private waiting: { resolve(r: ReadResult): void; reject(err: unknown): void } | null = null;
-  private readonly onAbort = () => this.finish({ error: abortError() });
-
-  constructor(
-    private readonly res: IncomingMessage,
-    private readonly source: Readable,
-    private readonly signal: AbortSignal | null | undefined,
-    check: ((chunk: Uint8Array) => Error | null) | null,
-  ) {
-    signal?.addEventListener('abort', this.onAbort, { once: true });
-    source.on('data', (chunk: Buffer) => {
-      if (this.outcome) return;
-      const err = check?.(chunk) ?? null;
-      if (err) return this.finish({ error: err });
-      if (this.waiting) {
-        const waiting = this.waiting;
-        this.waiting = null;
-        return waiting.resolve({ done: false, value: chunk });
-      }
-      this.queue.push(chunk);
-      this.queuedBytes += chunk.byteLength;
-      if (this.queuedBytes >= READ_AHEAD_BYTES) source.pause();
-    });
-    source.once('end', () => this.finish(END));
-    source.once('error', () => this.finish({ error: new TypeError('terminated') }));
-    res.once('aborted', () => this.finish({ error: new TypeError('terminated') }));
-    res.once('close', () => {
-      if (!res.complete) this.finish({ error: new TypeError('terminated') });
-    });
-  }
-
-  /** The next chunk, or done; rejects with the body's error once the chunks before it are read. */
-  read(): Promise<ReadResult> {
-    if (this.head < this.queue.length) {
-      const value = this.queue[this.head]!;
-      this.queue[this.head++] = EMPTY;
-      this.queuedBytes -= value.byteLength;
-      if (this.head === this.queue.length) {
-        this.queue.length = 0;
-        this.head = 0;
-      }
-      if (this.queuedBytes < READ_AHEAD_BYTES && !this.outcome) this.source.resume();
-      return Promise.resolve({ done: false, value });
+/** The response body as one ReadableStream over the socket's chunks. */
+function bodyOf(res: IncomingMessage, signal: AbortSignal | null | undefined, check: ((chunk: Uint8Array) => Error | null) | null): ReadableStream<Uint8Array> {
+  const source = decoded(res);
+  let finished = false;
+  const end = (controller: ReadableStreamDefaultController<Uint8Array>, err: unknown | null) => {
+    if (finished) return;
+    finished = true;
+    signal?.removeEventListener('abort', onAbort);
+    if (err === null) controller.close();
+    else {
+      controller.error(err);
+      res.destroy();
+      if (source !== res) source.destroy();
     }
-    const outcome = this.outcome;
-    if (outcome) return 'error' in outcome ? Promise.reject(outcome.error) : Promise.resolve(END);
-    if (this.waiting) return Promise.reject(new TypeError('a body read is already waiting'));
-    this.source.resume();
-    return new Promise((resolve, reject) => (this.waiting = { resolve, reject }));
-  }
-
-  /** The reader stops: the connection is closed, nothing more is read. */
-  cancel(): Promise<void> {
-    this.finish(END);
-    this.queue.length = 0;
-    this.head = 0;
-    this.destroy();
-    return Promise.resolve();
-  }
-
-  private finish(outcome: ReadResult | { error: unknown }): void {
-    if (this.outcome) return;
-    this.outcome = outcome;
-    this.signal?.removeEventListener('abort', this.onAbort);
-    if ('error' in outcome) {
-      // An error is the reader's next read: chunks already queued before it are dropped.
-      this.queue.length = 0;
-      this.head = 0;
-      this.destroy();
-    }
-    const waiting = this.waiting;
-    this.waiting = null;
-    if (waiting) 'error' in outcome ? waiting.reject(outcome.error) : waiting.resolve(END);
-  }
-
-  private destroy(): void {
-    this.res.destroy();
-    if (this.source !== this.res) this.source.destroy();
-  }
-}
-
-const EMPTY = new Uint8Array(0);
-
-/** Each Response this transport made, and the body under its web stream (for `socketBody`). */
-const socketBodies = new WeakMap<Response, SocketBody>();
-
-/**
- * The body of a Response this transport made, to read without its web stream (the model stream's hot
- * path: one promise per chunk instead of the web stream's queue, pull and read). Null for any other
- * Response, or once its web stream has been read from.
- */
-export function socketBody(response: Response): SocketBody | null {
-  const body = socketBodies.get(response);
-  if (!body || response.bodyUsed || response.body?.locked) return null;
-  socketBodies.delete(response);
-  return body;
-}
-
-/** The body's web stream: pulls a chunk from the socket body per read (nothing queued twice). */
-function webStreamOf(body: SocketBody): ReadableStream<Uint8Array> {
+  };
+  let onAbort = () => undefined as void;
   return new ReadableStream<Uint8Array>(
     {
-      async pull(controller) {
-        try {
-          const r = await body.read();
-          if (r.done) controller.close();
-          else controller.enqueue(r.value);
-        } catch (err) {
-          controller.error(err);
-        }
+      start(controller) {
+        onAbort = () => end(controller, abortError());
+        signal?.addEventListener('abort', onAbort, { once: true });
+        source.on('data', (chunk: Buffer) => {
+          if (finished) return;
+          const err = check?.(chunk) ?? null;
+          if (err) return end(controller, err);
+          controller.enqueue(chunk);
+          if ((controller.desiredSize ?? 1) <= 0) source.pause();
+        });
+        source.once('end', () => end(controller, null));
+        source.once('error', () => end(controller, new TypeError('terminated')));
+        res.once('aborted', () => end(controller, new TypeError('terminated')));
+        res.once('close', () => {
+          if (!res.complete) end(controller, new TypeError('terminated'));
+        });
       },
-      cancel: () => body.cancel(),
+      pull() {
+        source.resume();
+      },
+      cancel() {
+        finished = true;
+        signal?.removeEventListener('abort', onAbort);
+        res.destroy();
+        if (source !== res) source.destroy();
+      },
     },
-    { highWaterMark: 0 },
+    // Up to 64 KB is read ahead of the reader (a pause and a resume per chunk otherwise); past that the
+    // socket waits for the reader.
+    new ByteLengthQueuingStrategy({ highWaterMark: READ_AHEAD_BYTES }),
   );
 }
 
@@ -237,10 +155,13 @@ export function createOutboundFetch(options: OutboundFetchOptions = {}): typeof 
         const status = res.statusCode ?? 502;
         const nullBody = status === 204 || status === 304 || init?.method === 'HEAD';
         if (nullBody) res.resume();
-        const body = nullBody ? null : new SocketBody(res, decoded(res), signal, options.onChunk?.() ?? null);
-        const response = new Response(body && webStreamOf(body), { status, statusText: res.statusMessage ?? '', headers: headersOf(res) });
-        if (body) socketBodies.set(response, body);
-        resolve(response);
+        resolve(
+          new Response(nullBody ? null : bodyOf(res, signal, options.onChunk?.() ?? null), {
+            status,
+            statusText: res.statusMessage ?? '',
+            headers: headersOf(res),
+          }),
+        );
       });
       req.once('error', (cause) => {
         signal?.removeEventListener('abort', onAbort);

@@ -3,8 +3,7 @@
  * (`create(...).asResponse()`: the client still makes the call, sends the key and turns a refused call
  * into its APIError; this reads the answer). One loop from the body's reader to the parsed chunk, where
  * the client's own stream went through four async generators and a line decoder per chunk (issue 46:
- * the model stream was a tenth of a replica's CPU at the campus peak). The body of the provider transport's
- * Response is read from its socket without the web stream (http/outbound-fetch.ts `socketBody`).
+ * the model stream was a tenth of a replica's CPU at the campus peak).
  *
  * Server-sent events as the gateways send them: `data:` lines (several join with a newline), an
  * `event:` name, `:` comments, lines ended by LF, CRLF or CR, an event ended by a blank line; `[DONE]`
@@ -14,7 +13,6 @@
  * are bounded as the bytes arrive (response-limit.ts), before anything here holds them.
  */
 import { APIError } from 'openai';
-import { socketBody } from '../http/outbound-fetch.js';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 
 export class MalformedChunkError extends Error {
@@ -26,8 +24,7 @@ export class MalformedChunkError extends Error {
 
 export async function* completionChunks(response: Response): AsyncGenerator<ChatCompletionChunk> {
   if (!response.body) return;
-  // The provider transport's body straight from the socket, else (another fetch) the web stream's reader.
-  const reader = socketBody(response) ?? response.body.getReader();
+  const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';
   let data: string | null = null;
