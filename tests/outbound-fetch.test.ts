@@ -1,6 +1,7 @@
 /**
  * The provider transport (http/outbound-fetch.ts) against a real HTTP server: request method, headers
- * and body; status and headers back; a body read chunk by chunk with backpressure; gzip decoded; the
+ * and body; status and headers back; a body read chunk by chunk, read at most 64 KB ahead of its reader
+ * (the server held back); gzip decoded; the
  * caller's abort before the response and during the body; a refused connection; a body cut off; the
  * per-chunk check ending a body; and the openai client making a call through it.
  */
@@ -110,6 +111,32 @@ describe('provider transport', () => {
     });
     const res = await bounded(url);
     await expect(res.text()).rejects.toThrow('too long');
+  });
+
+  it('reads at most 64 KB ahead of a reader that waits, and gives every byte once it reads', async () => {
+    let written = 0;
+    let serverRes: ServerResponse | null = null;
+    const url = await serve((_req, res) => {
+      serverRes = res;
+      res.writeHead(200);
+      const piece = Buffer.alloc(16 * 1024, 'x');
+      const pump = () => {
+        while (written < 4 * 1024 * 1024) {
+          written += piece.length;
+          if (!res.write(piece)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const reader = (await fetchOut(url)).body!.getReader();
+    // The reader waits: the client stops reading past 64 KB, the socket buffers fill, the server is held back.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(written).toBeLessThan(4 * 1024 * 1024);
+    expect(serverRes!.writableNeedDrain).toBe(true);
+    let got = 0;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) got += r.value.byteLength;
+    expect(got).toBe(4 * 1024 * 1024);
   });
 
   it('carries the openai client: a call and its refusal as the client reports them', async () => {
