@@ -1,9 +1,9 @@
 /**
  * The provider transport (http/outbound-fetch.ts) against a real HTTP server: request method, headers
  * and body; status and headers back; a body read chunk by chunk, read at most 64 KB ahead of its reader
- * (the server held back); gzip decoded; the
- * caller's abort before the response and during the body; a refused connection; a body cut off; the
- * per-chunk check ending a body; and the openai client making a call through it.
+ * (the server held back); gzip decoded; the caller's abort before the response and during the body; a
+ * refused connection; a body cut off; the per-chunk check ending a body; and the openai client making a
+ * call through it.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
