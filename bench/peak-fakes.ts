@@ -16,7 +16,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startFakeGateway, type FakeReply } from '../tests/support/fake-gateway.js';
-import { campusMix, modelPace, PEAK_MARK, TOKEN_GAP_MS } from './peak-load.js';
+import { mixFromEnv, modelPace, PEAK_MARK, TOKEN_GAP_MS } from './peak-load.js';
 
 const lastUser = (body: any): string =>
   String([...(body.messages ?? [])].reverse().find((m: any) => m.role === 'user')?.content ?? '');
@@ -53,7 +53,7 @@ function toolCallFor(question: string, offered: Set<string>): { name: string; ar
 }
 
 /** The mix the load generator sends (PEAK_MIX), for its answer lengths. */
-const mix = campusMix();
+const mix = mixFromEnv();
 const gateway = await startFakeGateway({ record: false });
 gateway.embeddingFailure = { delayMs: 50 };
 gateway.moderationFailure = { delayMs: 50 };

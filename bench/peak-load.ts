@@ -14,7 +14,7 @@ export const TOKEN_GAP_MS = 25;
  * A fixed draw per turn (no shared state between processes): first token 0.5-1.5 s, 100-400 tokens, or
  * the mix's fixed answer length.
  */
-export function modelPace(turn: number, mix: Mix = campusMix()): { firstTokenMs: number; answerTokens: number } {
+export function modelPace(turn: number, mix: Mix = MIX): { firstTokenMs: number; answerTokens: number } {
   // A 32-bit integer hash (splitmix-style), so neighbouring turns get unrelated draws.
   let h = (turn + 0x9e3779b9) | 0;
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
@@ -49,8 +49,9 @@ export const MIX: Mix = {
 };
 
 /**
- * The lighter mix of issue 46's outside run: a 400-token answer on every turn, a tool pass on most (places,
- * food and courses, 75%), a fact stated on one in five; no history, no "remember ...".
+ * The mix of issue 46's outside run ("lighter" there), rebuilt from its description: a 400-token answer
+ * on every turn, a tool pass on most (places, food and courses, 75%), a fact stated on one in five; no
+ * history, no "remember ...".
  */
 export const OUTSIDE_MIX: Mix = {
   name: 'outside',
@@ -65,7 +66,7 @@ export const OUTSIDE_MIX: Mix = {
 };
 
 /** PEAK_MIX picks the mix (`campus`, the default, or `outside`); the bench and its gateway read the same variable. */
-export function campusMix(env: NodeJS.ProcessEnv = process.env): Mix {
+export function mixFromEnv(env: NodeJS.ProcessEnv = process.env): Mix {
   const name = env.PEAK_MIX ?? 'campus';
   if (name === 'campus') return MIX;
   if (name === 'outside') return OUTSIDE_MIX;

@@ -24,7 +24,7 @@
  * CPU 1 (`taskset`), and Postgres's CPU per turn is measured apart (its process tree over the measured
  * window). Needs two CPUs and a Postgres on this machine.
  *
- * PEAK_MIX=outside: issue 46's lighter outside mix (bench/peak-load.ts OUTSIDE_MIX) in place of the campus mix.
+ * PEAK_MIX=outside: the mix of issue 46's outside run (bench/peak-load.ts OUTSIDE_MIX) in place of the campus mix.
  *
  * `npm run bench -- peak`; PEAK_REPLICAS (default 1,2) picks the configurations; PEAK_SPEND=1 runs the
  * replicas with a per-user and a service-wide daily spend limit far above what the run spends, so every
@@ -40,7 +40,7 @@ import type { ServiceProcess } from '../tests/support/spawn-service.js';
 import { spawnService } from '../tests/support/spawn-service.js';
 import { BENCH_SECRET, productionEnv, startHelper } from './production-fixtures.js';
 import { imageNodeOptions, mb, pinToCpu, pinTreeToCpu, procCpuMs, procStatusKb, processTreeCpuMs } from './proc.js';
-import { campusMix, peakTurn, type PeakTurn } from './peak-load.js';
+import { mixFromEnv, peakTurn, type PeakTurn } from './peak-load.js';
 import { ensureRealPostgres } from './real-postgres.js';
 import { quantile } from './stats.js';
 
@@ -56,8 +56,8 @@ const TARGETS = { overheadP99Ms: 250, lagP99Ms: 10_000, drainMs: 15_000, peakRss
 const SPEND = process.env.PEAK_SPEND === '1';
 /** The platform's one vCPU (issue 46): replicas and Postgres on CPU 0, the rest of the bench on CPU 1. */
 const ONE_CORE = process.env.PEAK_CORES === '1';
-/** PEAK_MIX=outside: issue 46's lighter outside mix (bench/peak-load.ts) in place of the campus mix. */
-const MIX = campusMix();
+/** PEAK_MIX=outside: the mix of issue 46's outside run (bench/peak-load.ts) in place of the campus mix. */
+const MIX = mixFromEnv();
 const SERVICE_CPU = 0;
 const BENCH_CPU = 1;
 
