@@ -80,21 +80,6 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
       o.q ? sql`strpos(lower(${memoryFacts.text}), lower(${o.q})) > 0` : undefined,
     );
 
-  // A signed-in turn's recall lists the user's newest facts with their total. The two queries of that
-  // plain page (no kind, no text) are built once and run with the user and bounds as parameters, as the
-  // budget store's are (issue 46: Drizzle otherwise builds a query's SQL text on every call). A filtered
-  // page is built per call.
-  const ownFacts = eq(memoryFacts.userId, sql.placeholder('userId'));
-  const newestPage = db
-    .select(factColumns)
-    .from(memoryFacts)
-    .where(ownFacts)
-    .orderBy(desc(memoryFacts.createdAt), desc(memoryFacts.id))
-    .limit(sql.placeholder('limit'))
-    .offset(sql.placeholder('offset'))
-    .prepare('memory_newest_page');
-  const factTotal = db.select({ n: count() }).from(memoryFacts).where(ownFacts).prepare('memory_fact_total');
-
   const store: MemoryStore = {
     backend: 'postgres',
 
@@ -194,10 +179,6 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
 
     async list(userId, opts: ListOptions = {}): Promise<FactPage> {
       const { limit, offset } = pageBounds(opts);
-      if (!opts.kind && !opts.q) {
-        const [rows, totals] = await Promise.all([newestPage.execute({ userId, limit, offset }), factTotal.execute({ userId })]);
-        return { items: rows.map(toFact), total: totals[0]?.n ?? 0 };
-      }
       const where = listFilter(userId, opts);
       const [rows, totals] = await Promise.all([
         db
@@ -294,7 +275,7 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
     },
 
     async count(userId) {
-      const [row] = await factTotal.execute({ userId });
+      const [row] = await db.select({ n: count() }).from(memoryFacts).where(eq(memoryFacts.userId, userId));
       return row?.n ?? 0;
     },
   };
