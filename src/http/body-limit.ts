@@ -36,23 +36,8 @@ export class LargeBodiesBusyError extends AppError {
   }
 }
 
-/**
- * A body with a declared length (and no Transfer-Encoding) is judged by that header, as Hono's middleware
- * judges it, but without reading `c.req.raw.body`: on @hono/node-server that first read makes a full web
- * Request over the socket, and the route's JSON then comes through a web stream instead of being read
- * straight from the request (issue 46: about a twentieth of a turn's start-up CPU when many turns start
- * at once). Every other body (chunked, or both headers) goes through Hono's middleware, which counts the
- * bytes as they arrive.
- */
 export function bodyLimit(maxBytes: number = MAX_BODY_BYTES): MiddlewareHandler {
-  const refuse = () => envelopeResponse(new PayloadTooLargeError(maxBytes));
-  const counted = honoBodyLimit({ maxSize: maxBytes, onError: refuse });
-  return async (c, next) => {
-    const declared = c.req.header('content-length');
-    if (declared === undefined || c.req.header('transfer-encoding') !== undefined) return counted(c, next);
-    if (Number.parseInt(declared, 10) > maxBytes) return refuse();
-    await next();
-  };
+  return honoBodyLimit({ maxSize: maxBytes, onError: () => envelopeResponse(new PayloadTooLargeError(maxBytes)) });
 }
 
 /**
