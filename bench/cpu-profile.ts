@@ -29,7 +29,7 @@ const PARTS: Array<[string, (url: string, fn: string) => boolean]> = [
   ['campus tool calls (MCP client)', (url) => /@modelcontextprotocol\/|\/src\/tools\//.test(url)],
   ['budget and admission', (url) => /\/src\/admission\//.test(url)],
   ['memory recall and extraction', (url) => /\/src\/memory\//.test(url)],
-  ['job queue (pg-boss)', (url) => /node_modules\/pg-boss\/|node_modules\/pg\/|\/src\/db\/postgres-job-queue|\/src\/lifecycle\/job-queue/.test(url)],
+  ['job queue', (url) => /node_modules\/pg-boss\/|node_modules\/pg\/|\/src\/db\/postgres-job-queue|\/src\/lifecycle\/job-queue/.test(url)],
   ['Postgres driver and Drizzle', (url) => /node_modules\/postgres\/|node_modules\/drizzle-orm\/|\/src\/db\//.test(url)],
   ['prompt and planning', (url) => /\/src\/prompt\/|\/src\/pipeline\/(prepare|stages\/plan)|\/src\/campus\//.test(url)],
   ['logging and telemetry', (url) => /\/src\/logger|\/src\/telemetry\//.test(url)],

@@ -131,7 +131,7 @@ async function main(): Promise<void> {
           `Postgres: ${postgresLabel()}, a real MCP server, the fake gateway streaming ` +
           `${CHUNKS} chunks ${CHUNK_DELAY_MS} ms apart. Load: ${ROUNDS} rounds of ${CONCURRENT} concurrent ` +
           '`/agent/respond/stream` turns by 25 signed-in users, so memory extraction jobs go through the Postgres ' +
-          'job queue (pg-boss polling, its `pg` pool of 2) during the load. RSS from /proc (VmRSS; peak = VmHWM, reset before the load). ' +
+          'job queue (its fetch loop, on the service\'s one `postgres` pool) during the load. RSS from /proc (VmRSS; peak = VmHWM, reset before the load). ' +
           `Image column: the Dockerfile's \`${nodeArgs.join(' ')}\`; second column: Node's default heap sizing.`,
         '',
         '| Phase | Resident MB, image options | Resident MB, Node defaults |',

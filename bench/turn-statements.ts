@@ -14,6 +14,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { startTestPostgres } from '../tests/support/postgres.js';
+import { queuedJobs } from './queue-depth.js';
 import { spawnService } from '../tests/support/spawn-service.js';
 import { peakTurn, type TurnKind } from './peak-load.js';
 import { BENCH_SECRET, productionEnv, startHelper } from './production-fixtures.js';
@@ -51,8 +52,7 @@ async function play(query: string, history: unknown[], user: string): Promise<vo
 /** No job waiting or running, and a moment for the last statements to be counted. */
 async function queueIdle(): Promise<void> {
   for (let i = 0; i < 100; i++) {
-    const [row] = await sql.unsafe<{ n: number }[]>(`${MARK} select count(*)::int as n from pgboss.job where state in ('created', 'retry', 'active')`);
-    if (row!.n === 0) break;
+    if ((await queuedJobs(sql, true, MARK)) === 0) break;
     await sleep(200);
   }
   await sleep(1_000);

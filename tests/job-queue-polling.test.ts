@@ -1,8 +1,7 @@
 /**
- * The Postgres queue's polling (issue 46): one worker of a replica polls, the others are woken when
- * there is work. Jobs another replica sent are found by the polling worker, and each worker that takes
- * one wakes another, so a burst runs concurrently on this replica, not one at a time behind the polling
- * worker. Two queues (replicas) on one database.
+ * The Postgres queue's polling (issue 46): a replica has one fetch loop, which takes as many due jobs as
+ * it has free slots in one statement. Jobs another replica sent are found by its poll and run
+ * concurrently on this replica, not one at a time. Two queues (replicas) on one database.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
@@ -15,7 +14,7 @@ import { until } from './support/until.js';
 
 const JOB_MS = 600;
 
-describe('the Postgres queue: one polling worker, the rest woken', () => {
+describe('the Postgres queue: one fetch loop per replica', () => {
   let pg: TestPostgres;
   let database: Database;
   let sender: JobQueue;
@@ -27,8 +26,8 @@ describe('the Postgres queue: one polling worker, the rest woken', () => {
     database = createDatabase(pg.url, { max: 4 });
     await runMigrations(database);
     // The sender runs one job at a time and holds its first for long; the taker runs five at once.
-    sender = createPostgresJobQueue({ url: pg.url, database, logger: silentLogger, expireSeconds: 60, pollingSeconds: 0.5, concurrency: 1 });
-    taker = createPostgresJobQueue({ url: pg.url, database, logger: silentLogger, expireSeconds: 60, pollingSeconds: 0.5, concurrency: 5 });
+    sender = createPostgresJobQueue({ database, logger: silentLogger, expireSeconds: 60, pollingSeconds: 0.5, concurrency: 1 });
+    taker = createPostgresJobQueue({ database, logger: silentLogger, expireSeconds: 60, pollingSeconds: 0.5, concurrency: 5 });
     sender.handle('memory-extraction', async () => {
       started.push({ replica: 'sender', at: Date.now() });
       await new Promise((r) => setTimeout(r, 5_000));
@@ -47,7 +46,7 @@ describe('the Postgres queue: one polling worker, the rest woken', () => {
     await pg?.stop();
   });
 
-  it("runs a burst another replica sent concurrently: the polling worker's find wakes the others", async () => {
+  it('runs a burst another replica sent concurrently: one fetch takes it up to the free slots', async () => {
     for (let i = 0; i < 6; i++) sender.enqueue('memory-extraction', { i }, { key: `burst:${i}` });
     await until('five jobs on the taker', () => (started.filter((s) => s.replica === 'taker').length >= 5 ? true : undefined), 20_000);
     const taken = started.filter((s) => s.replica === 'taker').slice(0, 5).map((s) => s.at);

@@ -1,5 +1,5 @@
 /**
- * Background work on the Postgres job queue (pg-boss) survives a killed replica, and takes effect once.
+ * Background work on the Postgres job queue (the `jobs` table) survives a killed replica, and takes effect once.
  *
  * 1. Two service processes on one Postgres (PGlite over the wire protocol): the first answers a turn,
  *    takes its extraction job and is killed with SIGKILL while the extraction's model call is in
@@ -8,7 +8,6 @@
  * 2. Two replicas racing for the same job (the job queued twice under one key, both workers polling):
  *    one model call, one fact.
  */
-import PgBoss from 'pg-boss';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { createPostgresJobQueue } from '../src/db/postgres-job-queue.js';
@@ -96,7 +95,7 @@ describe('a replica killed mid-extraction', () => {
         const rows = await factsOf(user);
         return rows.length > 0 ? rows : undefined;
       });
-      // Within expiry (3 s) + maintenance (1 s) + retry delay (2 s) + polling (2 s), with slack.
+      // Within expiry (3 s) + polling (2 s), with slack.
       expect(Date.now() - killedAt).toBeLessThan(15_000);
       expect(facts.map((f) => f.text)).toEqual([`Studies ${subject}`]);
       expect(extractionCalls).toBe(callsBefore + 2);
@@ -109,14 +108,11 @@ describe('a replica killed mid-extraction', () => {
     // (queued by another client, due in an hour) is counted, and health stays 200.
     const health = await (await fetch(`${victim.url}/api/health`)).json();
     expect(health.queue).toEqual({ backend: 'postgres', depth: 0, oldest_seconds: 0 });
-    const other = new PgBoss({ connectionString: pg.url, max: 1, supervise: false, migrate: false });
-    await other.start();
-    await other.send('memory-extraction', { key: 'later', payload: {} }, { startAfter: 3_600 });
-    await other.stop({ graceful: false });
+    await database.sql`insert into jobs (kind, key, payload, run_after) values ('memory-extraction', 'later', '{}', now() + interval '1 hour')`;
     const busy = await fetch(`${victim.url}/api/health`);
     expect(busy.status).toBe(200);
     expect((await busy.json()).queue).toMatchObject({ backend: 'postgres', depth: 1 });
-    await database.sql`delete from pgboss.job where data->>'key' = 'later'`;
+    await database.sql`delete from jobs where key = 'later'`;
     expect((await victim.stop('SIGTERM')).code).toBe(0);
   }, 240_000);
 });
@@ -136,7 +132,7 @@ describe('two replicas racing for the same job', () => {
     for (let i = 0; i < 2; i++) {
       const db = createDatabase(pg.url, { max: 2 });
       defer(() => db.close());
-      const jobs = createPostgresJobQueue({ url: pg.url, database: db, logger: silentLogger, expireSeconds: 30, pollingSeconds: 0.5 });
+      const jobs = createPostgresJobQueue({ database: db, logger: silentLogger, expireSeconds: 30, pollingSeconds: 0.5 });
       testTurnMemory({ store: createPostgresStore({ database: db, embeddingModel: null }), gateway, jobs });
       await jobs.start();
       defer(() => jobs.stop(1_000));
@@ -151,7 +147,7 @@ describe('two replicas racing for the same job', () => {
       return rows.length > 0 ? rows : undefined;
     });
     await until('both jobs finished', async () => {
-      const [row] = await database.sql<{ n: number }[]>`select count(*)::int as n from pgboss.job where name = 'memory-extraction' and state in ('created', 'retry', 'active') and data->>'key' = 'memory-extraction:race-1'`;
+      const [row] = await database.sql<{ n: number }[]>`select count(*)::int as n from jobs where kind = 'memory-extraction' and key = 'memory-extraction:race-1'`;
       return row?.n === 0;
     });
     expect(facts.map((f) => f.text)).toEqual(['Lives in Donner House']);

@@ -1,52 +1,49 @@
 /**
- * The job queue on Postgres, with pg-boss (docs/design/job-queue.md says why pg-boss): jobs are stored
- * in the turn, fetched by any replica with `FOR UPDATE SKIP LOCKED`, retried with exponential backoff,
- * and taken over when their worker dies: an active job past its expiry (JOB_EXPIRE_SECONDS) is moved
- * back to retry by pg-boss's maintenance, which runs every `maintenanceSeconds` on one replica. So a
- * killed worker's job runs again within expiry + maintenance + polling.
+ * The job queue on Postgres: the `jobs` table (drizzle migration 0007), read and written through the
+ * service's one `postgres` pool (docs/design/job-queue.md says why it replaced pg-boss). Jobs are stored
+ * in the turn, taken by any replica with `FOR UPDATE SKIP LOCKED`, retried with exponential backoff, and
+ * taken over when their worker dies.
  *
- * Exactly once in effect: before a handler runs, the job's key is claimed in `job_runs` (an insert,
- * or the takeover of a claim older than the expiry: a dead worker's). A job whose key is done, or
- * claimed by a live worker, completes without running. A worker killed half way through leaves its
- * claim unfinished. The takeover runs the handler again, and the fact operations refuse what the
- * first run already stored.
+ * A row is waiting while `locked_until` is null. Taking it sets `locked_until` to now + the expiry
+ * (JOB_EXPIRE_SECONDS) and counts an attempt. A row whose `locked_until` has passed belongs to a dead
+ * worker, and the next fetch on any replica takes it like a waiting one. So there is no maintenance
+ * pass to elect, and a killed worker's job runs again within expiry + polling.
  *
- * Throughput: each replica runs `concurrency` (JOB_CONCURRENCY) pg-boss workers on the queue, each
- * fetching one job at a time, so that many jobs are in flight while their model calls are awaited. A
- * pg-boss worker sleeps out its polling interval after each fetch unless it is notified, so a worker that
- * finished a job is notified to fetch the next at once (it sleeps only after a fetch that found nothing),
- * a job sent from this process notifies one idle worker, and a worker that takes a job notifies another
- * (the queue may hold more: a burst is taken up by a chain of fetches, one more than it has jobs). So
- * one worker polls every `pollingSeconds` (jobs other replicas sent, retries, deferred jobs) and the
- * others only every PARKED_POLLING_SECONDS, in case a wake-up is lost: an idle replica's statements went
- * from 5.5 to 1.6 a second (`bench/turn-statements.ts`, BENCHMARKS.md; issue 46: ten workers polling
- * every 2 s were more statements than the turns brought at the campus peak). The wake-ups are pg-boss's own
- * `notifyWorker`. (pg-boss's batch fetch was not used: a batch completes together, so one slow job would
- * hold back the rest of its batch.)
+ * Exactly once in effect: before a handler runs, the job's key is claimed in `job_runs` (an insert, or
+ * the takeover of a claim older than the expiry: a dead worker's). A job whose key is done, or claimed by
+ * a live worker, is deleted without running. A worker killed half way through leaves its claim
+ * unfinished; the takeover runs the handler again, and the fact operations refuse what the first run
+ * already stored. A finished job's claim is marked done and its row deleted in one statement.
  *
- * pg-boss creates and migrates its own schema (`pgboss`) in `start()`, inside a transaction that first
- * takes `pg_advisory_xact_lock`, so replicas starting together never race. It talks to Postgres through
- * its own small `pg` pool (`max` 3: fetches and completions are short statements shared by all workers).
+ * Throughput: one fetch loop per replica takes as many due jobs as it has free slots (JOB_CONCURRENCY)
+ * in one statement, and runs them at once (a job is mostly a wait on the model). It fetches again as soon
+ * as a fetch came back full and a slot is free, when this process queues a job, and otherwise every
+ * `pollingSeconds` (jobs other replicas sent, retries, jobs for later). An idle replica runs one
+ * statement per polling interval.
  *
- * Job data holds the turn's text (what extraction reads), so it is not kept: completed jobs are
- * archived after a minute and archived jobs deleted after a minute more.
+ * Round trips of one job: its insert, a share of one fetch, its claim, and its completion (4); pg-boss
+ * took 3 transactions of 6 statements around its own (BENCHMARKS.md, "Where a turn's CPU goes").
+ *
+ * A claim lost to a live worker does not drop the job (pg-boss's completion did): the row waits
+ * RETRY_DELAY_SECONDS and is looked at again, so if that worker dies this copy runs the job, and once the
+ * key is done the copy is deleted without running.
+ *
+ * Data kept: a job's payload holds the turn's text (what extraction reads), so a finished job's row is
+ * deleted at once. A job whose attempts ran out keeps its row a day for the operator, with `failed_at`
+ * and its error's type but without its payload.
  */
-import PgBoss from 'pg-boss';
 import type { Logger } from '../logger.js';
 import { DEFAULT_JOB_CONCURRENCY, jobSignal, type JobHandler, type JobKind, type JobQueue, type QueueHealth } from '../lifecycle/job-queue.js';
 import { errorType, noTelemetry, spanned, type Telemetry } from '../telemetry/telemetry.js';
 import type { Database } from './client.js';
 
 export interface PostgresJobQueueOptions {
-  url: string;
   database: Database;
   logger: Logger;
   telemetry?: Telemetry;
-  /** Seconds a job may stay active before another replica takes it over (JOB_EXPIRE_SECONDS). */
+  /** Seconds a job may stay taken before another replica takes it over (JOB_EXPIRE_SECONDS). */
   expireSeconds: number;
-  /** How often pg-boss's maintenance looks for expired jobs; default a quarter of the expiry, 1 to 10 s. */
-  maintenanceSeconds?: number;
-  /** How often an idle worker asks for a job; default 2 s. */
+  /** How often an idle replica asks for jobs; default 2 s. */
   pollingSeconds?: number;
   /** Attempts after the first; default 5 (backoff from 2 s, doubling). */
   retryLimit?: number;
@@ -54,86 +51,217 @@ export interface PostgresJobQueueOptions {
   concurrency?: number;
 }
 
-/** Connections of pg-boss's own `pg` pool, per replica (DEPLOY.md adds them to the `postgres` pool's). */
-export const QUEUE_POOL_MAX = 3;
+const KINDS: JobKind[] = ['memory-extraction'];
 
-const QUEUES: JobKind[] = ['memory-extraction'];
-
-/** The polling interval of every worker but the first (module note): they are woken when there is work. */
-export const PARKED_POLLING_SECONDS = 30;
+/** The first retry's delay; each further retry waits twice as long. */
+export const RETRY_DELAY_SECONDS = 2;
 
 /** How long health waits for the queue's depth before reporting it unknown (null). */
 const HEALTH_TIMEOUT_MS = 1_500;
 
-interface JobData {
+interface TakenJob {
+  id: string;
+  kind: JobKind;
   key: string;
   payload: unknown;
-  /** The turn's span as a `traceparent`, so the job's own trace links to it on whichever replica runs it. */
   link: string | null;
+  attempts: number;
+}
+
+/** Seconds before retry `attempt` (1 for the first retry): 2, 4, 8, … */
+export function retryDelaySeconds(attempt: number): number {
+  return RETRY_DELAY_SECONDS * 2 ** Math.max(0, attempt - 1);
 }
 
 export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQueue {
   const { database, logger } = options;
+  const { sql } = database;
   const telemetry = options.telemetry ?? noTelemetry;
-  const maintenanceSeconds = options.maintenanceSeconds ?? Math.min(10, Math.max(1, Math.floor(options.expireSeconds / 4)));
-  const boss = new PgBoss({
-    connectionString: options.url,
-    max: QUEUE_POOL_MAX,
-    maintenanceIntervalSeconds: maintenanceSeconds,
-    // The depth and age health reports are read on demand; pg-boss's own state monitor is not needed.
-    monitorStateIntervalSeconds: 3_600,
-    archiveCompletedAfterSeconds: 60,
-    archiveFailedAfterSeconds: 60 * 60 * 24,
-    deleteAfterSeconds: 60,
-  });
-  // pg-boss reports its own failures (a lost connection while polling) as events; they never throw.
-  boss.on('error', (err: unknown) => logger.warn('job queue error', { error: errorType(err) }));
+  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_JOB_CONCURRENCY);
+  const pollingMs = Math.max(50, (options.pollingSeconds ?? 2) * 1_000);
+  const retryLimit = options.retryLimit ?? 5;
   const handlers = new Map<JobKind, JobHandler>();
-  let started = false;
-  /** The workers of each queue that are not running a job: the ones a new job may wake. */
-  const idleWorkers = new Map<JobKind, Set<string>>();
+  /** The jobs this replica runs, by id: their aborts (for stop) and their ends. */
+  const running = new Map<string, { job: TakenJob; abort: AbortController; done: Promise<void> }>();
+  /** Jobs stop gave back while their handlers still ran. */
+  const released = new Set<string>();
+  let state: 'new' | 'started' | 'stopping' = 'new';
+  /** Set while the loop waits: resolves it early (a job queued here, a slot freed, stop). */
+  let wake: (() => void) | null = null;
+  /** A wake that came while the loop was fetching: it fetches again instead of sleeping. */
+  let wakePending = false;
+  /** The last fetch filled every free slot, so the table may hold more: a job's end fetches again. */
+  let lastFetchFull = false;
+  let loop: Promise<void> | null = null;
 
-  /** Claims `key`; false when it is done or a live worker holds it. */
-  async function claim(key: string): Promise<boolean> {
-    const rows = await database.sql<{ key: string }[]>`
-      insert into job_runs (key, claimed_at) values (${key}, now())
-      on conflict (key) do update set claimed_at = now()
-        where job_runs.done_at is null
-          and job_runs.claimed_at < now() - make_interval(secs => ${options.expireSeconds})
-      returning key`;
-    return rows.length === 1;
+  function nudge(): void {
+    wakePending = true;
+    wake?.();
   }
 
-  async function run(kind: JobKind, job: PgBoss.Job<JobData>): Promise<void> {
-    const handler = handlers.get(kind);
-    if (!handler) throw new Error(`no handler for ${kind}`);
-    const { key, payload, link = null } = job.data;
-    if (!(await claim(key))) {
-      logger.info('job already done or running elsewhere; skipped', { kind, job_id: job.id });
+  /** Takes up to `limit` due jobs: waiting ones, and taken ones whose worker let the expiry pass. */
+  async function fetchJobs(limit: number): Promise<TakenJob[]> {
+    const rows = await sql<(Omit<TakenJob, 'payload'> & { payload: string | null })[]>`
+      with next as (
+        select id from jobs
+        where kind = any(${KINDS}) and failed_at is null and run_after <= now()
+          and (locked_until is null or locked_until < now())
+        order by run_after, id
+        limit ${limit}
+        for update skip locked
+      )
+      update jobs set locked_until = now() + make_interval(secs => ${options.expireSeconds}), attempts = jobs.attempts + 1
+      from next where jobs.id = next.id
+      returning jobs.id::text as id, jobs.kind, jobs.key, jobs.payload::text as payload, jobs.link, jobs.attempts`;
+    // The payload comes back as its JSON text and is parsed here, whatever type parsers the pool has.
+    return rows.map((row) => ({ ...row, payload: row.payload === null ? null : (JSON.parse(row.payload) as unknown) }));
+  }
+
+  /**
+   * Claims `key`: 'won', or 'done' (it ran to the end before), or 'held' (a live worker holds it: the
+   * same key queued twice, or a worker past its expiry but not yet past its claim's).
+   */
+  async function claim(key: string): Promise<'won' | 'done' | 'held'> {
+    // The sub-select reads the snapshot from before the insert: whether the key was already done.
+    const [row] = await sql<{ won: boolean; done: boolean | null }[]>`
+      with claimed as (
+        insert into job_runs (key, claimed_at) values (${key}, now())
+        on conflict (key) do update set claimed_at = now()
+          where job_runs.done_at is null
+            and job_runs.claimed_at < now() - make_interval(secs => ${options.expireSeconds})
+        returning key
+      )
+      select exists (select 1 from claimed) as won, (select done_at is not null from job_runs where key = ${key}) as done`;
+    return row?.won ? 'won' : row?.done ? 'done' : 'held';
+  }
+
+  /** A job that threw: due again after its backoff, or failed for good once its retries are spent. */
+  async function giveBack(job: TakenJob, err: unknown): Promise<void> {
+    // The claim goes back first, so the retry (on any replica) may take it at once.
+    await sql`delete from job_runs where key = ${job.key} and done_at is null`.catch(() => undefined);
+    if (job.attempts > retryLimit) {
+      logger.error('job failed; no retries left', { kind: job.kind, job_id: job.id, attempts: job.attempts, error: errorType(err) });
+      await sql`update jobs set failed_at = now(), locked_until = null, payload = null, last_error = ${errorType(err)} where id = ${job.id}`;
+      return;
+    }
+    const delay = retryDelaySeconds(job.attempts);
+    logger.warn('job failed; retrying', { kind: job.kind, job_id: job.id, attempts: job.attempts, retry_in_s: delay, error: errorType(err) });
+    await sql`update jobs set locked_until = null, run_after = now() + make_interval(secs => ${delay}), last_error = ${errorType(err)} where id = ${job.id}`;
+  }
+
+  async function run(job: TakenJob, signal: AbortSignal): Promise<void> {
+    const handler = handlers.get(job.kind);
+    if (!handler) {
+      await giveBack(job, new Error(`no handler for ${job.kind}`));
+      return;
+    }
+    // A job of a past attempt that killed its worker every time: not run again.
+    if (job.attempts > retryLimit + 1) {
+      await giveBack(job, new Error('attempts exhausted by takeovers'));
+      return;
+    }
+    const claimed = await claim(job.key);
+    if (claimed === 'done') {
+      logger.info('job already done; skipped', { kind: job.kind, job_id: job.id });
+      await sql`delete from jobs where id = ${job.id}`;
+      return;
+    }
+    if (claimed === 'held') {
+      // Not dropped: if that worker dies, this copy is what runs it. Looked at again after a delay,
+      // without counting an attempt.
+      logger.info('job running elsewhere; waits', { kind: job.kind, job_id: job.id });
+      await sql`update jobs set locked_until = null, attempts = greatest(attempts - 1, 0), run_after = now() + make_interval(secs => ${RETRY_DELAY_SECONDS}) where id = ${job.id}`;
       return;
     }
     try {
-      await spanned(telemetry.backgroundSpan(kind, link, { 'campus.job.id': job.id }), async (span) => {
-        await handler(payload, { key, span, signal: jobSignal(options.expireSeconds) });
-        await database.sql`update job_runs set done_at = now() where key = ${key}`;
+      await spanned(telemetry.backgroundSpan(job.kind, job.link, { 'campus.job.id': job.id }), async (span) => {
+        await handler(job.payload, { key: job.key, span, signal });
       });
     } catch (err) {
-      // Given up: the claim goes back, so the retry (on any replica) may take it at once.
-      await database.sql`delete from job_runs where key = ${key} and done_at is null`.catch(() => undefined);
-      throw err;
+      // Aborted by stop, which already gave it back as due at once: not a failed attempt.
+      if (released.has(job.id)) return;
+      await giveBack(job, err);
+      return;
+    }
+    await sql`
+      with done as (update job_runs set done_at = now() where key = ${job.key})
+      delete from jobs where id = ${job.id}`;
+  }
+
+  function startJob(job: TakenJob): void {
+    const abort = new AbortController();
+    const signal = AbortSignal.any([abort.signal, jobSignal(options.expireSeconds)]);
+    const done = run(job, signal)
+      .catch((err: unknown) => logger.warn('job queue could not record a job’s end', { kind: job.kind, job_id: job.id, error: errorType(err) }))
+      .finally(() => {
+        running.delete(job.id);
+        if (lastFetchFull) nudge();
+      });
+    running.set(job.id, { job, abort, done });
+  }
+
+  /** Waits for a nudge or `ms`, whichever is first. */
+  function sleep(ms: number): Promise<void> {
+    if (wakePending) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      function done() {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      }
+      wake = done;
+    });
+  }
+
+  async function fetchLoop(): Promise<void> {
+    while (state === 'started') {
+      const free = concurrency - running.size;
+      if (free <= 0) {
+        // Every slot is busy: the next job's end nudges the loop.
+        wakePending = false;
+        await sleep(pollingMs);
+        continue;
+      }
+      wakePending = false;
+      let taken: TakenJob[] = [];
+      try {
+        taken = await fetchJobs(free);
+      } catch (err) {
+        // The database is away: the jobs wait in it; look again at the next interval.
+        logger.warn('job queue could not fetch jobs', { error: errorType(err) });
+        await sleep(pollingMs);
+        continue;
+      }
+      if (state !== 'started') {
+        // Stopped while fetching: what was just taken goes straight back.
+        await release(taken);
+        return;
+      }
+      lastFetchFull = taken.length === free;
+      for (const job of taken) startJob(job);
+      // A full fetch may have left more: fetch again when a slot is free, without waiting.
+      if (taken.length === free) continue;
+      await sleep(pollingMs);
     }
   }
 
-  /** A job was sent from this process: one idle worker fetches now rather than at its next poll. */
-  function wakeOne(kind: JobKind): void {
-    const idle = idleWorkers.get(kind);
-    const first = idle?.values().next();
-    if (!idle || !first || first.done) return;
-    // Moved to the back, so the next send wakes another; a worker whose fetch finds nothing (another
-    // replica took the job) stays idle, and one that takes a job leaves the set until the job ends.
-    idle.delete(first.value);
-    idle.add(first.value);
-    boss.notifyWorker(first.value);
+  /** Jobs this replica gives up: due again at once for any replica, their claims released. */
+  async function release(taken: TakenJob[]): Promise<void> {
+    if (taken.length === 0) return;
+    const ids = taken.map((j) => j.id);
+    const keys = taken.map((j) => j.key);
+    await sql`update jobs set locked_until = null, attempts = greatest(attempts - 1, 0) where id = any(${ids}::bigint[])`.catch(() => undefined);
+    await sql`delete from job_runs where key = any(${keys}) and done_at is null`.catch(() => undefined);
+  }
+
+  function runHere(kind: JobKind, payload: unknown, key: string, linkedTo: Parameters<typeof telemetry.backgroundSpan>[1]): void {
+    const handler = handlers.get(kind);
+    if (!handler) return;
+    spanned(telemetry.backgroundSpan(kind, linkedTo), (span) => handler(payload, { key, span, signal: jobSignal(options.expireSeconds) })).catch(
+      (failure: unknown) => logger.error('job failed', { kind, err: failure }),
+    );
   }
 
   return {
@@ -142,58 +270,39 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       handlers.set(kind, handler);
     },
     enqueue(kind, payload, { key, linkedTo = null, startAfter }) {
-      const data: JobData = { key, payload, link: linkedTo?.traceparent() ?? null };
-      if (startAfter) {
-        // A job for later waits in the table for any replica; nothing to wake now.
-        boss.send(kind, data, { startAfter }).catch((err: unknown) => logger.warn('deferred job could not be queued; dropped', { kind, error: errorType(err) }));
-        return;
-      }
-      boss.send(kind, data).then(() => wakeOne(kind), (err: unknown) => {
-        // The database is away: run it here rather than lose it.
-        logger.warn('job could not be queued; running it in this process', { kind, error: errorType(err) });
-        const handler = handlers.get(kind);
-        if (!handler) return;
-        spanned(telemetry.backgroundSpan(kind, linkedTo), (span) => handler(payload, { key, span, signal: jobSignal(options.expireSeconds) })).catch(
-          (failure: unknown) => logger.error('job failed', { kind, err: failure }),
-        );
-      });
+      const link = linkedTo?.traceparent() ?? null;
+      const runAfter = startAfter?.toISOString() ?? null;
+      sql`insert into jobs (kind, key, payload, link, run_after) values (${kind}, ${key}, ${JSON.stringify(payload ?? null)}::jsonb, ${link}, coalesce(${runAfter}::timestamptz, now()))`.then(
+        // A job for later waits in the table for any replica; one for now is taken by this one's loop.
+        () => (runAfter ? undefined : nudge()),
+        (err: unknown) => {
+          if (runAfter) {
+            logger.warn('deferred job could not be queued; dropped', { kind, error: errorType(err) });
+            return;
+          }
+          // The database is away: run it here rather than lose it.
+          logger.warn('job could not be queued; running it in this process', { kind, error: errorType(err) });
+          runHere(kind, payload, key, linkedTo);
+        },
+      );
     },
     async start() {
-      await boss.start();
-      for (const kind of QUEUES) {
-        await boss.createQueue(kind, { name: kind, retryLimit: options.retryLimit ?? 5, retryDelay: 2, retryBackoff: true, expireInSeconds: options.expireSeconds });
-        const idle = new Set<string>();
-        idleWorkers.set(kind, idle);
-        for (let i = 0; i < (options.concurrency ?? DEFAULT_JOB_CONCURRENCY); i++) {
-          let id = '';
-          const pollingIntervalSeconds = i === 0 ? (options.pollingSeconds ?? 2) : Math.max(PARKED_POLLING_SECONDS, options.pollingSeconds ?? 2);
-          id = await boss.work<JobData>(kind, { pollingIntervalSeconds, batchSize: 1 }, async ([job]) => {
-            if (!job) return;
-            idle.delete(id);
-            wakeOne(kind);
-            try {
-              await run(kind, job);
-            } finally {
-              idle.add(id);
-              // The queue may hold more: fetch again at once instead of sleeping out the interval.
-              boss.notifyWorker(id);
-            }
-          });
-          idle.add(id);
-        }
-      }
-      // Claims of finished jobs are kept a day (a late duplicate still finds them), then pruned.
-      await database.sql`delete from job_runs where done_at < now() - interval '1 day'`.catch(() => undefined);
-      started = true;
+      if (state !== 'new') return;
+      // Claims of finished jobs are kept a day (a late duplicate still finds them), failed jobs a day
+      // (for the operator); then pruned.
+      await sql`delete from job_runs where done_at < now() - interval '1 day'`.catch(() => undefined);
+      await sql`delete from jobs where failed_at < now() - interval '1 day'`.catch(() => undefined);
+      state = 'started';
+      loop = fetchLoop();
     },
     async health(): Promise<QueueHealth | null> {
-      if (!started) return null;
+      if (state === 'new') return null;
       // Health must answer fast with the database gone (the platform's check has a deadline): the
       // read is given up after HEALTH_TIMEOUT_MS, like the memory store's.
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const read = database.sql<{ depth: number; oldest: number | null }[]>`
-          select count(*)::int as depth, extract(epoch from now() - min(created_on))::float8 as oldest
-          from pgboss.job where name = any(${QUEUES}) and state in ('created', 'retry')`
+      const read = sql<{ depth: number; oldest: number | null }[]>`
+          select count(*)::int as depth, extract(epoch from now() - min(created_at))::float8 as oldest
+          from jobs where kind = any(${KINDS}) and failed_at is null and locked_until is null`
         .then(([row]): QueueHealth => ({ backend: 'postgres', depth: row?.depth ?? 0, oldest_seconds: Math.round(row?.oldest ?? 0) }))
         .catch(() => null);
       const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), HEALTH_TIMEOUT_MS)));
@@ -204,11 +313,25 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       }
     },
     async stop(timeoutMs) {
-      // Stops fetching, waits for the jobs it holds up to the bound, then fails the rest back to the
-      // queue (they are retried, on another replica once this one is gone), and closes its pool.
-      await boss.stop({ graceful: true, timeout: Math.max(1_000, timeoutMs), wait: true }).catch((err: unknown) =>
-        logger.warn('job queue did not stop cleanly', { error: errorType(err) }),
-      );
+      // Stops fetching, waits for the jobs it runs up to the bound, then aborts the rest and gives them
+      // back (due at once, for another replica once this one is gone).
+      if (state !== 'started') {
+        state = 'stopping';
+        return;
+      }
+      state = 'stopping';
+      wake?.();
+      await loop;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(1_000, timeoutMs))));
+      await Promise.race([Promise.all([...running.values()].map((r) => r.done)), bound]);
+      clearTimeout(timer);
+      const left = [...running.values()];
+      for (const r of left) {
+        released.add(r.job.id);
+        r.abort.abort(new Error('the job queue is stopping'));
+      }
+      await release(left.map((r) => r.job));
     },
   };
 }

@@ -8,6 +8,8 @@ import {
   bigint,
   bigserial,
   check,
+  integer,
+  jsonb,
   date,
   index,
   pgTable,
@@ -119,4 +121,30 @@ export const jobRuns = pgTable(
     doneAt: timestamp('done_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [index('job_runs_done_at_idx').on(t.doneAt)],
+);
+
+/**
+ * The job queue (db/postgres-job-queue.ts): work that runs after the response, stored in the turn and
+ * run by any replica. A row is waiting while `locked_until` is null, running (one replica's) while it is
+ * in the future, and up for takeover once it has passed: its worker died. A finished job's row is
+ * deleted; one whose attempts ran out keeps its row a day with `failed_at` and the error's type, and
+ * without its payload (the turn's text).
+ */
+export const jobs = pgTable(
+  'jobs',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    kind: text('kind').notNull(),
+    key: text('key').notNull(),
+    payload: jsonb('payload'),
+    /** The turn's span as a `traceparent`, so the job's trace links to it on whichever replica runs it. */
+    link: text('link'),
+    attempts: integer('attempts').notNull().default(0),
+    runAfter: timestamp('run_after', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    failedAt: timestamp('failed_at', { withTimezone: true, mode: 'date' }),
+    lastError: text('last_error'),
+  },
+  (t) => [index('jobs_due_idx').on(t.kind, t.runAfter).where(sql`${t.failedAt} is null`)],
 );

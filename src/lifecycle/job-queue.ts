@@ -5,7 +5,7 @@
  * - in process (`createInProcessQueue`): the job runs at once in this process, registered with the
  *   background registry so SIGTERM waits for it. The zero-config default, without DATABASE_URL. A
  *   process killed with SIGKILL loses what it was running.
- * - on Postgres (`db/postgres-job-queue.ts`, pg-boss): the job is stored in the turn and run by any
+ * - on Postgres (`db/postgres-job-queue.ts`, the `jobs` table): the job is stored in the turn and run by any
  *   replica. A replica killed mid-job loses nothing: the job expires and another replica takes it over.
  *   A key claimed in `job_runs` makes a job that runs twice take effect once.
  *

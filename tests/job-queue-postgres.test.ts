@@ -1,0 +1,156 @@
+/**
+ * The Postgres job queue's own rules (src/db/postgres-job-queue.ts, the `jobs` table), on a database of
+ * each test's own: retries with backoff, a job whose retries ran out kept without its payload, a job
+ * given back on stop and run by another replica at once, a duplicate that waits behind a live claim
+ * instead of being dropped, and the migration that carries over what pg-boss still held.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDatabase, type Database } from '../src/db/client.js';
+import { runMigrations } from '../src/db/migrate.js';
+import { createPostgresJobQueue, RETRY_DELAY_SECONDS, retryDelaySeconds } from '../src/db/postgres-job-queue.js';
+import type { JobQueue } from '../src/lifecycle/job-queue.js';
+import { silentLogger } from '../src/logger.js';
+import { startTestPostgres } from './support/postgres.js';
+import { until } from './support/until.js';
+
+const opened: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const close of opened.splice(0).reverse()) await close().catch(() => undefined);
+});
+
+async function freshDatabase(options: { migrate?: boolean } = {}): Promise<Database> {
+  const pg = await startTestPostgres();
+  opened.push(() => pg.stop());
+  const database = createDatabase(pg.url, { max: 3 });
+  opened.push(() => database.close());
+  if (options.migrate !== false) await runMigrations(database);
+  return database;
+}
+
+function queue(database: Database, options: { concurrency?: number; retryLimit?: number; expireSeconds?: number } = {}): JobQueue {
+  const jobs = createPostgresJobQueue({ database, logger: silentLogger, expireSeconds: 30, pollingSeconds: 0.2, ...options });
+  opened.push(() => jobs.stop(1_000));
+  return jobs;
+}
+
+const rowsOf = (database: Database, key: string) =>
+  database.sql<{ attempts: number; payload: unknown; failed_at: Date | null; last_error: string | null; locked_until: Date | null }[]>`
+    select attempts, payload, failed_at, last_error, locked_until from jobs where key = ${key}`;
+
+describe('the Postgres job queue', () => {
+  it('backs off exponentially between retries', () => {
+    expect([1, 2, 3, 4, 5].map(retryDelaySeconds)).toEqual([2, 4, 8, 16, 32]);
+  });
+
+  it('retries a job that threw after the backoff, then deletes it once it succeeds', async () => {
+    const database = await freshDatabase();
+    const jobs = queue(database);
+    const ranAt: number[] = [];
+    jobs.handle('memory-extraction', async () => {
+      ranAt.push(Date.now());
+      if (ranAt.length === 1) throw new TypeError('model away');
+    });
+    await jobs.start();
+    jobs.enqueue('memory-extraction', { n: 1 }, { key: 'retry:1' });
+    await until('the retry', () => (ranAt.length === 2 ? true : undefined), 15_000);
+    expect(ranAt[1]! - ranAt[0]!).toBeGreaterThanOrEqual(RETRY_DELAY_SECONDS * 1_000 - 50);
+    await until('the row deleted', async () => ((await rowsOf(database, 'retry:1')).length === 0 ? true : undefined));
+    const [claim] = await database.sql<{ done: boolean }[]>`select done_at is not null as done from job_runs where key = 'retry:1'`;
+    expect(claim?.done).toBe(true);
+  }, 30_000);
+
+  it('keeps a job whose retries ran out a day, without its payload, and leaves it out of the depth', async () => {
+    const database = await freshDatabase();
+    const jobs = queue(database, { retryLimit: 1 });
+    let runs = 0;
+    jobs.handle('memory-extraction', async () => {
+      runs++;
+      throw new RangeError('always');
+    });
+    await jobs.start();
+    jobs.enqueue('memory-extraction', { text: 'I live in Donner House' }, { key: 'fail:1' });
+    const [row] = await until('the job failed for good', async () => {
+      const rows = await rowsOf(database, 'fail:1');
+      return rows[0]?.failed_at ? rows : undefined;
+    }, 15_000);
+    expect(runs).toBe(2);
+    expect(row).toMatchObject({ attempts: 2, payload: null, last_error: 'RangeError', locked_until: null });
+    expect(await jobs.health()).toEqual({ backend: 'postgres', depth: 0, oldest_seconds: 0 });
+    // Not taken again.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(runs).toBe(2);
+  }, 30_000);
+
+  it('on stop, aborts a job past the bound and gives it back: another replica runs it at once', async () => {
+    const database = await freshDatabase();
+    const first = queue(database, { concurrency: 1 });
+    let aborted = false;
+    first.handle('memory-extraction', (_payload, job) => new Promise<void>((_resolve, reject) => {
+      job.signal.addEventListener('abort', () => {
+        aborted = true;
+        reject(job.signal.reason);
+      });
+    }));
+    await first.start();
+    first.enqueue('memory-extraction', { n: 1 }, { key: 'handover:1' });
+    await until('the first replica holds it', async () => ((await rowsOf(database, 'handover:1'))[0]?.locked_until ? true : undefined));
+    const stoppedAt = Date.now();
+    await first.stop(1_000);
+    expect(aborted).toBe(true);
+    expect(Date.now() - stoppedAt).toBeLessThan(3_000);
+    const [released] = await rowsOf(database, 'handover:1');
+    // Due at once, the stopped attempt not counted, its claim released.
+    expect(released).toMatchObject({ locked_until: null, attempts: 0 });
+    expect(await database.sql`select 1 from job_runs where key = 'handover:1' and done_at is null`).toHaveLength(0);
+    const second = queue(database);
+    let ranOnSecond = 0;
+    second.handle('memory-extraction', async () => {
+      ranOnSecond++;
+    });
+    const startedAt = Date.now();
+    await second.start();
+    await until('the second replica ran it', () => (ranOnSecond === 1 ? true : undefined), 5_000);
+    expect(Date.now() - startedAt).toBeLessThan(RETRY_DELAY_SECONDS * 1_000);
+  }, 30_000);
+
+  it('keeps a duplicate behind a live claim, and runs it once that claim is a dead worker’s', async () => {
+    const database = await freshDatabase();
+    const expireSeconds = 2;
+    // A worker elsewhere claimed the key just now and then died without finishing.
+    await database.sql`insert into job_runs (key, claimed_at) values ('dup:1', now())`;
+    const jobs = queue(database, { expireSeconds });
+    let ran = 0;
+    jobs.handle('memory-extraction', async () => {
+      ran++;
+    });
+    await jobs.start();
+    const enqueuedAt = Date.now();
+    jobs.enqueue('memory-extraction', { n: 1 }, { key: 'dup:1' });
+    await until('the duplicate ran', () => (ran === 1 ? true : undefined), 15_000);
+    // Not before the dead worker's claim had passed its expiry.
+    expect(Date.now() - enqueuedAt).toBeGreaterThanOrEqual(expireSeconds * 1_000 - 100);
+    await until('the row deleted', async () => ((await rowsOf(database, 'dup:1')).length === 0 ? true : undefined));
+    expect(ran).toBe(1);
+  }, 30_000);
+
+  it('the migration carries over the jobs pg-boss still held, and nothing else', async () => {
+    const database = await freshDatabase({ migrate: false });
+    // The columns of pg-boss 10's job table that the migration reads.
+    await database.sql.unsafe(`
+      create schema pgboss;
+      create table pgboss.job (id uuid default gen_random_uuid(), name text not null, data jsonb, state text not null,
+        start_after timestamptz not null default now(), created_on timestamptz not null default now());
+      insert into pgboss.job (name, data, state, start_after) values
+        ('memory-extraction', '{"key": "memory-extraction:a", "payload": {"query": "q"}, "link": "00-trace-span-01"}', 'created', now()),
+        ('memory-extraction', '{"key": "memory-extraction:b", "payload": {}, "link": null}', 'retry', now() + interval '1 hour'),
+        ('memory-extraction', '{"key": "memory-extraction:c", "payload": {}, "link": null}', 'completed', now()),
+        ('other-queue', '{"key": "x", "payload": {}}', 'created', now());`);
+    await runMigrations(database);
+    const rows = await database.sql<{ key: string; payload: unknown; link: string | null; later: boolean }[]>`
+      select key, payload::text as payload, link, run_after > now() + interval '30 minutes' as later from jobs order by key`;
+    expect(rows.map((r) => ({ ...r, payload: JSON.parse(String(r.payload)) }))).toEqual([
+      { key: 'memory-extraction:a', payload: { query: 'q' }, link: '00-trace-span-01', later: false },
+      { key: 'memory-extraction:b', payload: {}, link: null, later: true },
+    ]);
+  }, 30_000);
+});
