@@ -302,7 +302,7 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       let timer: ReturnType<typeof setTimeout> | undefined;
       const read = sql<{ depth: number; oldest: number | null }[]>`
           select count(*)::int as depth, extract(epoch from now() - min(created_at))::float8 as oldest
-          from jobs where kind = any(${KINDS}) and failed_at is null and locked_until is null`
+          from jobs where kind = any(${KINDS}) and failed_at is null and (locked_until is null or locked_until < now())`
         .then(([row]): QueueHealth => ({ backend: 'postgres', depth: row?.depth ?? 0, oldest_seconds: Math.round(row?.oldest ?? 0) }))
         .catch(() => null);
       const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), HEALTH_TIMEOUT_MS)));
