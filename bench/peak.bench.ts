@@ -12,7 +12,7 @@
  * the service's overhead on the first delta (the time to the first answer text less the model's own
  * first-token waits for that turn, as the gateway scripted them; tool calls to the local tool server count
  * as overhead); extraction lag (a fact-stating turn's end to its fact's row); queue depth each second and
- * its drain after the last turn; peak RSS, CPU per turn and Postgres connections per replica (both pools,
+ * its drain after the last turn; peak RSS, CPU per turn and Postgres connections per replica (every pool it opens,
  * told apart by PGAPPNAME); tokens charged to budgets against the usage the gateway reported.
  *
  * Postgres transactions per turn: pg_stat_database's commits and rollbacks from the start of the measured
@@ -144,8 +144,10 @@ async function startReplicas(count: number, databaseUrl: string): Promise<Servic
         nodeArgs: [...imageNodeOptions(), ...(process.env.PEAK_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [])],
         env: {
           ...productionEnv(databaseUrl, tools.value, fakes.value.gateway),
-          // Both drivers (postgres, pg) name their connections by it: pg_stat_activity tells replicas apart.
+          // The postgres driver names its connections by it: pg_stat_activity tells replicas apart.
           PGAPPNAME: `peak-r${i}`,
+          // The answer-batch window, to measure what it costs (default: the service's own, 100 ms).
+          ...(process.env.ANSWER_BATCH_MS && { ANSWER_BATCH_MS: process.env.ANSWER_BATCH_MS }),
           EMBEDDINGS_API_KEY: 'sk-peak-embeddings',
           EMBEDDINGS_BASE_URL: fakes.value.gateway,
           MAX_TURNS_IN_FLIGHT: '3',
@@ -447,7 +449,7 @@ const lines: string[] = [
     'routes: streamed 55%, JSON 25%, `/v1` streamed 20%; turns spread over the replicas in turn. ' +
     'Overhead = time to the first answer text less the model\'s scripted first-token waits of that turn (the local tool calls count ' +
     'as overhead). Lag = a fact-stating turn\'s end to its fact\'s row (`created_at`). Drain = the last turn\'s end to an empty queue. ' +
-    'CPU per turn = replica CPU over the measured window / turns it answered. Connections = most held at once, both pools. ' +
+    'CPU per turn = replica CPU over the measured window / turns it answered. Connections = most held at once, every pool of the replica. ' +
     'Postgres transactions per turn = pg_stat_database commits and rollbacks from the measured window\'s start until the queue ' +
     'drained, less the bench\'s own sampling queries, over the turns that arrived in the window.' +
     (SPEND ? ' Spend limits on (PEAK_SPEND=1): a per-user and a service-wide daily limit that never bind, so every reservation and charge also carries money and the service row.' : '') +
