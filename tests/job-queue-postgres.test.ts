@@ -2,8 +2,10 @@
  * The Postgres job queue's own rules (src/db/postgres-job-queue.ts, the `jobs` table), on a database of
  * each test's own: retries with backoff, a job whose retries ran out kept without its payload, a job
  * given back on stop and run by another replica at once, a duplicate that waits behind a live claim
- * instead of being dropped, and the migration that carries over what pg-boss still held.
+ * instead of being dropped, a stop that stays bounded with the database gone silent, and the migration
+ * that carries over what pg-boss still held.
  */
+import { connect, createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
@@ -31,6 +33,40 @@ function queue(database: Database, options: { concurrency?: number; retryLimit?:
   const jobs = createPostgresJobQueue({ database, logger: silentLogger, expireSeconds: 30, pollingSeconds: 0.2, ...options });
   opened.push(() => jobs.stop(1_000));
   return jobs;
+}
+
+/**
+ * A TCP relay in front of the database that can go silent: `freeze()` stops passing bytes either way
+ * while every connection stays open, as a database host that vanished without a reset looks.
+ */
+async function silentableRelay(target: string): Promise<{ url: string; freeze(): void; close(): Promise<void> }> {
+  const upstream = new URL(target);
+  const sockets = new Set<Socket>();
+  let frozen = false;
+  const server = createServer((client) => {
+    const server = connect(Number(upstream.port), upstream.hostname);
+    for (const [from, to] of [[client, server], [server, client]] as const) {
+      sockets.add(from);
+      from.on('data', (chunk: Buffer) => {
+        if (!frozen) to.write(chunk);
+      });
+      from.on('error', () => undefined);
+      from.on('close', () => to.destroy());
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  const url = new URL(target);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return {
+    url: url.toString(),
+    freeze: () => void (frozen = true),
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 const rowsOf = (database: Database, key: string) =>
@@ -131,6 +167,28 @@ describe('the Postgres job queue', () => {
     expect(Date.now() - enqueuedAt).toBeGreaterThanOrEqual(expireSeconds * 1_000 - 100);
     await until('the row deleted', async () => ((await rowsOf(database, 'dup:1')).length === 0 ? true : undefined));
     expect(ran).toBe(1);
+  }, 30_000);
+
+  it('stops within its bound when the database goes silent under a fetch', async () => {
+    const pg = await startTestPostgres();
+    opened.push(() => pg.stop());
+    const direct = createDatabase(pg.url, { max: 1 });
+    opened.push(() => direct.close());
+    await runMigrations(direct);
+    const relay = await silentableRelay(pg.url);
+    opened.push(() => relay.close());
+    const database = createDatabase(relay.url, { max: 2 });
+    // Not closed with the others: its connections hang on the silent relay until the relay is closed.
+    opened.push(() => Promise.race([database.close(), new Promise((r) => setTimeout(r, 200))]));
+    const jobs = createPostgresJobQueue({ database, logger: silentLogger, expireSeconds: 30, pollingSeconds: 0.1 });
+    jobs.handle('memory-extraction', async () => undefined);
+    await jobs.start();
+    relay.freeze();
+    // The loop's next poll sends a fetch that never comes back.
+    await new Promise((r) => setTimeout(r, 400));
+    const stoppedAt = Date.now();
+    await jobs.stop(1_000);
+    expect(Date.now() - stoppedAt).toBeLessThan(2_500);
   }, 30_000);
 
   it('the migration carries over the jobs pg-boss still held, and nothing else', async () => {

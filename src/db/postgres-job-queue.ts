@@ -68,6 +68,17 @@ interface TakenJob {
   attempts: number;
 }
 
+/** Waits for `work` at most `ms`; what it does after that goes on unwaited. */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))));
+  try {
+    await Promise.race([work.then(() => undefined, () => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Seconds before retry `attempt` (1 for the first retry): 2, 4, 8, … */
 export function retryDelaySeconds(attempt: number): number {
   return RETRY_DELAY_SECONDS * 2 ** Math.max(0, attempt - 1);
@@ -314,24 +325,22 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     },
     async stop(timeoutMs) {
       // Stops fetching, waits for the jobs it runs up to the bound, then aborts the rest and gives them
-      // back (due at once, for another replica once this one is gone).
+      // back (due at once, for another replica once this one is gone). Bounded even with the database
+      // gone: a fetch or a give-back that hangs is left behind (its jobs are taken over after the expiry).
       if (state !== 'started') {
         state = 'stopping';
         return;
       }
       state = 'stopping';
       wake?.();
-      await loop;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(1_000, timeoutMs))));
-      await Promise.race([Promise.all([...running.values()].map((r) => r.done)), bound]);
-      clearTimeout(timer);
+      const deadline = Date.now() + Math.max(1_000, timeoutMs);
+      await within(Promise.all([loop, ...[...running.values()].map((r) => r.done)]), deadline - Date.now());
       const left = [...running.values()];
       for (const r of left) {
         released.add(r.job.id);
         r.abort.abort(new Error('the job queue is stopping'));
       }
-      await release(left.map((r) => r.job));
+      await within(release(left.map((r) => r.job)), Math.max(500, deadline - Date.now()));
     },
   };
 }
