@@ -68,12 +68,12 @@ interface TakenJob {
   attempts: number;
 }
 
-/** Waits for `work` at most `ms`; what it does after that goes on unwaited. */
-async function within(work: Promise<unknown>, ms: number): Promise<void> {
+/** `work`'s value if it settles within `ms`, else (or if it fails) `fallback`; late work goes on unwaited. */
+async function settleWithin<T>(work: Promise<T>, ms: number, fallback: T): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, ms))));
+  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), Math.max(0, ms))));
   try {
-    await Promise.race([work.then(() => undefined, () => undefined), late]);
+    return await Promise.race([work.catch(() => fallback), late]);
   } finally {
     clearTimeout(timer);
   }
@@ -110,22 +110,22 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     wake?.();
   }
 
+  /** A job not yet running: waiting (or waiting for later), or taken by a worker that let its expiry pass. */
+  const notRunning = () => sql`kind = any(${KINDS}) and failed_at is null and (locked_until is null or locked_until < now())`;
+
   /** Takes up to `limit` due jobs: waiting ones, and taken ones whose worker let the expiry pass. */
   async function fetchJobs(limit: number): Promise<TakenJob[]> {
-    const rows = await sql<(Omit<TakenJob, 'payload'> & { payload: string | null })[]>`
+    return sql<TakenJob[]>`
       with next as (
         select id from jobs
-        where kind = any(${KINDS}) and failed_at is null and run_after <= now()
-          and (locked_until is null or locked_until < now())
+        where ${notRunning()} and run_after <= now()
         order by run_after, id
         limit ${limit}
         for update skip locked
       )
       update jobs set locked_until = now() + make_interval(secs => ${options.expireSeconds}), attempts = jobs.attempts + 1
       from next where jobs.id = next.id
-      returning jobs.id::text as id, jobs.kind, jobs.key, jobs.payload::text as payload, jobs.link, jobs.attempts`;
-    // The payload comes back as its JSON text and is parsed here, whatever type parsers the pool has.
-    return rows.map((row) => ({ ...row, payload: row.payload === null ? null : (JSON.parse(row.payload) as unknown) }));
+      returning jobs.id::text as id, jobs.kind, jobs.key, jobs.payload, jobs.link, jobs.attempts`;
   }
 
   /**
@@ -310,18 +310,12 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       if (state === 'new') return null;
       // Health must answer fast with the database gone (the platform's check has a deadline): the
       // read is given up after HEALTH_TIMEOUT_MS, like the memory store's.
-      let timer: ReturnType<typeof setTimeout> | undefined;
       const read = sql<{ depth: number; oldest: number | null }[]>`
           select count(*)::int as depth, extract(epoch from now() - min(created_at))::float8 as oldest
-          from jobs where kind = any(${KINDS}) and failed_at is null and (locked_until is null or locked_until < now())`
-        .then(([row]): QueueHealth => ({ backend: 'postgres', depth: row?.depth ?? 0, oldest_seconds: Math.round(row?.oldest ?? 0) }))
-        .catch(() => null);
-      const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), HEALTH_TIMEOUT_MS)));
-      try {
-        return await Promise.race([read, late]);
-      } finally {
-        clearTimeout(timer);
-      }
+          from jobs where ${notRunning()}`.then(
+        ([row]): QueueHealth => ({ backend: 'postgres', depth: row?.depth ?? 0, oldest_seconds: Math.round(row?.oldest ?? 0) }),
+      );
+      return settleWithin<QueueHealth | null>(read, HEALTH_TIMEOUT_MS, null);
     },
     async stop(timeoutMs) {
       // Stops fetching, waits for the jobs it runs up to the bound, then aborts the rest and gives them
@@ -334,13 +328,13 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       state = 'stopping';
       wake?.();
       const deadline = Date.now() + Math.max(1_000, timeoutMs);
-      await within(Promise.all([loop, ...[...running.values()].map((r) => r.done)]), deadline - Date.now());
+      await settleWithin(Promise.all([loop, ...[...running.values()].map((r) => r.done)]).then(() => undefined), deadline - Date.now(), undefined);
       const left = [...running.values()];
       for (const r of left) {
         released.add(r.job.id);
         r.abort.abort(new Error('the job queue is stopping'));
       }
-      await within(release(left.map((r) => r.job)), Math.max(500, deadline - Date.now()));
+      await settleWithin(release(left.map((r) => r.job)), Math.max(500, deadline - Date.now()), undefined);
     },
   };
 }
