@@ -65,13 +65,31 @@ export const OUTSIDE_MIX: Mix = {
   answerTokens: 400,
 };
 
-/** PEAK_MIX picks the mix (`campus`, the default, or `outside`); the bench and its gateway read the same variable. */
+/**
+ * PEAK_MIX picks the mix (`campus`, the default, or `outside`); the bench and its gateway read the same
+ * variables. For splitting a turn's cost: PEAK_ONLY=<kind> sends only that kind of turn, and
+ * PEAK_ANSWER_TOKENS=N makes every answer N tokens.
+ */
 export function mixFromEnv(env: NodeJS.ProcessEnv = process.env): Mix {
   const name = env.PEAK_MIX ?? 'campus';
-  if (name === 'campus') return MIX;
-  if (name === 'outside') return OUTSIDE_MIX;
-  throw new Error(`PEAK_MIX must be campus or outside, not ${name}`);
+  if (name !== 'campus' && name !== 'outside') throw new Error(`PEAK_MIX must be campus or outside, not ${name}`);
+  let mix = name === 'campus' ? MIX : OUTSIDE_MIX;
+  const only = env.PEAK_ONLY;
+  if (only) {
+    if (!MIX.weights.some(([kind]) => kind === only)) throw new Error(`PEAK_ONLY must be one of ${MIX.weights.map(([kind]) => kind).join(', ')}`);
+    mix = { ...mix, weights: [[only as TurnKind, 100]] };
+  }
+  const tokens = env.PEAK_ANSWER_TOKENS;
+  if (tokens) {
+    if (!/^[1-9]\d*$/.test(tokens)) throw new Error('PEAK_ANSWER_TOKENS must be a positive whole number');
+    mix = { ...mix, answerTokens: Number(tokens) };
+  }
+  return mix;
 }
+
+/** The variables mixFromEnv reads, to hand on to the gateway's process. */
+export const mixEnv = (env: NodeJS.ProcessEnv = process.env): Record<string, string> =>
+  Object.fromEntries(['PEAK_MIX', 'PEAK_ONLY', 'PEAK_ANSWER_TOKENS'].flatMap((key) => (env[key] ? [[key, env[key]!]] : [])));
 
 export const HOMES = ['Donner', 'Mudge', 'Morewood', 'Resnik', 'Stever', 'Hamerschlag', 'Boss'];
 

@@ -25,6 +25,10 @@
  * window). Needs two CPUs and a Postgres on this machine.
  *
  * PEAK_MIX=outside: the mix of issue 46's outside run (bench/peak-load.ts OUTSIDE_MIX) in place of the campus mix.
+ * PEAK_ONLY=<kind> and PEAK_ANSWER_TOKENS=N narrow the mix to one kind of turn and one answer length, to
+ * split a turn's cost (BENCHMARKS.md, "What a turn costs, by kind and length"); PEAK_SERVICE_ENV=KEY=VALUE,...
+ * passes settings on to the replicas (ANSWER_BATCH_MS=250; EMBEDDINGS_API_KEY= for no moderation and no
+ * embeddings).
  *
  * `npm run bench -- peak`; PEAK_REPLICAS (default 1,2) picks the configurations; PEAK_SPEND=1 runs the
  * replicas with a per-user and a service-wide daily spend limit far above what the run spends, so every
@@ -41,7 +45,7 @@ import type { ServiceProcess } from '../tests/support/spawn-service.js';
 import { spawnService } from '../tests/support/spawn-service.js';
 import { BENCH_SECRET, productionEnv, startHelper } from './production-fixtures.js';
 import { imageNodeOptions, mb, pinToCpu, pinTreeToCpu, procCpuMs, procStatusKb, processTreeCpuMs } from './proc.js';
-import { mixFromEnv, peakTurn, type PeakTurn } from './peak-load.js';
+import { mixEnv, mixFromEnv, peakTurn, type PeakTurn } from './peak-load.js';
 import { ensureRealPostgres } from './real-postgres.js';
 import { quantile } from './stats.js';
 
@@ -59,6 +63,17 @@ const SPEND = process.env.PEAK_SPEND === '1';
 const ONE_CORE = process.env.PEAK_CORES === '1';
 /** PEAK_MIX=outside: the mix of issue 46's outside run (bench/peak-load.ts) in place of the campus mix. */
 const MIX = mixFromEnv();
+/** PEAK_SERVICE_ENV=KEY=VALUE,...: settings passed on to the replicas, after the bench's own. */
+const SERVICE_ENV: Record<string, string> = Object.fromEntries(
+  (process.env.PEAK_SERVICE_ENV ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((setting) => {
+      const at = setting.indexOf('=');
+      if (at < 1) throw new Error(`PEAK_SERVICE_ENV takes KEY=VALUE settings separated by commas, not ${setting}`);
+      return [setting.slice(0, at), setting.slice(at + 1)];
+    }),
+);
 const SERVICE_CPU = 0;
 const BENCH_CPU = 1;
 
@@ -102,7 +117,7 @@ const server = ensureRealPostgres();
 const log = (line: string) => process.stderr.write(`peak: ${line}\n`);
 const [install, fakes, tools] = await Promise.all([
   prepareProductionInstall({ reuseDependencies: true, log }),
-  startHelper('bench/peak-fakes.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; stats: string }) : null), { PEAK_MIX: MIX.name }),
+  startHelper('bench/peak-fakes.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; stats: string }) : null), mixEnv()),
   startHelper(
     'src/sandbox/campus/main.ts',
     [],
@@ -146,14 +161,14 @@ async function startReplicas(count: number, databaseUrl: string): Promise<Servic
           ...productionEnv(databaseUrl, tools.value, fakes.value.gateway),
           // The postgres driver names its connections by it: pg_stat_activity tells replicas apart.
           PGAPPNAME: `peak-r${i}`,
-          // The answer-batch window, to measure what it costs (default: the service's own, 100 ms).
-          ...(process.env.ANSWER_BATCH_MS && { ANSWER_BATCH_MS: process.env.ANSWER_BATCH_MS }),
           EMBEDDINGS_API_KEY: 'sk-peak-embeddings',
           EMBEDDINGS_BASE_URL: fakes.value.gateway,
           MAX_TURNS_IN_FLIGHT: '3',
           DAILY_TOKEN_LIMIT: '100000000',
           ...(SPEND && { DAILY_SPEND_LIMIT_USD: '1000', SERVICE_DAILY_SPEND_LIMIT_USD: '100000' }),
           LOG_LEVEL: 'info',
+          // Settings of the service under test, to measure what one costs (ANSWER_BATCH_MS=250, EMBEDDINGS_API_KEY=).
+          ...SERVICE_ENV,
         },
       }),
     );
@@ -441,7 +456,7 @@ const lines: string[] = [
     (MIX.name === 'outside' ? ', the outside mix (`PEAK_MIX=outside`)' : ''),
   '',
   `Method: ${REPLICA_COUNTS.join(' and ')} replica(s) of the built service (\`node ${imageNodeOptions().join(' ')} dist/src/server.js\`, ` +
-    'AGENT_ENV=production, JOB_CONCURRENCY default) sharing one PostgreSQL 15 with pgvector 0.8.6 (durable settings; memory, budget ' +
+    `AGENT_ENV=production, JOB_CONCURRENCY default${Object.keys(SERVICE_ENV).length ? `, ${Object.entries(SERVICE_ENV).map(([k, v]) => `${k}=${v}`).join(', ')}` : ''}) sharing one PostgreSQL 15 with pgvector 0.8.6 (durable settings; memory, budget ` +
     'and job queue in it), the sandbox tool server and a paced gateway each in a process of their own (first token after 0.5-1.5 s, ' +
     `40 tokens/s, ${MIX.answerTokens ? `${MIX.answerTokens} tokens every answer` : '100-400 tokens'}, a tool pass for places, food and courses; extraction and titles 1 s; embeddings and moderation ` +
     `50 ms). Per level a fresh database and fresh replicas; ${WARMUP_S} s of arrivals not measured, then ${MEASURE_S} s measured; ` +
