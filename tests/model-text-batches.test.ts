@@ -1,13 +1,12 @@
 /**
  * Answer text in batches (model/text-batches.ts, issue 46), through the openai-package gateway and the
  * fake gateway over real HTTP: text close together goes as one piece, the first piece and a slow model's
- * pieces go at once, a steady model's chunks carry the batches (no wake-up of a timer of their own),
- * held text goes within two windows even while the model is silent, the text is the same, and a reader
- * that stops mid-pass ends the upstream request.
+ * pieces go at once, held text goes when its window ends even while the model is silent, the text is
+ * the same, and a reader that stops mid-pass ends the upstream request.
  */
 import { describe, expect, it } from 'vitest';
 import type { PassEvent } from '../src/model/gateway.js';
-import { MAX_HELD_CHARS, textBatches } from '../src/model/text-batches.js';
+import { MAX_HELD_CHARS } from '../src/model/text-batches.js';
 import { useFakeGateway } from './support/cleanup.js';
 import { gatewayClient } from './support/fake-gateway.js';
 
@@ -52,44 +51,7 @@ describe('answer text in batches', () => {
     expect(out.map((p) => p.text)).toEqual(words(4));
   });
 
-  it("lets a steady model's chunks carry the batches: the window's timer is only a backstop for a stall", async () => {
-    // A clock and timers of the test's own: a chunk every 30 ms, a window of 100 ms; the timers never
-    // fire, they are only checked for being due before the chunk that came next.
-    let clock = 0;
-    const armed = new Set<{ due: number }>();
-    const dueBeforeAChunk: number[] = [];
-    async function* chunks() {
-      for (let i = 0; i < 20; i++) {
-        clock += 30;
-        for (const timer of armed) if (timer.due < clock) dueBeforeAChunk.push(timer.due);
-        yield { text: ` w${i}` };
-      }
-    }
-    const batches = textBatches<{ text: string }>(chunks(), {
-      windowMs: 100,
-      now: () => clock,
-      setTimer: (_fn, ms) => {
-        const timer = { due: clock + ms };
-        armed.add(timer);
-        return timer;
-      },
-      clearTimer: (timer) => armed.delete(timer as { due: number }),
-    });
-    const pieces: { text: string; at: number }[] = [];
-    for (let step = await batches.next(); !step.done; step = await batches.next()) {
-      if (typeof step.value === 'string') pieces.push({ text: step.value, at: clock });
-      else batches.hold(step.value.text);
-    }
-    expect(pieces.map((p) => p.text).join('')).toBe(words(20).join(''));
-    expect(pieces[0]).toEqual({ text: ' w0', at: 30 });
-    // Each later piece goes with the first chunk at or past its window: 120 ms apart, four chunks each.
-    expect(pieces.slice(1, -1).map((p) => p.text)).toEqual([' w1 w2 w3 w4', ' w5 w6 w7 w8', ' w9 w10 w11 w12', ' w13 w14 w15 w16']);
-    expect(pieces.slice(1, -1).map((p) => p.at)).toEqual([150, 270, 390, 510]);
-    // No timer was due before the chunk that then carried the batch: a steady stream wakes nothing else.
-    expect(dueBeforeAChunk).toEqual([]);
-  });
-
-  it('sends held text within two windows, while the model is still silent', async () => {
+  it('sends held text when its window ends, while the model is still silent', async () => {
     // Three chunks at once, then the stream stalls until the client goes away.
     gw.enqueue({ text: ['First', ' second', ' third'], hang: true });
     const controller = new AbortController();
@@ -107,7 +69,7 @@ describe('answer text in batches', () => {
     })();
     await reading;
     expect(seen.map((p) => p.text)).toEqual(['First', ' second third']);
-    // The held pieces went at the backstop (two windows, 100 ms), not at the stall's end (the client's abort, after them).
+    // The held pieces went at the window's end, not at the stall's end (the client's abort, after them).
     expect(seen[1]!.at - seen[0]!.at).toBeLessThan(500);
     await gw.waitForAbort();
   });

@@ -5,11 +5,7 @@
  *
  * - The first piece of a pass goes at once (the time to first text is not delayed), and so does any
  *   piece that arrives after a window of silence: a slow model's chunks still go one by one.
- * - Held text goes with the first chunk that comes `windowMs` or more after the last piece went: a steady
- *   model's chunks carry the batches, and nothing else wakes the process. Every frame woken by a timer of
- *   its own cost a wake-up more than one carried by a chunk's read (BENCHMARKS.md, "What a turn costs").
- * - A timer is only the backstop for a model gone quiet: held text waits at most `2 × windowMs` after the
- *   last piece went (BACKSTOP_WINDOWS), one timer per window, not per chunk.
+ * - Held text waits at most `windowMs` after the last piece went: one timer per window, not per chunk.
  * - And at most MAX_HELD_CHARS: a gateway that sends faster than any reader (an endless answer) has its
  *   text passed on in pieces of that size, so the answer cap downstream still stops the reading early and
  *   nothing grows with the answer here.
@@ -21,9 +17,6 @@
  */
 
 const WINDOW = Symbol('window');
-
-/** Held text goes at the latest this many windows after the last piece, when no chunk came to carry it. */
-export const BACKSTOP_WINDOWS = 2;
 
 /** Held text passed on at once when it reaches this many characters, window or not. */
 export const MAX_HELD_CHARS = 2_048;
@@ -73,7 +66,7 @@ export function textBatches<C>(source: AsyncIterable<C>, options: TextBatchOptio
       let step: IteratorResult<C>;
       if (held) {
         windowEnd ??= new Promise<typeof WINDOW>((resolve) => {
-          timer = options.setTimer(() => resolve(WINDOW), Math.max(0, sentAt + BACKSTOP_WINDOWS * windowMs - now()));
+          timer = options.setTimer(() => resolve(WINDOW), Math.max(0, sentAt + windowMs - now()));
         });
         const first = await Promise.race([reading, windowEnd]);
         if (first === WINDOW) return pass();
