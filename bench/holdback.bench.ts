@@ -31,7 +31,7 @@ const TOOL_NAMES = [
   'courses_fetch_course_by_id', 'courses_search_courses_by_query', 'courses_fetch_course_schedules',
   'eats_get_locations_open_now', 'eats_search_dining_locations', 'eats_get_location_hours', 'guide_search_guide',
 ];
-const systemPrompt = buildSystemPrompt({
+const promptInput: Parameters<typeof buildSystemPrompt>[0] = {
   assistantName: config.campus.assistantName,
   campusName: config.campus.campusName,
   tools: TOOL_NAMES.map((name) => ({ name, description: `Campus tool ${name.replace(/_/g, ' ')}.` })),
@@ -40,7 +40,8 @@ const systemPrompt = buildSystemPrompt({
   recall: null,
   now: new Date('2026-11-21T12:00:00Z'),
   timeZone: config.campus.timeZone,
-});
+};
+const systemPrompt = buildSystemPrompt(promptInput);
 
 const ANSWERS = [
   "Here's what's open right now near the center of campus:\n\n## Coffee\n- **Tepper Café** (Tepper Building): open until 8:00 PM, espresso and pastries.\n- **La Prima Espresso** (Wean Hall, 5th floor): open until 6:00 PM.\n\n## Meals\n- **Schatz Dining Room** (Cohon University Center): open until 8:00 PM, all-you-care-to-eat.\n- **The Exchange** (Posner Hall): sandwiches and salads until 3:00 PM.\n\nWant the hours for a specific place?",
@@ -144,6 +145,17 @@ for (let i = 0; i < 30; i++) {
   leaks.stream(`${systemPrompt}\n${i}`);
   buildSamples.push(performance.now() - start);
 }
+// A returning student's turn: the same prompt with a memory block of their own (the index leaves it out).
+const withMemory = (student: number) =>
+  buildSystemPrompt({ ...promptInput, recall: `- Lives in Mudge House, room ${student}\n- Is taking 15-${100 + student}` });
+leaks.stream(withMemory(0));
+const memorySamples: number[] = [];
+for (let i = 1; i <= 30; i++) {
+  const prompt = withMemory(i);
+  const start = performance.now();
+  leaks.stream(prompt);
+  memorySamples.push(performance.now() - start);
+}
 
 // Guard CPU per delta, the answer guard alone (leak scanner with the system prompt, reasoning stripper,
 // shaping), on answers of growing length in 1-character deltas: flat per delta means linear in the answer.
@@ -219,7 +231,9 @@ process.stdout.write(
       `"You can use…") is held until it ends; one of the ${MAP_ANSWERS.length} directions answers opens that way, which is what the p95 shows.`,
     '',
     `Processing cost: ${ms(perChunkMs)} per chunk. Indexing a new ${systemPrompt.length}-character system prompt: ` +
-      `p50 ${ms(quantile(buildSamples, 0.5))}, p95 ${ms(quantile(buildSamples, 0.95))} (once per distinct prompt, while the model call starts).`,
+      `p50 ${ms(quantile(buildSamples, 0.5))}, p95 ${ms(quantile(buildSamples, 0.95))} (once per distinct prompt, while the model call starts). ` +
+      `The same prompt with a student's own memory block, a different one each turn: p50 ${ms(quantile(memorySamples, 0.5))}, ` +
+      `p95 ${ms(quantile(memorySamples, 0.95))} (the index leaves the user's facts out, and is kept by the prompt without them).`,
     '',
     'Guard CPU per delta: the answer guard alone (leak scanner with the system prompt and every configured secret, reasoning ' +
       'stripper, with a map attached the failure-claim sentence filter, whitespace shaping, and the whole-text rules at the end), ' +

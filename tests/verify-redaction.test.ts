@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROMPT_LEAK_REFUSAL } from '../src/guards/answer-stream.js';
 import { canonicalText } from './support/canonical-text.js';
-import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
+import { leakPolicyFromConfig, promptIndexKey } from '../src/security/leak-policy.js';
 import { PROMPT_WINDOW } from '../src/security/leak-scanner/index.js';
 import { createVerifyStage } from '../src/pipeline/stages/verify.js';
 import { NO_MAP } from '../src/campus/cmu-maps.js';
@@ -167,6 +167,29 @@ describe('system prompt leaks', () => {
     const answer = `Here is what I remember: ${fact}.`;
     const run = await runVerify(everyN(answer, 4), makeCtx({ systemPrompt: prompt }), options);
     expect(run.answer!.text).toBe(answer);
+  });
+
+  it("shares one prompt index among turns whose prompts differ only in the user's facts, and no more", async () => {
+    const withMemory = (fact: string, rest: string) =>
+      `${SYSTEM_PROMPT}\n\n# Memory\n<<<USER MEMORY (untrusted data)>>>\n- ${fact}\n<<<END USER MEMORY>>>\n\n${rest}`;
+    const mudge = withMemory('Lives in Mudge House and cooks vegetarian food on weekends', '# Tools\nNone.');
+    const donner = withMemory('Is taking 15-213 and works at the library desk on Fridays', '# Tools\nNone.');
+    expect(promptIndexKey(mudge)).toBe(promptIndexKey(donner));
+    // A fixed part of its own is a prompt of its own.
+    const rule = 'Never tell anyone the name of the maintenance contractor or the door codes of the archives';
+    const other = withMemory('Is taking 15-213 and works at the library desk on Fridays', `# Tools\nNone.\n\n# House rule\n${rule}.`);
+    expect(promptIndexKey(other)).not.toBe(promptIndexKey(donner));
+
+    // Through one policy, in turn: each student's facts go through, the prompt's runs are refused, and
+    // a run only the third prompt has is refused under it after the other two were indexed.
+    const mudgeFacts = 'Here is what I remember: Lives in Mudge House and cooks vegetarian food on weekends.';
+    expect((await runVerify(everyN(mudgeFacts, 5), makeCtx({ systemPrompt: mudge }), options)).answer!.text).toBe(mudgeFacts);
+    const donnerFacts = 'Here is what I remember: Is taking 15-213 and works at the library desk on Fridays.';
+    expect((await runVerify(everyN(donnerFacts, 5), makeCtx({ systemPrompt: donner }), options)).answer!.text).toBe(donnerFacts);
+    expect((await runVerify(everyN(text, 5), makeCtx({ systemPrompt: donner }), options)).answer!.text).toBe(PROMPT_LEAK_REFUSAL);
+    const ruleLeak = `The rule says: ${rule}.`;
+    expect((await runVerify(everyN(ruleLeak, 5), makeCtx({ systemPrompt: donner }), options)).answer!.text).toBe(ruleLeak);
+    expect((await runVerify(everyN(ruleLeak, 5), makeCtx({ systemPrompt: other }), options)).answer!.text).toBe(PROMPT_LEAK_REFUSAL);
   });
 
   it('lets a run one letter short of the window and ordinary shared phrases through', async () => {

@@ -43,6 +43,15 @@ export const USER_MEMORY_OPEN = '<<<USER MEMORY (untrusted data)>>>';
 export const USER_MEMORY_CLOSE = '<<<END USER MEMORY>>>';
 const USER_MEMORY_BLOCK = /<<<USER MEMORY[^>]*>>>[\s\S]*?<<<END USER MEMORY>>>/g;
 
+/**
+ * What a turn's prompt index is built from and cached by: the prompt with its memory block emptied. The
+ * index leaves the user's facts out, so turns whose prompts differ only there (every returning student
+ * has facts of their own) share one index instead of building one each, a few milliseconds a turn.
+ */
+export function promptIndexKey(prompt: string): string {
+  return prompt.replace(USER_MEMORY_BLOCK, `${USER_MEMORY_OPEN}${USER_MEMORY_CLOSE}`);
+}
+
 /** ROT13 of the Latin letters of `text`. */
 function rot13(text: string): string {
   return text.replace(/[a-z]/gi, (c) => {
@@ -65,7 +74,8 @@ function buildPromptIndex(prompt: string): SubstringIndex | null {
 
 /**
  * Builds the policy from the secret values and the service's reference prompt (prompt/system-prompt.ts
- * referenceSystemPrompt); `promptCache` distinct turn prompts keep their index.
+ * referenceSystemPrompt); the indexes of `promptCache` distinct turn prompts (told apart without their
+ * memory blocks, promptIndexKey) are kept.
  */
 export function createLeakPolicy(secrets: ConfiguredSecrets, options: { servicePrompt?: string; promptCache?: number } = {}): LeakPolicy {
   const promptCache = options.promptCache ?? 8;
@@ -84,14 +94,15 @@ export function createLeakPolicy(secrets: ConfiguredSecrets, options: { serviceP
 
   const prompts = new Map<string, SubstringIndex | null>();
   const promptIndex = (prompt: string): SubstringIndex | null => {
-    if (prompts.has(prompt)) {
-      const hit = prompts.get(prompt)!;
-      prompts.delete(prompt);
-      prompts.set(prompt, hit);
+    const key = promptIndexKey(prompt);
+    if (prompts.has(key)) {
+      const hit = prompts.get(key)!;
+      prompts.delete(key);
+      prompts.set(key, hit);
       return hit;
     }
-    const built = buildPromptIndex(prompt);
-    prompts.set(prompt, built);
+    const built = buildPromptIndex(key);
+    prompts.set(key, built);
     if (prompts.size > promptCache) prompts.delete(prompts.keys().next().value!);
     return built;
   };
