@@ -28,7 +28,8 @@
  * PEAK_ONLY=<kind> and PEAK_ANSWER_TOKENS=N narrow the mix to one kind of turn and one answer length, to
  * split a turn's cost (BENCHMARKS.md, "What a turn costs, by kind and length"); PEAK_SERVICE_ENV=KEY=VALUE,...
  * passes settings on to the replicas (ANSWER_BATCH_MS=250; EMBEDDINGS_API_KEY= for no moderation and no
- * embeddings).
+ * embeddings). PEAK_STORED_FACTS=N (1-3) plays returning students: each signed-in student starts with N
+ * facts of their own, so their turns recall a memory block.
  *
  * `npm run bench -- peak`; PEAK_REPLICAS (default 1,2) picks the configurations; PEAK_SPEND=1 runs the
  * replicas with a per-user and a service-wide daily spend limit far above what the run spends, so every
@@ -45,7 +46,7 @@ import type { ServiceProcess } from '../tests/support/spawn-service.js';
 import { spawnService } from '../tests/support/spawn-service.js';
 import { BENCH_SECRET, productionEnv, startHelper } from './production-fixtures.js';
 import { imageNodeOptions, mb, pinToCpu, pinTreeToCpu, procCpuMs, procStatusKb, processTreeCpuMs } from './proc.js';
-import { mixEnv, mixFromEnv, peakTurn, type PeakTurn } from './peak-load.js';
+import { HOMES, mixEnv, mixFromEnv, peakTurn, type PeakTurn } from './peak-load.js';
 import { ensureRealPostgres } from './real-postgres.js';
 import { quantile } from './stats.js';
 
@@ -63,6 +64,9 @@ const SPEND = process.env.PEAK_SPEND === '1';
 const ONE_CORE = process.env.PEAK_CORES === '1';
 /** PEAK_MIX=outside: the mix of issue 46's outside run (bench/peak-load.ts) in place of the campus mix. */
 const MIX = mixFromEnv();
+/** PEAK_STORED_FACTS=N (at most 3): each signed-in student of the mix starts with N facts of their own. */
+const STORED_FACTS = Number(process.env.PEAK_STORED_FACTS ?? 0);
+if (!Number.isInteger(STORED_FACTS) || STORED_FACTS < 0 || STORED_FACTS > 3) throw new Error('PEAK_STORED_FACTS must be 0 to 3');
 /** PEAK_SERVICE_ENV=KEY=VALUE,...: settings passed on to the replicas, after the bench's own. */
 const SERVICE_ENV: Record<string, string> = Object.fromEntries(
   (process.env.PEAK_SERVICE_ENV ?? '')
@@ -245,6 +249,20 @@ interface LevelResult {
 }
 
 /**
+ * PEAK_STORED_FACTS facts for each of the mix's signed-in students (`peak-<tag>-s0` to `s999`), each
+ * student's own ("Lives in Mudge House", "Is taking 15-417"), so every one of their turns recalls a
+ * memory block no other student has, as a campus of returning students would.
+ */
+async function seedStoredFacts(sql: postgres.Sql, tag: string): Promise<void> {
+  const texts = (student: number) =>
+    [`Lives in ${HOMES[student % HOMES.length]} House`, `Is taking 15-${String(100 + student).padStart(3, '0')}`, `Prefers meetings after ${1 + (student % 11)} pm`].slice(0, STORED_FACTS);
+  const rows = Array.from({ length: 1_000 }, (_, student) =>
+    texts(student).map((text) => ({ user_id: `peak-${tag}-s${student}`, kind: 'learned', text, normalized: text.toLowerCase().replace(/[^a-z0-9 ]/g, '') })),
+  ).flat();
+  await sql`insert into memory_facts ${sql(rows, 'user_id', 'kind', 'text', 'normalized')}`;
+}
+
+/**
  * `base` numbers this level's turns apart from every other level's (the gateway keeps each turn's model
  * time by its number for the whole run).
  */
@@ -253,6 +271,8 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
   const db = await startTestPostgres();
   const sql = postgres(db.url, { max: 1, onnotice: () => undefined });
   const replicas = await startReplicas(replicaCount, db.url);
+  // Returning students (PEAK_STORED_FACTS): each signed-in student of the mix starts with facts of their own.
+  if (STORED_FACTS > 0) await seedStoredFacts(sql, tag);
   if (ONE_CORE) for (const r of replicas) pinToCpu(r.child.pid!, SERVICE_CPU);
   // Finds which queue table the tree under test has, before anything is counted.
   await queuedJobs(sql, false);
@@ -460,7 +480,7 @@ const lines: string[] = [
     'and job queue in it), the sandbox tool server and a paced gateway each in a process of their own (first token after 0.5-1.5 s, ' +
     `40 tokens/s, ${MIX.answerTokens ? `${MIX.answerTokens} tokens every answer` : '100-400 tokens'}, a tool pass for places, food and courses; extraction and titles 1 s; embeddings and moderation ` +
     `50 ms). Per level a fresh database and fresh replicas; ${WARMUP_S} s of arrivals not measured, then ${MEASURE_S} s measured; ` +
-    `Poisson arrivals, 80% signed in; ${MIX.name === 'outside' ? 'the outside mix (PEAK_MIX=outside)' : 'mix'}: ${mixText} (a "fact" turn states "I live in ..."); ` +
+    `Poisson arrivals, 80% signed in${STORED_FACTS > 0 ? ` (each student with ${STORED_FACTS} stored facts of their own, PEAK_STORED_FACTS)` : ''}; ${MIX.name === 'outside' ? 'the outside mix (PEAK_MIX=outside)' : 'mix'}: ${mixText} (a "fact" turn states "I live in ..."); ` +
     'routes: streamed 55%, JSON 25%, `/v1` streamed 20%; turns spread over the replicas in turn. ' +
     'Overhead = time to the first answer text less the model\'s scripted first-token waits of that turn (the local tool calls count ' +
     'as overhead). Lag = a fact-stating turn\'s end to its fact\'s row (`created_at`). Drain = the last turn\'s end to an empty queue. ' +
