@@ -46,7 +46,7 @@ const USER_MEMORY_BLOCK = /<<<USER MEMORY[^>]*>>>[\s\S]*?<<<END USER MEMORY>>>/g
 /**
  * What a turn's prompt index is built from and cached by: the prompt with its memory block emptied. The
  * index leaves the user's facts out, so turns whose prompts differ only there (every returning student
- * has facts of their own) share one index instead of building one each, a few milliseconds a turn.
+ * has facts of their own) share one index instead of building one each, about a millisecond a turn.
  */
 export function promptIndexKey(prompt: string): string {
   return prompt.replace(USER_MEMORY_BLOCK, `${USER_MEMORY_OPEN}${USER_MEMORY_CLOSE}`);
