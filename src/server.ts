@@ -9,6 +9,7 @@ import { ModelAllowlist } from './model/model-allowlist.js';
 import { apiDocument } from './routes/api-docs.js';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig, type Config } from './config.js';
+import { settleWithin } from './lifecycle/settle-within.js';
 import { createNodeHttpServer } from './node-http-server.js';
 import { ShuttingDownError } from './pipeline/turn-errors.js';
 import { createLogger } from './logger.js';
@@ -119,12 +120,12 @@ async function main(): Promise<void> {
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const idleSweep = setInterval(() => server.closeIdleConnections(), 250);
-    const until = (at: number) => new Promise<false>((r) => setTimeout(() => r(false), Math.max(0, at - Date.now())));
-    let inFlightDone = await Promise.race([closed.then(() => true), until(endTurnsAt)]);
+    const closedBy = (at: number) => settleWithin(closed.then(() => true), at - Date.now(), false);
+    let inFlightDone = await closedBy(endTurnsAt);
     if (!inFlightDone) {
       const ended = deps.turns.abortAll(new ShuttingDownError());
       if (ended > 0) logger.warn('shutdown deadline near: ending the turns still running', { turns: ended });
-      inFlightDone = await Promise.race([closed.then(() => true), until(deadline)]);
+      inFlightDone = await closedBy(deadline);
     }
     clearInterval(idleSweep);
     if (!inFlightDone) {
@@ -135,7 +136,7 @@ async function main(): Promise<void> {
     // holds is released to another replica), background tasks, then the clients and stores.
     await built.close(Math.max(0, deadline - Date.now()));
     // What telemetry still buffers is sent, within what is left of the bound (at least a second).
-    await telemetry.shutdown(Math.max(1_000, deadline - Date.now()));
+    await settleWithin(telemetry.shutdown(), Math.max(1_000, deadline - Date.now()), undefined);
     logger.info('stopped');
     process.exit(exitCode);
   };

@@ -33,6 +33,7 @@
  * and its error's type but without its payload.
  */
 import type { Logger } from '../logger.js';
+import { settleWithin } from '../lifecycle/settle-within.js';
 import { DEFAULT_JOB_CONCURRENCY, jobSignal, type JobHandler, type JobKind, type JobQueue, type QueueHealth } from '../lifecycle/job-queue.js';
 import { errorType, noTelemetry, spanned, type Telemetry } from '../telemetry/telemetry.js';
 import type { Database } from './client.js';
@@ -66,17 +67,6 @@ interface TakenJob {
   payload: unknown;
   link: string | null;
   attempts: number;
-}
-
-/** `work`'s value if it settles within `ms`, else (or if it fails) `fallback`; late work goes on unwaited. */
-async function settleWithin<T>(work: Promise<T>, ms: number, fallback: T): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), Math.max(0, ms))));
-  try {
-    return await Promise.race([work.catch(() => fallback), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** Seconds before retry `attempt` (1 for the first retry): 2, 4, 8, … */

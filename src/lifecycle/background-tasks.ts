@@ -3,6 +3,7 @@
  * what is registered, within a bound, so SIGTERM does not lose a memory write that already started.
  */
 import type { Logger } from '../logger.js';
+import { settleWithin } from './settle-within.js';
 import { noTelemetry, spanned, type Telemetry, type TraceSpan } from '../telemetry/telemetry.js';
 
 export interface BackgroundTasks {
@@ -40,20 +41,12 @@ export function createBackgroundTasks(logger: Logger, telemetry: Telemetry = noT
       return running.size;
     },
     async drain(timeoutMs) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), timeoutMs);
-      });
-      try {
-        // Tasks may register follow-ups while draining; loop until the set is empty.
-        const all = (async () => {
-          while (running.size > 0) await Promise.allSettled([...running]);
-          return true as const;
-        })();
-        return await Promise.race([all, timeout]);
-      } finally {
-        clearTimeout(timer);
-      }
+      // Tasks may register follow-ups while draining; loop until the set is empty.
+      const all = (async () => {
+        while (running.size > 0) await Promise.allSettled([...running]);
+        return true;
+      })();
+      return settleWithin(all, timeoutMs, false);
     },
     close() {
       closed = true;

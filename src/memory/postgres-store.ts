@@ -9,6 +9,7 @@
 import { and, asc, count, desc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
+import { settleWithin } from '../lifecycle/settle-within.js';
 import { FACT_KIND_VALUES, FACT_SOURCE_VALUES, memoryFactHistory, memoryFacts } from '../db/schema.js';
 import { isFactId, normalizeFactText, storableText } from './fact-text.js';
 import { factColumns, nearestFacts, toFact } from './nearest-facts.js';
@@ -96,21 +97,12 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
         embedding_model: options.embeddingModel,
       };
       if (!initialized || closed) return { ...base, ready: false };
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), healthTimeoutMs);
-      });
       const probe = db
         .select({ n: count() })
         .from(memoryFacts)
         .where(eq(memoryFacts.userId, ''))
-        .then(() => true as const)
-        .catch(() => false as const);
-      try {
-        return { ...base, ready: await Promise.race([probe, timeout]) };
-      } finally {
-        clearTimeout(timer);
-      }
+        .then(() => true);
+      return { ...base, ready: await settleWithin(probe, healthTimeoutMs, false) };
     },
 
     async close() {

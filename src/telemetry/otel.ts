@@ -279,11 +279,8 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
     },
     userHash: (userId) => createHmac('sha256', hashKey).update(`campus-telemetry-user:${userId}`).digest('hex').slice(0, 16),
     metrics,
-    async shutdown(timeoutMs) {
-      const flush = Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([flush, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
-      clearTimeout(timer);
+    async shutdown() {
+      await Promise.allSettled([tracerProvider.shutdown(), meterProvider.shutdown()]);
     },
   };
 }

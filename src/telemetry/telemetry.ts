@@ -101,8 +101,8 @@ export interface Telemetry {
   /** The keyed hash of a user id that telemetry may carry instead of the id. */
   userHash(userId: string): string;
   metrics: ServiceMetrics;
-  /** Flushes what is buffered and stops exporting, within `timeoutMs`. */
-  shutdown(timeoutMs: number): Promise<void>;
+  /** Flushes what is buffered and stops exporting; the caller bounds the wait (shutdown's deadline). */
+  shutdown(): Promise<void>;
 }
 
 export const noSpan: TraceSpan = {
