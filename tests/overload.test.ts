@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/logger.js';
-import { createOverloadGuard, OverloadedError, type ProcessReadings } from '../src/lifecycle/overload.js';
+import { createOverloadGuard, loopDelayResolutionMs, OverloadedError, processReadings, type ProcessReadings } from '../src/lifecycle/overload.js';
 import { createTurnsInFlight } from '../src/lifecycle/turns-in-flight.js';
 import { listen } from './support/listen.js';
 import { collectSseEvents } from './support/sse.js';
@@ -87,5 +87,42 @@ describe('the overload guard', () => {
   it('admits below every limit, and a limit of 0 is off', () => {
     expect(() => guard({ maxOpenTurns: 10, maxLoopDelayMs: 200, maxHeapPercent: 85 }, { loopDelayMs: () => 199, heapPercent: () => 84 }, 9).admit()).not.toThrow();
     expect(() => guard({ maxOpenTurns: 0, maxLoopDelayMs: 0, maxHeapPercent: 0 }, { loopDelayMs: () => 10_000, heapPercent: () => 100 }, 10_000).admit()).not.toThrow();
+  });
+});
+
+describe('the process readings', () => {
+  const block = (ms: number) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  };
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('samples the loop at a fifth of the limit, 10-100 ms', () => {
+    expect(loopDelayResolutionMs(250)).toBe(50);
+    expect(loopDelayResolutionMs(20)).toBe(10);
+    expect(loopDelayResolutionMs(5_000)).toBe(100);
+  });
+
+  it('reads a loop that stalled past the limit as late, and a quiet loop as on time', async () => {
+    const readings = processReadings({ loopDelayLimitMs: 250 });
+    try {
+      await sleep(1_100);
+      expect(readings.loopDelayMs()).toBeLessThan(250);
+      await sleep(300);
+      block(400);
+      // Read within the next second or two (the reading is refreshed once a second).
+      await expect.poll(() => readings.loopDelayMs(), { timeout: 3_000, interval: 50 }).toBeGreaterThan(250);
+    } finally {
+      readings.close();
+    }
+  });
+
+  it('keeps no histogram when the delay check is off: the reading stays 0 through a stall', async () => {
+    const readings = processReadings({ loopDelayLimitMs: 0 });
+    block(300);
+    await sleep(1_100);
+    expect(readings.loopDelayMs()).toBe(0);
+    expect(readings.heapPercent()).toBeGreaterThan(0);
+    readings.close();
   });
 });

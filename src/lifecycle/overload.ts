@@ -51,21 +51,39 @@ export interface ProcessReadings {
   heapPercent(): number;
 }
 
-/** The process's own readings: an event-loop delay histogram read and reset every second. */
-export function processReadings(): ProcessReadings & { close(): void } {
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
+/**
+ * The delay histogram samples the loop with a timer every `resolution` ms, and each sample wakes an idle
+ * loop: at 10 ms that was about 4 ms of CPU a second per idle replica (issue 46, BENCHMARKS.md). A fifth of
+ * the limit still reads a loop late by the limit within a fifth of it; 10-100 ms.
+ */
+export function loopDelayResolutionMs(limitMs: number): number {
+  return Math.min(100, Math.max(10, Math.round(limitMs / 5)));
+}
+
+/**
+ * The process's own readings: an event-loop delay histogram read and reset every second, sampled at the
+ * resolution the limit needs, and none when the limit is off (`loopDelayLimitMs` 0: the reading is 0).
+ * A sample is the time between two of the histogram's timer fires, so the reading is its p99 less the
+ * resolution: how late the loop was. With 10-100 samples a second, p99 is the worst one or two: a single
+ * stall past the limit is read as saturation for the next second.
+ */
+export function processReadings(options: { loopDelayLimitMs: number }): ProcessReadings & { close(): void } {
+  const limit = getHeapStatistics().heap_size_limit;
+  const heapPercent = () => (getHeapStatistics().used_heap_size / limit) * 100;
+  if (options.loopDelayLimitMs <= 0) return { loopDelayMs: () => 0, heapPercent, close: () => undefined };
+  const resolution = loopDelayResolutionMs(options.loopDelayLimitMs);
+  const histogram = monitorEventLoopDelay({ resolution });
   histogram.enable();
   let last = 0;
   const timer = setInterval(() => {
-    last = histogram.percentile(99) / 1e6;
+    last = histogram.count > 0 ? Math.max(0, histogram.percentile(99) / 1e6 - resolution) : 0;
     histogram.reset();
   }, 1_000);
   timer.unref();
-  const limit = getHeapStatistics().heap_size_limit;
   return {
     loopDelayMs: () => last,
     // V8's own counter: process.memoryUsage() also reads the resident set from the OS, per turn.
-    heapPercent: () => (getHeapStatistics().used_heap_size / limit) * 100,
+    heapPercent,
     close() {
       clearInterval(timer);
       histogram.disable();
@@ -81,7 +99,7 @@ export function createOverloadGuard(options: {
   onRefusal?: (reason: OverloadReason) => void;
 }): OverloadGuard {
   const { limits, turns } = options;
-  const readings = options.readings ?? processReadings();
+  const readings = options.readings ?? processReadings({ loopDelayLimitMs: limits.maxLoopDelayMs });
   // One log line per second at most while refusing: the access log already has every 503.
   let lastLogged = 0;
   let refusedSinceLog = 0;
