@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { imageNodeOptions } from '../tests/support/image-flags.js';
-import { BENCH_SECRET, startIsolatedFixtures } from './production-fixtures.js';
+import { startIsolatedFixtures, warmUpTurn } from './production-fixtures.js';
 
 const SECONDS = Number(process.env.IDLE_SECONDS ?? 30);
 const serviceEnv = Object.fromEntries(
@@ -38,12 +38,7 @@ function threadRunMs(pid: number): Map<string, number> {
 const fixtures = await startIsolatedFixtures('idle-cpu');
 const service = await fixtures.start(imageNodeOptions(), serviceEnv);
 try {
-  const res = await fetch(`${service.url}/agent/respond/stream`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_SECRET}` },
-    body: JSON.stringify({ query: 'warm up', user_id: 'warm-up' }),
-  });
-  await res.text();
+  await warmUpTurn(service.url);
   await sleep(5_000);
   const pid = service.child.pid!;
   const before = threadRunMs(pid);

@@ -9,18 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { procStatusKb } from './proc.js';
-import { BENCH_SECRET, startIsolatedFixtures } from './production-fixtures.js';
+import { startIsolatedFixtures, warmUpTurn } from './production-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idle-heap-'));
 const fixtures = await startIsolatedFixtures('idle-heap');
 const service = await fixtures.start(['--max-old-space-size=128', '--max-semi-space-size=8', '--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`]);
 try {
-  const res = await fetch(`${service.url}/agent/respond/stream`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_SECRET}` },
-    body: JSON.stringify({ query: 'warm up', user_id: 'warm-up' }),
-  });
-  await res.text();
+  await warmUpTurn(service.url);
   await sleep(3_000);
   const pid = service.child.pid!;
   const rssKb = procStatusKb(pid, 'VmRSS');

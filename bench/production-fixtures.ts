@@ -105,6 +105,16 @@ export async function startIsolatedFixtures(name: string): Promise<IsolatedFixtu
   };
 }
 
+/** One signed-in streamed turn, read to its end: what the idle benches send before they measure. */
+export async function warmUpTurn(serviceUrl: string): Promise<void> {
+  const res = await fetch(`${serviceUrl}/agent/respond/stream`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${BENCH_SECRET}` },
+    body: JSON.stringify({ query: 'warm up', user_id: 'warm-up' }),
+  });
+  await res.text();
+}
+
 export function productionEnv(databaseUrl: string, mcpUrl: string, gatewayUrl: string): Record<string, string> {
   return {
     AGENT_ENV: 'production',
