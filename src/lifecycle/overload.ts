@@ -53,8 +53,8 @@ export interface ProcessReadings {
 
 /**
  * The delay histogram samples the loop with a timer every `resolution` ms, and each sample wakes an idle
- * loop: at 10 ms that was about 4 ms of CPU a second per idle replica (issue 46, BENCHMARKS.md). A fifth of
- * the limit still reads a loop late by the limit within a fifth of it; 10-100 ms.
+ * loop: at 10 ms that was about 4 ms of CPU a second per idle replica (issue 46, BENCHMARKS.md). Sampled
+ * every fifth of the limit (10-100 ms), a loop late by the limit is still read within a fifth of it.
  */
 export function loopDelayResolutionMs(limitMs: number): number {
   return Math.min(100, Math.max(10, Math.round(limitMs / 5)));
