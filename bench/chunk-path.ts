@@ -7,20 +7,29 @@
  * - socket: node:http's `data` events counted, nothing else (the floor: what any reader pays);
  * - transport: the provider transport's Response body read with its web-stream reader;
  * - chunk reader: `completionChunks` over it (SSE lines, JSON);
- * - batches: `textBatches` over that, as a streamed pass reads it (window 100 ms, each chunk's text held).
- * The figure is the median over ROUNDS rounds. Prints one Markdown section.
+ * - batches: `textBatches` over that, as a streamed pass reads it (window 100 ms, each chunk's text held);
+ * - socket held per window: a design tried and not taken (BENCHMARKS.md, "Issue 46, fifth session"):
+ *   node:http's `data` events, with the socket's reads stopped for 100 ms after each read, the window the
+ *   batches already hold text for. `pause()` does not stop the reads (the response resumes its socket
+ *   whenever it wants data, and a paused socket still reads up to its high-water mark); only the
+ *   handle's internal `readStop()` does, which is why the service does not do this.
+ * The figure is the median over ROUNDS rounds. CHUNK_PATH_CHUNKS, CHUNK_PATH_GAP_MS and CHUNK_PATH_STREAMS
+ * (4,000, 1 and 20) pace the server like a model: at 25 ms apart each window holds a few chunks.
+ * Prints one Markdown section.
  */
 import { fork } from 'node:child_process';
 import { get, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createOutboundFetch } from '../src/http/outbound-fetch.js';
 import { completionChunks } from '../src/model/completion-chunks.js';
 import { textBatches } from '../src/model/text-batches.js';
 import { quantile } from './stats.js';
 
-const CHUNKS = 4_000;
-const STREAMS = 20;
+const CHUNKS = Number(process.env.CHUNK_PATH_CHUNKS ?? 4_000);
+const GAP_MS = Number(process.env.CHUNK_PATH_GAP_MS ?? 1);
+const STREAMS = Number(process.env.CHUNK_PATH_STREAMS ?? 20);
+const WINDOW_MS = 100;
 const ROUNDS = 5;
 
 const chunk = (i: number) =>
@@ -36,7 +45,7 @@ if (process.argv[2] === 'server') {
       if (i < CHUNKS) return;
       clearInterval(timer);
       res.end('data: [DONE]\n\n');
-    }, 1);
+    }, GAP_MS);
   });
   server.listen(0, '127.0.0.1', () => process.send!((server.address() as AddressInfo).port));
 } else {
@@ -44,8 +53,10 @@ if (process.argv[2] === 'server') {
   const port = await new Promise<number>((resolve) => child.once('message', (m) => resolve(m as number)));
   const url = `http://127.0.0.1:${port}/`;
   const transport = createOutboundFetch();
+  type SocketHandle = { reading: boolean; readStop(): number; readStart(): number };
+  const handleOf = (socket: Socket) => (socket as unknown as { _handle: SocketHandle | null })._handle;
   const batching = {
-    windowMs: 100,
+    windowMs: WINDOW_MS,
     now: () => performance.now(),
     setTimer: (fn: () => void, ms: number) => setTimeout(fn, ms),
     clearTimer: (handle: unknown) => clearTimeout(handle as NodeJS.Timeout),
@@ -93,6 +104,39 @@ if (process.argv[2] === 'server') {
         return n;
       },
     ],
+    [
+      'socket held per window (the handle\'s internal `readStop()`; not used by the service)',
+      () =>
+        new Promise((resolve, reject) => {
+          get(url, (res) => {
+            let n = 0;
+            let held = false;
+            const socket = res.socket;
+            res.on('data', () => {
+              n++;
+              if (held) return;
+              held = true;
+              // After this read's chunks are parsed, no reads until the window ends.
+              setImmediate(() => {
+                const handle = handleOf(socket);
+                if (handle?.reading) {
+                  handle.reading = false;
+                  handle.readStop();
+                }
+                setTimeout(() => {
+                  held = false;
+                  const again = handleOf(socket);
+                  if (again && !again.reading) {
+                    again.reading = true;
+                    again.readStart();
+                  }
+                }, WINDOW_MS);
+              });
+            });
+            res.on('end', () => resolve(n));
+          }).once('error', reject);
+        }),
+    ],
   ];
   const perChunk = new Map<string, number[]>(ways.map(([name]) => [name, []]));
   for (let round = 0; round < ROUNDS; round++) {
@@ -109,15 +153,16 @@ if (process.argv[2] === 'server') {
     [
       '## One model chunk on its way in, layer by layer (`bench/chunk-path.ts`)',
       '',
-      `Method: a server in its own process streams ${CHUNKS.toLocaleString('en-US')} chat-completion chunks, one write each 1 ms ` +
+      `Method: a server in its own process streams ${CHUNKS.toLocaleString('en-US')} chat-completion chunks, one write each ${GAP_MS} ms ` +
         `apart, to ${STREAMS} readers at once; this process reads them each way in turn, ${ROUNDS} rounds; its CPU (user + system) ` +
-        'per chunk, median round. Each way includes the ones above it.',
+        'per chunk, median round. Each way down to the batches includes the ones above it; the last is the socket alone.',
       '',
       '| read as | CPU per chunk | over the socket |',
       '|---|---:|---:|',
       ...ways.map(([name]) => {
         const us = quantile(perChunk.get(name)!, 0.5);
-        return `| ${name} | ${us.toFixed(1)} µs | +${(us - socket).toFixed(1)} µs |`;
+        const over = us - socket;
+        return `| ${name} | ${us.toFixed(1)} µs | ${over < 0 ? '−' : '+'}${Math.abs(over).toFixed(1)} µs |`;
       }),
       '',
     ].join('\n'),

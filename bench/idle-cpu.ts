@@ -9,15 +9,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { imageNodeOptions } from '../tests/support/image-flags.js';
-import { startIsolatedFixtures, warmUpTurn } from './production-fixtures.js';
+import { serviceSettingsFrom, startIsolatedFixtures, warmUpTurn } from './production-fixtures.js';
 
 const SECONDS = Number(process.env.IDLE_SECONDS ?? 30);
-const serviceEnv = Object.fromEntries(
-  (process.env.IDLE_SERVICE_ENV ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
-);
+const serviceEnv = serviceSettingsFrom('IDLE_SERVICE_ENV');
 
 /** Run time so far of each thread of `pid`, ms, by thread id and name. */
 function threadRunMs(pid: number): Map<string, number> {

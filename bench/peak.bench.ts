@@ -44,7 +44,7 @@ import { startTestPostgres } from '../tests/support/postgres.js';
 import { queuedJobs } from './queue-depth.js';
 import type { ServiceProcess } from '../tests/support/spawn-service.js';
 import { spawnService } from '../tests/support/spawn-service.js';
-import { BENCH_SECRET, productionEnv, startHelper } from './production-fixtures.js';
+import { BENCH_SECRET, productionEnv, serviceSettingsFrom, startHelper } from './production-fixtures.js';
 import { imageNodeOptions, mb, pinToCpu, pinTreeToCpu, procCpuMs, procStatusKb, processTreeCpuMs } from './proc.js';
 import { HOMES, mixEnv, mixFromEnv, peakTurn, type PeakTurn } from './peak-load.js';
 import { ensureRealPostgres } from './real-postgres.js';
@@ -68,16 +68,7 @@ const MIX = mixFromEnv();
 const STORED_FACTS = Number(process.env.PEAK_STORED_FACTS ?? 0);
 if (!Number.isInteger(STORED_FACTS) || STORED_FACTS < 0 || STORED_FACTS > 3) throw new Error('PEAK_STORED_FACTS must be 0 to 3');
 /** PEAK_SERVICE_ENV=KEY=VALUE,...: settings passed on to the replicas, after the bench's own. */
-const SERVICE_ENV: Record<string, string> = Object.fromEntries(
-  (process.env.PEAK_SERVICE_ENV ?? '')
-    .split(',')
-    .filter(Boolean)
-    .map((setting) => {
-      const at = setting.indexOf('=');
-      if (at < 1) throw new Error(`PEAK_SERVICE_ENV takes KEY=VALUE settings separated by commas, not ${setting}`);
-      return [setting.slice(0, at), setting.slice(at + 1)];
-    }),
-);
+const SERVICE_ENV = serviceSettingsFrom('PEAK_SERVICE_ENV');
 const SERVICE_CPU = 0;
 const BENCH_CPU = 1;
 

@@ -105,6 +105,20 @@ export async function startIsolatedFixtures(name: string): Promise<IsolatedFixtu
   };
 }
 
+/** The service settings a bench variable holds (`KEY=VALUE,...`), to pass on to the service under test. */
+export function serviceSettingsFrom(variable: string, env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(
+    (env[variable] ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((setting) => {
+        const at = setting.indexOf('=');
+        if (at < 1) throw new Error(`${variable} takes KEY=VALUE settings separated by commas, not ${setting}`);
+        return [setting.slice(0, at), setting.slice(at + 1)];
+      }),
+  );
+}
+
 /** One signed-in streamed turn, read to its end: what the idle benches send before they measure. */
 export async function warmUpTurn(serviceUrl: string): Promise<void> {
   const res = await fetch(`${serviceUrl}/agent/respond/stream`, {
