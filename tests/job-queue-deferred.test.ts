@@ -47,7 +47,7 @@ describe('a job for later', () => {
       pg = await startTestPostgres();
       database = createDatabase(pg.url, { max: 2 });
       await runMigrations(database);
-      jobs = createPostgresJobQueue({ database, logger: silentLogger, expireSeconds: 30, pollingSeconds: 0.5 });
+      jobs = createPostgresJobQueue({ database, logger: silentLogger, background: createBackgroundTasks(silentLogger), expireSeconds: 30, pollingSeconds: 0.5 });
     }, 60_000);
     afterAll(async () => {
       await jobs?.stop(1_000);

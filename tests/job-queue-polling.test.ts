@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { createPostgresJobQueue } from '../src/db/postgres-job-queue.js';
+import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import type { JobQueue } from '../src/lifecycle/job-queue.js';
 import { silentLogger } from '../src/logger.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
@@ -26,8 +27,8 @@ describe('the Postgres queue: one fetch loop per replica', () => {
     database = createDatabase(pg.url, { max: 4 });
     await runMigrations(database);
     // The sender runs one job at a time and holds its first for long; the taker runs five at once.
-    sender = createPostgresJobQueue({ database, logger: silentLogger, expireSeconds: 60, pollingSeconds: 0.5, concurrency: 1 });
-    taker = createPostgresJobQueue({ database, logger: silentLogger, expireSeconds: 60, pollingSeconds: 0.5, concurrency: 5 });
+    sender = createPostgresJobQueue({ database, logger: silentLogger, background: createBackgroundTasks(silentLogger), expireSeconds: 60, pollingSeconds: 0.5, concurrency: 1 });
+    taker = createPostgresJobQueue({ database, logger: silentLogger, background: createBackgroundTasks(silentLogger), expireSeconds: 60, pollingSeconds: 0.5, concurrency: 5 });
     sender.handle('memory-extraction', async () => {
       started.push({ replica: 'sender', at: Date.now() });
       await new Promise((r) => setTimeout(r, 5_000));

@@ -10,8 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { createPostgresJobQueue, RETRY_DELAY_SECONDS, retryDelaySeconds } from '../src/db/postgres-job-queue.js';
+import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import type { JobQueue } from '../src/lifecycle/job-queue.js';
-import { silentLogger } from '../src/logger.js';
+import { createLogger, silentLogger } from '../src/logger.js';
 import { startTestPostgres } from './support/postgres.js';
 import { until } from './support/until.js';
 
@@ -30,7 +31,7 @@ async function freshDatabase(options: { migrate?: boolean } = {}): Promise<Datab
 }
 
 function queue(database: Database, options: { concurrency?: number; retryLimit?: number; expireSeconds?: number } = {}): JobQueue {
-  const jobs = createPostgresJobQueue({ database, logger: silentLogger, expireSeconds: 30, pollingSeconds: 0.2, ...options });
+  const jobs = createPostgresJobQueue({ database, logger: silentLogger, background: createBackgroundTasks(silentLogger), expireSeconds: 30, pollingSeconds: 0.2, ...options });
   opened.push(() => jobs.stop(1_000));
   return jobs;
 }
@@ -180,7 +181,7 @@ describe('the Postgres job queue', () => {
     const database = createDatabase(relay.url, { max: 2 });
     // Not closed with the others: its connections hang on the silent relay until the relay is closed.
     opened.push(() => Promise.race([database.close(), new Promise((r) => setTimeout(r, 200))]));
-    const jobs = createPostgresJobQueue({ database, logger: silentLogger, expireSeconds: 30, pollingSeconds: 0.1 });
+    const jobs = createPostgresJobQueue({ database, logger: silentLogger, background: createBackgroundTasks(silentLogger), expireSeconds: 30, pollingSeconds: 0.1 });
     jobs.handle('memory-extraction', async () => undefined);
     await jobs.start();
     relay.freeze();
@@ -190,6 +191,62 @@ describe('the Postgres job queue', () => {
     await jobs.stop(1_000);
     expect(Date.now() - stoppedAt).toBeLessThan(2_500);
   }, 30_000);
+
+  it('runs a job it could not queue in this process, through the background registry: at most `concurrency` at once, and the drain waits for them', async () => {
+    // No migration: the jobs table is missing, so every insert fails as with the database away.
+    const database = await freshDatabase({ migrate: false });
+    const background = createBackgroundTasks(silentLogger);
+    const jobs = createPostgresJobQueue({ database, logger: silentLogger, background, expireSeconds: 30, pollingSeconds: 0.2, concurrency: 2 });
+    let open = () => undefined as void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let now = 0;
+    let most = 0;
+    const ran: string[] = [];
+    jobs.handle('memory-extraction', async (payload, { key }) => {
+      most = Math.max(most, ++now);
+      await gate;
+      now--;
+      ran.push(`${key}:${(payload as { n: number }).n}`);
+    });
+    await jobs.start();
+    for (let n = 0; n < 4; n++) jobs.enqueue('memory-extraction', { n }, { key: `k${n}` });
+    await until('two fallback jobs running and four registered', () => background.pending === 4 && now === 2, 10_000);
+    // Shutdown's order (build-deps.ts): the queue stops, then the registry is closed and drained.
+    await jobs.stop(200);
+    background.close();
+    const drained = background.drain(5_000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(ran).toEqual([]);
+    open();
+    expect(await drained).toBe(true);
+    expect(ran.sort()).toEqual(['k0:0', 'k1:1', 'k2:2', 'k3:3']);
+    expect(most).toBe(2);
+  });
+
+  it('reports a fetch outage at its start, at most once per interval while it lasts, and once at its end', async () => {
+    const database = await freshDatabase({ migrate: false });
+    const lines: Array<{ level: string; msg: string; failures?: number }> = [];
+    const logger = createLogger({ sink: (line) => lines.push(JSON.parse(line)) });
+    const jobs = createPostgresJobQueue({ database, logger, background: createBackgroundTasks(silentLogger), expireSeconds: 30, pollingSeconds: 0.05, outageReportMs: 300 });
+    opened.push(() => jobs.stop(1_000));
+    jobs.handle('memory-extraction', async () => undefined);
+    const startedAt = Date.now();
+    await jobs.start();
+    await new Promise((r) => setTimeout(r, 1_000));
+    // The database comes back: the next fetch works.
+    await runMigrations(database);
+    const elapsed = Date.now() - startedAt;
+    await until('the fetch to work again', () => lines.some((l) => l.msg === 'job queue fetching again'), 10_000);
+    const reports = lines.filter((l) => l.msg === 'job queue could not fetch jobs' || l.msg === 'job queue still cannot fetch jobs');
+    const back = lines.filter((l) => l.msg === 'job queue fetching again');
+    expect(reports[0]?.msg).toBe('job queue could not fetch jobs');
+    expect(reports.slice(1).every((l) => l.msg === 'job queue still cannot fetch jobs' && l.level === 'warn')).toBe(true);
+    expect(reports.length).toBeGreaterThanOrEqual(2);
+    expect(reports.length).toBeLessThanOrEqual(1 + Math.ceil(elapsed / 300));
+    expect(back).toHaveLength(1);
+    // Polled every 50 ms for a second: many failures, counted, few lines.
+    expect(back[0]!.failures).toBeGreaterThan(reports.length * 2);
+  });
 
   it('the migration carries over the jobs pg-boss still held, and nothing else', async () => {
     const database = await freshDatabase({ migrate: false });

@@ -11,6 +11,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { createPostgresJobQueue } from '../src/db/postgres-job-queue.js';
+import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { silentLogger } from '../src/logger.js';
 import { createPostgresStore } from '../src/memory/postgres-store.js';
@@ -132,7 +133,7 @@ describe('two replicas racing for the same job', () => {
     for (let i = 0; i < 2; i++) {
       const db = createDatabase(pg.url, { max: 2 });
       defer(() => db.close());
-      const jobs = createPostgresJobQueue({ database: db, logger: silentLogger, expireSeconds: 30, pollingSeconds: 0.5 });
+      const jobs = createPostgresJobQueue({ database: db, logger: silentLogger, background: createBackgroundTasks(silentLogger), expireSeconds: 30, pollingSeconds: 0.5 });
       testTurnMemory({ store: createPostgresStore({ database: db, embeddingModel: null }), gateway, jobs });
       await jobs.start();
       defer(() => jobs.stop(1_000));

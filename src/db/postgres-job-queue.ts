@@ -28,13 +28,19 @@
  * RETRY_DELAY_SECONDS and is looked at again, so if that worker dies this copy runs the job, and once the
  * key is done the copy is deleted without running.
  *
+ * The database away: a job whose insert fails runs in this process instead (the in-process queue on the
+ * background registry: SIGTERM's drain waits for it, `concurrency` at most at once); one for later is
+ * dropped with a warning. The fetch loop keeps polling and reports the outage at its start, once a
+ * minute while it lasts, and at its end (FETCH_FAILURE_WARN_MS).
+ *
  * Data kept: a job's payload holds the turn's text (what extraction reads), so a finished job's row is
  * deleted at once. A job whose attempts ran out keeps its row a day for the operator, with `failed_at`
  * and its error's type but without its payload.
  */
 import type { Logger } from '../logger.js';
 import { settleWithin } from '../lifecycle/settle-within.js';
-import { DEFAULT_JOB_CONCURRENCY, jobSignal, type JobHandler, type JobKind, type JobQueue, type QueueHealth } from '../lifecycle/job-queue.js';
+import type { BackgroundTasks } from '../lifecycle/background-tasks.js';
+import { createInProcessQueue, DEFAULT_JOB_CONCURRENCY, jobSignal, type JobHandler, type JobKind, type JobQueue, type QueueHealth } from '../lifecycle/job-queue.js';
 import { errorType, noTelemetry, spanned, type Telemetry } from '../telemetry/telemetry.js';
 import type { Database } from './client.js';
 
@@ -50,6 +56,14 @@ export interface PostgresJobQueueOptions {
   retryLimit?: number;
   /** Jobs this replica runs at once (JOB_CONCURRENCY); default 10. */
   concurrency?: number;
+  /**
+   * The process's background registry: a job the table could not take (the database away) runs here
+   * instead, through the in-process queue on this registry, so SIGTERM's drain waits for it and at most
+   * `concurrency` such jobs run at once.
+   */
+  background: BackgroundTasks;
+  /** How often a fetch outage is reported while it lasts; default FETCH_FAILURE_WARN_MS. */
+  outageReportMs?: number;
 }
 
 const KINDS: JobKind[] = ['memory-extraction'];
@@ -59,6 +73,13 @@ export const RETRY_DELAY_SECONDS = 2;
 
 /** How long health waits for the queue's depth before reporting it unknown (null). */
 const HEALTH_TIMEOUT_MS = 1_500;
+
+/**
+ * While fetches keep failing (the database away), the loop warns at its first failure, then at most this
+ * often (each warning counts the failures since the outage began), and says once when a fetch works again:
+ * a replica polling every 2 s through an hour's outage writes about 60 lines, not 1,800.
+ */
+export const FETCH_FAILURE_WARN_MS = 60_000;
 
 interface TakenJob {
   id: string;
@@ -94,6 +115,10 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
   /** The last fetch filled every free slot, so the table may hold more: a job's end fetches again. */
   let lastFetchFull = false;
   let loop: Promise<void> | null = null;
+  /** Jobs whose insert failed run in this process: tracked by the background registry, `concurrency` at once. */
+  const here = createInProcessQueue({ background: options.background, logger, expireSeconds: options.expireSeconds, concurrency });
+  /** The fetch outage under way: when it began, its failures so far, when it was last reported. */
+  let outage: { since: number; failures: number; warnedAt: number } | null = null;
 
   function nudge(): void {
     wakePending = true;
@@ -231,9 +256,13 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
         taken = await fetchJobs(free);
       } catch (err) {
         // The database is away: the jobs wait in it; look again at the next interval.
-        logger.warn('job queue could not fetch jobs', { error: errorType(err) });
+        fetchFailed(err);
         await sleep(pollingMs);
         continue;
+      }
+      if (outage) {
+        logger.info('job queue fetching again', { failures: outage.failures, after_s: Math.round((Date.now() - outage.since) / 1_000) });
+        outage = null;
       }
       if (state !== 'started') {
         // Stopped while fetching: what was just taken goes straight back.
@@ -248,6 +277,20 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     }
   }
 
+  /** A failed fetch: reported at the outage's start, then once per FETCH_FAILURE_WARN_MS (module note). */
+  function fetchFailed(err: unknown): void {
+    const now = Date.now();
+    if (!outage) {
+      outage = { since: now, failures: 1, warnedAt: now };
+      logger.warn('job queue could not fetch jobs', { error: errorType(err) });
+      return;
+    }
+    outage.failures++;
+    if (now - outage.warnedAt < (options.outageReportMs ?? FETCH_FAILURE_WARN_MS)) return;
+    outage.warnedAt = now;
+    logger.warn('job queue still cannot fetch jobs', { error: errorType(err), failures: outage.failures, for_s: Math.round((now - outage.since) / 1_000) });
+  }
+
   /** Jobs this replica gives up: due again at once for any replica, their claims released. */
   async function release(taken: TakenJob[]): Promise<void> {
     if (taken.length === 0) return;
@@ -257,18 +300,11 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     await sql`delete from job_runs where key = any(${keys}) and done_at is null`.catch(() => undefined);
   }
 
-  function runHere(kind: JobKind, payload: unknown, key: string, linkedTo: Parameters<typeof telemetry.backgroundSpan>[1]): void {
-    const handler = handlers.get(kind);
-    if (!handler) return;
-    spanned(telemetry.backgroundSpan(kind, linkedTo), (span) => handler(payload, { key, span, signal: jobSignal(options.expireSeconds) })).catch(
-      (failure: unknown) => logger.error('job failed', { kind, err: failure }),
-    );
-  }
-
   return {
     backend: 'postgres',
     handle(kind, handler) {
       handlers.set(kind, handler);
+      here.handle(kind, handler);
     },
     enqueue(kind, payload, { key, linkedTo = null, startAfter }) {
       const link = linkedTo?.traceparent() ?? null;
@@ -281,9 +317,9 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
             logger.warn('deferred job could not be queued; dropped', { kind, error: errorType(err) });
             return;
           }
-          // The database is away: run it here rather than lose it.
+          // The database is away: run it here rather than lose it (the registry's drain waits for it).
           logger.warn('job could not be queued; running it in this process', { kind, error: errorType(err) });
-          runHere(kind, payload, key, linkedTo);
+          here.enqueue(kind, payload, { key, linkedTo });
         },
       );
     },
