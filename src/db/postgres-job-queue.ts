@@ -79,7 +79,7 @@ const HEALTH_TIMEOUT_MS = 1_500;
  * often (each warning counts the failures since the outage began), and says once when a fetch works again:
  * a replica polling every 2 s through an hour's outage writes about 60 lines, not 1,800.
  */
-export const FETCH_FAILURE_WARN_MS = 60_000;
+const FETCH_FAILURE_WARN_MS = 60_000;
 
 interface TakenJob {
   id: string;
