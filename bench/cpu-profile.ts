@@ -6,6 +6,7 @@
  * part; idle time is left out. Several profiles (one per replica) are added up.
  */
 import { readFileSync } from 'node:fs';
+import { partOfFrame } from './cpu-parts.js';
 
 interface ProfileNode {
   id: number;
@@ -20,29 +21,8 @@ interface Profile {
   samples: number[];
 }
 
-/** Parts of the service, by the code a frame belongs to; first match wins. */
-const PARTS: Array<[string, (url: string, fn: string) => boolean]> = [
-  ['garbage collection', (_, fn) => fn === '(garbage collector)'],
-  ['model stream (openai client, execute stage)', (url) => /node_modules\/openai\/|\/src\/pipeline\/stages\/execute|\/src\/model\//.test(url)],
-  ['per-delta checks (verify: reasoning, leak scanner, grounding, claims)', (url) => /\/src\/guards\/|\/src\/security\/|\/src\/pipeline\/stages\/verify/.test(url)],
-  ['SSE framing and deliver', (url) => /\/src\/sse\/|\/src\/pipeline\/stages\/deliver|\/src\/routes\/openai|\/src\/pipeline\/drain-turn/.test(url)],
-  ['campus tool calls (MCP client)', (url) => /@modelcontextprotocol\/|\/src\/tools\//.test(url)],
-  ['budget and admission', (url) => /\/src\/admission\//.test(url)],
-  ['memory recall and extraction', (url) => /\/src\/memory\//.test(url)],
-  ['job queue', (url) => /node_modules\/pg-boss\/|node_modules\/pg\/|\/src\/db\/postgres-job-queue|\/src\/lifecycle\/job-queue/.test(url)],
-  ['Postgres driver and Drizzle', (url) => /node_modules\/postgres\/|node_modules\/drizzle-orm\/|\/src\/db\//.test(url)],
-  ['prompt and planning', (url) => /\/src\/prompt\/|\/src\/pipeline\/(prepare|stages\/plan)|\/src\/campus\//.test(url)],
-  ['logging and telemetry', (url) => /\/src\/logger|\/src\/telemetry\//.test(url)],
-  ['turn and pipeline (other)', (url) => /\/src\/pipeline\//.test(url)],
-  ['HTTP (Hono, node-server, routes, validation)', (url) => /node_modules\/hono\/|node_modules\/@hono\/|node_modules\/hono-openapi|node_modules\/zod\/|\/src\/http\/|\/src\/routes\/|\/src\/request\/|\/src\/app|\/src\/node-http-server/.test(url)],
-  ['Node: web streams', (url) => /node:internal\/webstreams/.test(url)],
-  ['Node: net, http and streams', (url) => /node:(internal\/)?(net|http|_http|stream|streams|internal\/streams)/.test(url)],
-  ['Node: undici (fetch)', (url) => /node:internal\/deps\/undici|undici/.test(url)],
-];
-
 function partOf(node: ProfileNode): string | null {
-  const { url, functionName } = node.callFrame;
-  return PARTS.find(([, claims]) => claims(url, functionName))?.[0] ?? null;
+  return partOfFrame(node.callFrame.url, node.callFrame.functionName);
 }
 
 const totals = new Map<string, number>();
