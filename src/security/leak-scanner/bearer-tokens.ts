@@ -50,7 +50,7 @@ export class BearerTokens {
   }
 
   private endToken(end: number): void {
-    if (this.candidate && this.digit && end - this.start >= BEARER_TOKEN_MIN) this.findings.spans.push([this.start, end]);
+    if (this.candidate && this.digit && end - this.start >= BEARER_TOKEN_MIN) this.findings.add(this.start, end);
     this.afterBearer = this.bearerPrefix === 6 && end - this.start === 6;
     this.spaced = false;
     this.start = -1;

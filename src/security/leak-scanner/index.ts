@@ -82,44 +82,30 @@ export function createLeakScanner(targets: LeakTargets): LeakScanner {
   };
 
   const release = (limit: number): string => {
-    let cut = limit;
-    for (let moved = true; moved; ) {
-      moved = false;
-      for (const [start, end] of findings.spans) {
-        if (start < cut && end > cut && start >= base) {
-          cut = start;
-          moved = true;
-        }
-      }
-    }
+    const { starts, ends } = findings;
+    // Spans wholly before the limit leave redacted; the first that runs past it holds the text from its
+    // start. Merged spans neither overlap nor touch, so no span before it reaches the new cut.
+    let whole = 0;
+    while (whole < starts.length && ends[whole]! <= limit) whole++;
+    const cut = whole < starts.length && starts[whole]! < limit ? starts[whole]! : limit;
     if (cut <= base) return '';
     const n = cut - base;
     let out = buf.slice(0, n);
-    if (findings.spans.length > 0) {
-      const now = findings.spans.filter(([start]) => start < cut).sort((a, b) => a[0] - b[0]);
-      // A span that runs past the cut (it began in text already released) keeps its remainder.
-      findings.spans = findings.spans.filter(([, end]) => end > cut).map(([start, end]): [number, number] => [Math.max(start, cut), end]);
-      if (now.length > 0) {
-        let text = '';
-        let at = base;
-        for (const [s, e] of now) {
-          const start = Math.max(s, base, at);
-          const end = Math.min(e, cut);
-          if (end <= start) {
-            at = Math.max(at, end);
-            continue;
-          }
-          text += buf.slice(at - base, start - base);
-          // Adjacent or overlapping spans make one `[redacted]`.
-          if (!text.endsWith(REDACTED) || start > at) text += REDACTED;
-          at = end;
-        }
-        out = text + buf.slice(at - base, n);
-        redactions += now.length;
+    if (whole > 0) {
+      out = '';
+      let at = base;
+      for (let i = 0; i < whole; i++) {
+        out += buf.slice(at - base, starts[i]! - base) + REDACTED;
+        at = ends[i]!;
       }
+      out += buf.slice(at - base, n);
+      starts.splice(0, whole);
+      ends.splice(0, whole);
+      redactions += whole;
     }
     buf = buf.slice(n);
     base = cut;
+    findings.floor = cut;
     return out;
   };
 

@@ -41,7 +41,7 @@ export class KeyWords {
 
   end(end: number): void {
     if (this.start < 0) return;
-    if (this.candidate && KEY_SHAPE.test(this.scan.text(this.start, end))) this.scan.findings.spans.push([this.start, end]);
+    if (this.candidate && KEY_SHAPE.test(this.scan.text(this.start, end))) this.scan.findings.add(this.start, end);
     this.start = -1;
     this.candidate = false;
   }

@@ -39,10 +39,46 @@ export interface LeakTargets {
   prompt: SubstringIndex | null;
 }
 
-/** What every reading reports to: the spans to redact (absolute offsets) and whether the prompt leaked. */
+/**
+ * What every reading reports to: the spans to redact (absolute offsets) and whether the prompt leaked.
+ *
+ * The spans are kept merged: sorted, disjoint and not touching (overlapping or adjacent spans make one
+ * `[redacted]` anyway). An answer that keeps matching overlapping fragments of a secret (a secret with a
+ * run such as `0123456789012`, an answer of digits) reports a span every few characters, each overlapping
+ * the last; merged, they stay one span, so what the scanner holds and walks on each release is bounded by
+ * the held text, not by how many findings it has seen. Unmerged, each release walked every finding again:
+ * quadratic in the answer, minutes of event loop at 20,000 characters (issue 61).
+ */
 export class Findings {
-  spans: Array<[number, number]> = [];
+  /** Starts of the merged spans, ascending; `ends[i]` belongs to `starts[i]`. */
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  /** Offsets before this were released: a span reported from there is kept from here on. */
+  floor = 0;
   leaked = false;
+
+  /** Reports `[start, end)`; merged with every span it overlaps or touches. */
+  add(start: number, end: number): void {
+    if (start < this.floor) start = this.floor;
+    if (end <= start) return;
+    const { starts, ends } = this;
+    // Spans arrive near the end of the text: find the place from the back.
+    let i = starts.length;
+    while (i > 0 && starts[i - 1]! > end) i--;
+    // starts[0..i) begin at or before `end`; merge backwards while they reach `start`.
+    let j = i;
+    while (j > 0 && ends[j - 1]! >= start) j--;
+    if (j < i) {
+      start = Math.min(start, starts[j]!);
+      end = Math.max(end, ends[i - 1]!);
+    }
+    starts.splice(j, i - j, start);
+    ends.splice(j, i - j, end);
+  }
+
+  get count(): number {
+    return this.starts.length;
+  }
 }
 
 /**
@@ -99,14 +135,14 @@ export class Reading {
         if (this.spanStart < 0) this.spanStart = this.ring[(this.count - this.sLen) & mask]!;
         this.spanEnd = to;
       } else if (this.spanStart >= 0) {
-        findings.spans.push([this.spanStart, this.spanEnd]);
+        findings.add(this.spanStart, this.spanEnd);
         this.spanStart = -1;
       }
     }
     if (targets.whole) {
       this.wState = targets.whole.step(this.wState, symbol);
       const k = targets.whole.matched(this.wState);
-      if (k > 0) findings.spans.push([this.ring[(this.count - k) & mask]!, to]);
+      if (k > 0) findings.add(this.ring[(this.count - k) & mask]!, to);
     }
     if (targets.prompt) {
       const r = targets.prompt.step(this.pState, this.pLen, symbol);
@@ -120,7 +156,7 @@ export class Reading {
   close(): void {
     if (!this.active) return;
     this.active = false;
-    if (this.spanStart >= 0) this.findings.spans.push([this.spanStart, this.spanEnd]);
+    if (this.spanStart >= 0) this.findings.add(this.spanStart, this.spanEnd);
     this.spanStart = -1;
     this.sState = this.sLen = this.pState = this.pLen = this.wState = 0;
   }
