@@ -77,7 +77,7 @@ const serviceFields = {
   // What a prompt token the provider served from its cache counts in the budget, 0-1.
   CACHED_TOKEN_WEIGHT: numberIn(0.5, 0, 1),
   MAX_OUTPUT_TOKENS: int(1_500, { min: 1 }),
-  MAX_ANSWER_CHARS: int(20_000, { min: 1, max: 100_000 }),
+  MAX_ANSWER_CHARS: int(20_000, { min: 2_000, max: 100_000 }),
   CAMPUS_BUILDINGS_FILE: optionalText,
   CAMPUS_MAP_BASE_URL: urlOr('https://maps.scottylabs.org'),
   ASSISTANT_NAME: textOr('Campus Assistant'),
@@ -207,7 +207,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Deadline of a whole chat turn (CONTRACT.md `TURN_TIMEOUT_MS`): past it the turn ends with an `error` event. */
   turnTimeoutMs: number;
-  /** MAX_ANSWER_CHARS: an answer longer than this stops reading the model and ends with a short note. */
+  /**
+   * MAX_ANSWER_CHARS: the most an answer holds, marks and notes included; the model is read no further
+   * once its text reaches it or what leaves fills it, and the answer ends with a short note.
+   */
   maxAnswerChars: number;
   /** Chat turns one user (or the `anonymous` bucket) may have running at once; more answer 429. */
   maxTurnsInFlight: number;

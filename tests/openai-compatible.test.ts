@@ -16,7 +16,7 @@ import { createApp } from '../src/app.js';
 import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import { silentLogger } from '../src/logger.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
-import { ANSWER_CUT_NOTE } from '../src/pipeline/stages/execute.js';
+import { ANSWER_CUT_NOTE } from '../src/guards/answer-stream.js';
 import { utcDay } from '../src/admission/token-budget.js';
 import { MAX_CHAT_BODY_BYTES } from '../src/http/body-limit.js';
 import { createTestDeps, testConfig, testTurnMemory } from './support/deps.js';

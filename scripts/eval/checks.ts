@@ -12,7 +12,7 @@ import { createEvidence } from '../../src/guards/grounding/evidence.js';
 import { isFailureClaim } from '../../src/guards/failure-claims.js';
 import type { LeakPolicy } from '../../src/security/leak-policy.js';
 import { REDACTED } from '../../src/security/leak-scanner/index.js';
-import { ANSWER_CUT_NOTE } from '../../src/pipeline/stages/execute.js';
+import { ANSWER_CUT_NOTE } from '../../src/guards/answer-stream.js';
 import type { Expect, ToolGroup } from './cases.js';
 import { toolGroupOf } from '../../src/tools/tool-groups.js';
 

@@ -8,6 +8,12 @@
  * applies the whole-text rules (prompt-leak refusal, failure-claim repair, tool disclosure, the
  * grounding note, empty answer) and says which tail, if any, can still be sent as a delta so the deltas
  * end up equal to the answer.
+ *
+ * The answer cap (MAX_ANSWER_CHARS) bounds what the student receives, marks and notes included: the text
+ * that leaves stops `TAIL_ROOM` characters short of the cap (grounding marks can make an answer several
+ * times the model's text, issue 61), and the room left holds what `finish` may add (the cut note, the
+ * grounding note, a map pointer or the tools sentence). Once the text is full, `full` tells the verify
+ * stage to stop reading the model.
  */
 import { NO_MAP, type CmuMaps } from '../campus/cmu-maps.js';
 import type { AnswerNotes } from './answer-notes.js';
@@ -16,11 +22,21 @@ import { isFailureClaim, mapPointer, mayBeFailureClaim, repairFailureClaims } fr
 import { createReasoningStripper, REASONING_ENDED, type ReasoningStripper } from './reasoning.js';
 import type { LeakScanner } from '../security/leak-scanner/index.js';
 import { createSentenceFilter, type SentenceFilter } from './sentence-filter.js';
-import { groundingNote } from './grounding/grounding-note.js';
+import { groundingNote, LONGEST_GROUNDING_NOTE } from './grounding/grounding-note.js';
 import type { GroundingCounts, GroundingStream } from './grounding/grounding-stream.js';
 
 /** What an empty model answer becomes (issue 4, "Answer quality wording"); with a map, the map pointer. */
 export const EMPTY_ANSWER_APOLOGY = "Sorry, I couldn't put an answer together for that. Could you rephrase your question?";
+
+/** Ends an answer cut at its length limit (the answer cap, or the last pass's `max_tokens`). */
+export const ANSWER_CUT_NOTE = '\n\n*(This answer was cut short because it reached its length limit.)*';
+
+/**
+ * What `finish` may add after the streamed text, at most: the cut note, the grounding note (each with its
+ * blank line), and a map pointer or the tools sentence (each far shorter than the 400 given them). The
+ * text streamed stops this far short of the cap, so the whole answer is within it.
+ */
+export const TAIL_ROOM = ANSWER_CUT_NOTE.length + 2 + LONGEST_GROUNDING_NOTE + 400;
 
 /** The refusal that replaces an answer that repeated the system prompt. One sentence. */
 export const PROMPT_LEAK_REFUSAL = "Sorry, I can't share that, but I'm happy to help with questions about campus.";
@@ -30,6 +46,8 @@ export interface AnswerStreamOptions {
   scanner: LeakScanner;
   /** The turn's grounding check, over its evidence. */
   grounding: GroundingStream;
+  /** MAX_ANSWER_CHARS: the most the final answer may hold, notes included (unbounded when absent). */
+  maxChars?: number;
 }
 
 /** What the turn did, known by the end: the final map, the tools called, the user's question. */
@@ -60,6 +78,10 @@ export interface AnswerStream {
    * map already attached, `claimFilter` drops failure-claim sentences of the new pass as they stream.
    */
   newPass(claimFilter: { map: CmuMaps; otherToolFailed: boolean } | null): string;
+  /** The answer was cut upstream (the read cap or the last pass's `max_tokens`): it ends with the cut note. */
+  cut(): void;
+  /** True once the text reached the cap: nothing more is sent, and the model need not be read further. */
+  readonly full: boolean;
   /** End of the turn: the final answer and the last delta. */
   finish(facts: AnswerFacts): FinalAnswer;
 }
@@ -71,13 +93,19 @@ export interface AnswerStream {
  */
 class Shaper {
   emitted = '';
+  /** True once `emitted` reached `limit`: everything after is dropped. */
+  full = false;
   /** Where the answer starts in `emitted` (after a stray closing reasoning tag, earlier text was reasoning). */
   answerStart = 0;
   private pending = '';
   /** Until the first visible text of the answer or of a new pass: leading blanks are dropped there. */
   private atStart = true;
 
+  /** `limit`: the most `emitted` may hold (the cap less the room for what `finish` adds). */
+  constructor(private readonly limit: number) {}
+
   shape(text: string): string {
+    if (this.full) return '';
     const body = text.replace(/\s+$/, '');
     if (!body.trim()) {
       if (!this.atStart) this.pending += text;
@@ -86,6 +114,30 @@ class Shaper {
     const out = this.atStart ? (this.wrote ? this.pending : '') + body.replace(/^\s+/, '') : this.pending + body;
     this.atStart = false;
     this.pending = text.slice(body.length);
+    if (this.emitted.length + out.length > this.limit) return this.fill(out);
+    this.emitted += out;
+    return out;
+  }
+
+  /** The part of `out` that fits the limit, ended at a space when one is near, then nothing more. */
+  private fill(out: string): string {
+    let end = this.limit - this.emitted.length;
+    const space = out.lastIndexOf(' ', end);
+    if (space > end - 80 && space > 0) end = space;
+    // Never half of a surrogate pair.
+    const c = out.charCodeAt(end - 1);
+    if (c >= 0xd800 && c <= 0xdbff) end--;
+    const kept = out.slice(0, Math.max(0, end)).trimEnd();
+    this.full = true;
+    this.pending = '';
+    this.emitted += kept;
+    return kept;
+  }
+
+  /** The service's own closing text (the cut note): after the answer, not held, not limited. */
+  close(note: string): string {
+    this.pending = '';
+    const out = this.wrote ? note : note.trimStart();
     this.emitted += out;
     return out;
   }
@@ -173,7 +225,9 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
   const secure = options.scanner;
   const grounding = options.grounding;
   let stripper: ReasoningStripper = createReasoningStripper();
-  const shaper = new Shaper();
+  const shaper = new Shaper(Math.max(0, (options.maxChars ?? Infinity) - TAIL_ROOM));
+  // The answer was cut (upstream, or at the cap here): it ends with the cut note.
+  let cut = false;
   const claims = new ClaimFilter();
 
   const fromStripper = (pieces: ReturnType<ReasoningStripper['push']>): string => {
@@ -197,6 +251,14 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
   return {
     push: (text) => fromStripper(stripper.push(text)),
 
+    cut() {
+      cut = true;
+    },
+
+    get full() {
+      return shaper.full;
+    },
+
     newPass(claimFilter) {
       const out = endPass();
       stripper = createReasoningStripper();
@@ -206,7 +268,8 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
     },
 
     finish(facts) {
-      const last = endPass();
+      let last = endPass();
+      if ((cut || shaper.full) && !secure.leaked) last += shaper.close(ANSWER_CUT_NOTE);
       const notes: AnswerNotes = {};
       if (secure.redacted) notes.redacted = true;
       let map = facts.map;

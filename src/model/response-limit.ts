@@ -29,9 +29,21 @@ export interface ResponseBounds {
   maxLineBytes: number;
 }
 
-/** The bounds of one gateway response for passes of at most `maxOutputTokens`. */
-export function responseByteLimit(maxOutputTokens: number): ResponseBounds {
-  return { maxBytes: Math.max(MIN_RESPONSE_BYTES, maxOutputTokens * BYTES_PER_TOKEN), maxLineBytes: MAX_LINE_BYTES };
+/**
+ * Bytes one chunk carrying a single character of answer may take: an honest envelope is 200-600 bytes.
+ * A pass is read until the answer cap, so an answer cap of 100,000 characters sent a character a chunk
+ * must fit (issue 61: a bound from `max_tokens` alone ended such answers near 38,000 characters with a
+ * false "model unavailable").
+ */
+const BYTES_PER_ANSWER_CHAR = 1024;
+
+/**
+ * The bounds of one gateway response for passes of at most `maxOutputTokens`, read up to an answer of
+ * `maxAnswerChars` characters: whichever allows more.
+ */
+export function responseByteLimit(maxOutputTokens: number, maxAnswerChars = 0): ResponseBounds {
+  const maxBytes = Math.max(MIN_RESPONSE_BYTES, maxOutputTokens * BYTES_PER_TOKEN, maxAnswerChars * BYTES_PER_ANSWER_CHAR);
+  return { maxBytes, maxLineBytes: MAX_LINE_BYTES };
 }
 
 /** The response passed a bound; the call fails as a gateway failure would. */

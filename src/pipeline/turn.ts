@@ -20,7 +20,7 @@ import { budgetBucket, type Admission, type AdmissionDecision } from '../admissi
 import type { Catalog } from '../campus/catalog.js';
 import type { AnswerNotes } from '../guards/answer-notes.js';
 import { detectFlagrantInjection, INJECTION_REFUSAL } from '../guards/injection.js';
-import { ServicePausedError, TooManyRequestsError } from '../http/errors.js';
+import { AppError } from '../http/errors.js';
 import type { OverloadGuard } from '../lifecycle/overload.js';
 import type { TurnsInFlight } from '../lifecycle/turns-in-flight.js';
 import { noUserMemory, type TurnMemory, type UserMemory } from '../memory/turn-memory.js';
@@ -34,7 +34,6 @@ import {
   noRequestTrace,
   providerOf,
   spannedEvents,
-  type RefusalReason,
   type RequestTrace,
   type Telemetry,
   type TraceSpan,
@@ -122,6 +121,7 @@ export function createTurnStarter(deps: TurnDeps) {
     leaks: deps.leaks,
     catalog: deps.catalog,
     serviceFacts: [config.campus.counselingPhone, config.campus.policePhone],
+    maxAnswerChars: config.maxAnswerChars,
   });
   const execute = deps.gateway
     ? createExecute({
@@ -191,7 +191,8 @@ export function createTurnStarter(deps: TurnDeps) {
     /** Takes the in-flight slot and the admission's decision; on a refusal, releases and throws. */
     async admit(): Promise<void> {
       /** A refusal at the door: counted by its reason, the turn's span failed, everything released. */
-      const refuse = async (err: unknown, reason: RefusalReason | null) => {
+      const refuse = async (err: unknown) => {
+        const reason = err instanceof AppError ? err.refusal : null;
         if (reason) metrics.refusal(reason);
         this.span.fail(errorType(err));
         await this.close();
@@ -201,7 +202,7 @@ export function createTurnStarter(deps: TurnDeps) {
         // Counted from here to the turn's last event; a user at the cap is answered 429 before the budget.
         this.finishInFlight = deps.turns.start(budgetBucket(this.request), this.controller);
       } catch (err) {
-        throw await refuse(err, 'turns_in_flight');
+        throw await refuse(err);
       }
       const admission = this.span.child('admission');
       try {
@@ -210,9 +211,8 @@ export function createTurnStarter(deps: TurnDeps) {
       } catch (err) {
         admission.fail(errorType(err));
         admission.end();
-        // A 429 from admission is the budget (the in-flight cap answered above); a 503 is a refusal only
-        // when the service-wide spending cap is reached (a failing store is not).
-        throw await refuse(err, err instanceof TooManyRequestsError ? 'budget' : err instanceof ServicePausedError ? 'service_cap' : null);
+        // A refusal carries its reason (the budget, the service-wide spending cap); a failing store does not.
+        throw await refuse(err);
       }
       metrics.turnStarted();
       // Past the deadline the turn ends, read or not (a route that never read its events holds nothing after it).

@@ -250,7 +250,7 @@ function modelGateway({ config, leaks, telemetry, given }: Build, sandbox: Sandb
   const limits = {
     callTimeoutMs: config.modelCallTimeoutMs,
     textBatchMs: config.answerBatchMs,
-    responseBounds: responseByteLimit(config.budget.maxOutputTokens),
+    responseBounds: responseByteLimit(config.budget.maxOutputTokens, config.maxAnswerChars),
     promptCacheKey: config.budget.promptCacheKey,
     outbound: leaks.redact,
   };

@@ -49,3 +49,6 @@ export function groundingNote(classes: ReadonlySet<ClaimClass>): string | null {
   const list = where.length === 1 ? where[0]! : `${where.slice(0, -1).join(', ')} or ${where.at(-1)}`;
   return `_Some details above could not be confirmed from the campus data, so they are marked "not confirmed". Please check ${list} before relying on them._`;
 }
+
+/** The longest note there is (every kind of detail lost): what the answer cap keeps room for. */
+export const LONGEST_GROUNDING_NOTE = groundingNote(new Set(Object.keys(WHAT) as ClaimClass[]))!.length;

@@ -9,7 +9,8 @@
  * (tool results trimmed when they outgrew it). So a turn that was admitted is never refused halfway.
  * After each pass, in a `finally`, its usage is settled, so a pass cut short by a disconnect is still
  * charged. The answer is capped at `maxAnswerChars`: past it the model is no longer read (its call is
- * aborted) and the answer ends with a short note.
+ * aborted), and the `cut` event tells verify to end the answer with the cut note. Verify also stops
+ * reading when what leaves (marks included) fills the cap first (guards/answer-stream.ts).
  */
 import { toolPassHold } from '../../admission/turn-reservation.js';
 import type { Logger } from '../../logger.js';
@@ -35,9 +36,6 @@ export const TOOL_CALLS_DEFERRED = `Not run: at most ${MAX_TOOL_CALLS_PER_PASS} 
 
 export const STATUS_CHECKING_TOOLS = 'Checking campus tools...';
 export const STATUS_WRITING = 'Writing answer...';
-
-/** Ends an answer cut by the answer cap or by the last pass's `max_tokens`. */
-export const ANSWER_CUT_NOTE = '\n\n*(This answer was cut short because it reached its length limit.)*';
 
 /** What a trimmed tool result ends with, so the model knows it saw only part of it. */
 export const TRIMMED_RESULT_MARKER = '\n[tool result trimmed to fit the budget]';
@@ -147,7 +145,7 @@ export function createExecute(options: ExecuteOptions): Execute {
       if (capped || (finish === 'length' && calls.length === 0)) {
         ctx.outcome.cut = true;
         options.logger.info('answer cut at its length limit', { request_id: ctx.requestId, by: capped ? 'answer cap' : 'max_tokens' });
-        yield { type: 'text', text: ANSWER_CUT_NOTE };
+        yield { type: 'cut' };
         return;
       }
       if (!tools) return;

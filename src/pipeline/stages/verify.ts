@@ -30,6 +30,8 @@ export interface VerifyOptions {
   catalog: Catalog;
   /** Text of the service's own facts that answers may state (the configured crisis and police numbers). */
   serviceFacts: readonly string[];
+  /** MAX_ANSWER_CHARS: the most an answer may hold, marks and notes included. */
+  maxAnswerChars: number;
 }
 
 /** How many days after the prompt's date count as dates the answer may name ("this Friday"). */
@@ -58,7 +60,7 @@ export function createVerifyStage(options: VerifyOptions): Stage {
     const first = upstream.next();
     const evidence = turnEvidence(options, ctx);
     const grounding = createGroundingStream({ catalog: options.catalog, evidence });
-    const answer = createAnswerStream({ scanner: options.leaks.stream(ctx.systemPrompt), grounding });
+    const answer = createAnswerStream({ scanner: options.leaks.stream(ctx.systemPrompt), grounding, maxChars: options.maxAnswerChars });
     // Invisible tag characters (hidden text) never reach the answer.
     const tags = createInvisibleTagFilter();
     let map: CmuMaps = NO_MAP;
@@ -69,14 +71,23 @@ export function createVerifyStage(options: VerifyOptions): Stage {
     let drained = false;
 
     try {
-      for (let step = await first; !step.done; step = await upstream.next()) {
+      read: for (let step = await first; !step.done; step = await upstream.next()) {
         const e = step.value;
         switch (e.type) {
           case 'text': {
             const delta = answer.push(tags.push(e.text));
             if (delta) yield { type: 'delta', text: delta };
+            if (answer.full) {
+              // What leaves filled the cap (marks count): the model is read no further (leaving the loop
+              // ends upstream, which aborts the call and charges what was used).
+              ctx.outcome.cut = true;
+              break read;
+            }
             break;
           }
+          case 'cut':
+            answer.cut();
+            break;
           case 'pass': {
             const delta = answer.newPass(map.url ? { map, otherToolFailed } : null);
             if (delta) yield { type: 'delta', text: delta };
