@@ -76,7 +76,10 @@ export function createApp(deps: AppDeps) {
       return envelope(err);
     }
     if (err instanceof AppError) {
-      if (err.status >= 500) logger.error('request failed', { request_id: c.get('requestId'), err });
+      // An expected refusal (a spent budget or cap, overload) is counted where it is made and noted at
+      // info, without a stack: a spent cap refuses every turn until the reset.
+      if (err.refusal) logger.info('request refused', { request_id: c.get('requestId'), reason: err.refusal, status: err.status });
+      else if (err.status >= 500) logger.error('request failed', { request_id: c.get('requestId'), err });
       return envelope(err);
     }
     if (err instanceof HTTPException) {

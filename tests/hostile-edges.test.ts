@@ -20,14 +20,16 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { ANSWER_CUT_NOTE } from '../src/guards/answer-stream.js';
-import { silentLogger } from '../src/logger.js';
+import { createLogger, silentLogger } from '../src/logger.js';
+import { createOverloadGuard } from '../src/lifecycle/overload.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { createLeakPolicy, REDACTED } from '../src/security/leak-policy.js';
 import { Findings } from '../src/security/leak-scanner/reading.js';
 import { buildDeps } from '../src/server/build-deps.js';
 import { closeAfterEach } from './support/cleanup.js';
-import { testConfig } from './support/deps.js';
-import { startFakeGateway, type FakeReply } from './support/fake-gateway.js';
+import { startAdmissionApp } from './support/admission-harness.js';
+import { createTestDeps, testConfig } from './support/deps.js';
+import { gatewayClient, startFakeGateway, type FakeReply } from './support/fake-gateway.js';
 import { listen } from './support/listen.js';
 import { collectSseEvents } from './support/sse.js';
 
@@ -151,4 +153,57 @@ describe('marks and notes stay inside the cap', () => {
     expect(body.response_text.length).toBeLessThanOrEqual(20_000);
     expect(body.response_text).toContain(ANSWER_CUT_NOTE.trim());
   }, 60_000);
+});
+
+describe('expected refusals are quiet in the log', () => {
+  it('a spent service cap: no error line per refused turn on any route, one warning a day, each refusal counted at info', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger({ level: 'debug', sink: (line) => lines.push(JSON.parse(line)) });
+    const h = await startAdmissionApp({ env: { SERVICE_DAILY_SPEND_LIMIT_USD: '0.000001' }, logger });
+    defer(() => h.close());
+    const base = await h.listen();
+    const send = (path: string, body: unknown) =>
+      fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      statuses.push((await send('/agent/respond', { query: `hello ${i}` })).status);
+      statuses.push((await send('/agent/respond/stream', { query: `hello ${i}` })).status);
+      statuses.push((await send('/v1/chat/completions', { model: 'campus-agent', messages: [{ role: 'user', content: `hi ${i}` }] })).status);
+    }
+    expect(statuses).toEqual(Array(30).fill(503));
+    expect(h.chatCalls()).toBe(0);
+    expect(lines.filter((l) => l.level === 'error')).toEqual([]);
+    expect(lines.filter((l) => l.msg === 'request refused' && l.reason === 'service_cap' && l.level === 'info')).toHaveLength(30);
+    expect(lines.filter((l) => l.level === 'info' && JSON.stringify(l).includes('stack'))).toEqual([]);
+    expect(lines.filter((l) => l.level === 'warn' && /spending cap reached/.test(String(l.msg)))).toHaveLength(1);
+  });
+
+  it('an overloaded replica: the 503s are counted and logged at most at warn, once a second', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger({ level: 'debug', sink: (line) => lines.push(JSON.parse(line)) });
+    const refusals: string[] = [];
+    const gw = await startFakeGateway();
+    defer(() => gw.close());
+    const deps = await createTestDeps({
+      logger,
+      gateway: gatewayClient(gw),
+      overload: createOverloadGuard({
+        limits: { maxOpenTurns: 0, maxLoopDelayMs: 0, maxHeapPercent: 1 },
+        turns: { size: 0 } as never,
+        logger,
+        readings: { loopDelayMs: () => 0, heapPercent: () => 99 },
+        onRefusal: (reason) => refusals.push(reason),
+      }),
+    });
+    const app = createApp(deps);
+    for (let i = 0; i < 20; i++) {
+      const res = await app.request('/agent/respond', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'hi' }) });
+      expect(res.status).toBe(503);
+      expect((await res.json()).error).toBe('service overloaded');
+    }
+    expect(refusals).toHaveLength(20);
+    expect(gw.chatRequests()).toHaveLength(0);
+    expect(lines.filter((l) => l.level === 'error')).toEqual([]);
+    expect(lines.filter((l) => l.level === 'warn').length).toBeLessThanOrEqual(2);
+  });
 });

@@ -29,6 +29,8 @@ export const MAX_LARGE_BODIES = 4;
 export const LARGE_BODY_RETRY_AFTER_S = 1;
 
 export class LargeBodiesBusyError extends AppError {
+  override readonly refusal = 'overload';
+
   constructor() {
     super(503, 'service overloaded', 'several large requests are being read right now; please try again in a moment', {
       'Retry-After': String(LARGE_BODY_RETRY_AFTER_S),

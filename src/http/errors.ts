@@ -4,6 +4,7 @@
  * turned into a response once, by `onError` in app.ts (or into an `error` event inside a stream).
  */
 import { baseLeakPolicy, type LeakPolicy } from '../security/leak-policy.js';
+import type { RefusalReason } from '../telemetry/telemetry.js';
 
 export interface Envelope {
   error: string;
@@ -11,6 +12,13 @@ export interface Envelope {
 }
 
 export class AppError extends Error {
+  /**
+   * Set on the service's expected refusals (a spent budget or cap, overload, too many turns): the service
+   * chose to say no, nothing failed. Counted by this reason and logged at `info` without a stack (a spent
+   * cap refuses every turn until the reset: one `error` line each flooded the log, issue 61).
+   */
+  readonly refusal: RefusalReason | null = null;
+
   constructor(
     readonly status: 400 | 401 | 404 | 405 | 413 | 429 | 500 | 503,
     readonly error: string,
@@ -66,6 +74,8 @@ export class PayloadTooLargeError extends AppError {
  * short-lived refusals (turns in flight, overload) leave clients to retry after their short Retry-After.
  */
 export class TooManyRequestsError extends AppError {
+  override readonly refusal = 'budget';
+
   constructor(detail: string, retryAfterSeconds: number) {
     super(429, 'daily token budget exhausted', detail, { 'Retry-After': String(retryAfterSeconds), 'X-Should-Retry': 'false' });
   }
@@ -76,6 +86,8 @@ export class TooManyRequestsError extends AppError {
  * transient overload: `X-Should-Retry: false` keeps OpenAI clients from sleeping on it.
  */
 export class ServicePausedError extends AppError {
+  override readonly refusal = 'service_cap';
+
   constructor(retryAfterSeconds: number) {
     super(503, 'assistant paused', "the assistant has reached today's spending cap and is paused until 00:00 UTC; please try again after the reset", {
       'Retry-After': String(retryAfterSeconds),

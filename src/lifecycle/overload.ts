@@ -22,6 +22,8 @@ export const OVERLOAD_RETRY_AFTER_S = 5;
 export type OverloadReason = 'open_turns' | 'event_loop' | 'heap';
 
 export class OverloadedError extends AppError {
+  override readonly refusal = 'overload';
+
   constructor(readonly reason: OverloadReason) {
     super(503, 'service overloaded', 'the assistant is busy right now; please try again in a few seconds', {
       'Retry-After': String(OVERLOAD_RETRY_AFTER_S),

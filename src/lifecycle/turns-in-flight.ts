@@ -11,6 +11,8 @@ import { AppError } from '../http/errors.js';
 
 /** A user already has the allowed number of turns running. */
 export class TooManyTurnsError extends AppError {
+  override readonly refusal = 'turns_in_flight';
+
   constructor(max: number, retryAfterSeconds: number) {
     super(429, 'too many turns in flight', `at most ${max} answers can be in progress at once; wait for one to finish`, {
       'Retry-After': String(retryAfterSeconds),
