@@ -72,6 +72,22 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
     expect(await store.used('u1', '2026-11-21')).toBe(3);
   });
 
+  it('keeps the highest price ratio per model and day, answers for the day and the one before, prunes them with the days', async () => {
+    expect(await store.priceRatios('2026-11-21')).toEqual(new Map());
+    expect(await store.raisePriceRatio('m', '2026-11-20', 2.4)).toBe(2.4);
+    // Concurrent raises keep the highest; a lower one changes nothing.
+    const stored = await Promise.all([1.5, 3.1, 2.2].map((r) => store.raisePriceRatio('m', '2026-11-21', r)));
+    expect(Math.max(...stored)).toBe(3.1);
+    expect(await store.raisePriceRatio('m', '2026-11-21', 1.2)).toBe(3.1);
+    await store.raisePriceRatio('other', '2026-11-19', 5);
+    expect(await store.priceRatios('2026-11-21')).toEqual(new Map([['m', 3.1]]));
+    // Yesterday's ratio carries into a new day.
+    expect(await store.priceRatios('2026-11-22')).toEqual(new Map([['m', 3.1]]));
+    expect(await store.priceRatios('2026-11-21')).not.toHaveProperty('other');
+    expect(await store.pruneBefore('2026-11-21')).toBe(2);
+    expect(await store.priceRatios('2026-11-21')).toEqual(new Map([['m', 3.1]]));
+  });
+
   it('holds a turn at admission, refuses one that does not fit, tops up or declines, settles, gives the rest back, resets at midnight', async () => {
     let clock = new Date('2026-11-21T18:00:00.000Z');
     const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now: () => clock });

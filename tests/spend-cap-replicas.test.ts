@@ -101,7 +101,10 @@ describe('the service-wide spending cap on two replicas', () => {
     spent = await stores[1]!.spent(SERVICE_BUCKET, day);
     expect(spent).toBe((answered + more) * costOne);
     expect(spent).toBeLessThanOrEqual(cap);
-    expect(cap - spent).toBeLessThan(worstCase);
+    // The gateway's reported cost runs above MODEL_PRICES here (issue 61): turns hold their worst case at
+    // the observed ratio, so the service stops within one such worst case of the cap.
+    const ratio = (await stores[0]!.priceRatios(day)).get('openai/gpt-4o-mini') ?? 1;
+    expect(cap - spent).toBeLessThan(worstCase * ratio);
     // Every answered turn made one gateway call; the refused ones made none.
     expect(gw.chatRequests()).toHaveLength(answered + more);
   }, 120_000);

@@ -28,6 +28,7 @@ import { budgetBucket, type Admission, type AdmissionDecision, type Moderation, 
 import { flaggedAnswerNotice, moderationRefusal, selfHarmSupport } from './replies.js';
 import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type BudgetAmount, type BudgetLimits, type Reservation, type TokenBudgetStore } from './token-budget.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from './turn-reservation.js';
+import { PriceRatios } from './price-ratios.js';
 import { noSpan, spanned, type ServiceMetrics, type TraceSpan } from '../telemetry/telemetry.js';
 import { ANONYMOUS_BUCKET } from '../lifecycle/turns-in-flight.js';
 
@@ -37,7 +38,7 @@ export interface AdmissionOptions {
   config: Pick<Config, 'budget' | 'campus'> & { gateway: Pick<Config['gateway'], 'prices'> };
   logger: Logger;
   /** The spend counter and the service's spend against its cap; none by default. */
-  metrics?: Pick<ServiceMetrics, 'spend' | 'serviceSpend'>;
+  metrics?: Pick<ServiceMetrics, 'spend' | 'serviceSpend' | 'priceRatio'>;
   /** The clock that decides the UTC day; tests move it across a midnight. */
   now: () => Date;
 }
@@ -66,6 +67,9 @@ export function createAdmission(options: AdmissionOptions): Admission {
     serviceNanoUsd: config.budget.serviceDailySpendLimitUsd === null ? null : toNanoUsd(config.budget.serviceDailySpendLimitUsd),
   };
   const serviceCapped = limits.serviceNanoUsd !== null;
+  // A money limit holds each model's worst case at its price times what the gateway showed it costs.
+  const ratios = new PriceRatios({ store: budget, prices, logger: options.logger.child({ component: 'admission' }), metrics, now });
+  const moneyLimited = limits.nanoUsd !== null || serviceCapped;
   // The day the cap was last logged as reached: once a day and process, not once per refused turn.
   let pausedLoggedFor: string | null = null;
   const log = options.logger.child({ component: 'admission' });
@@ -115,8 +119,9 @@ export function createAdmission(options: AdmissionOptions): Admission {
   /** The money and tokens one bucket holds for one model's calls, written through this admission's store. */
   const heldFor = (bucket: string, day: string, model: string, purpose: SpendPurpose, first: TokenSplit) =>
     new HeldBudget(first, {
-      amount: (size) => ({ tokens: size.input + size.output, nanoUsd: prices.worstCase(model, size) }),
+      amount: (size) => ({ tokens: size.input + size.output, nanoUsd: Math.ceil(prices.worstCase(model, size) * ratios.of(model)) }),
       used: (usage) => {
+        ratios.observe(model, usage);
         const nanoUsd = prices.cost(model, usage);
         metrics?.spend({ model, purpose, usd: toUsd(nanoUsd) });
         return { tokens: tokensOf(usage, cachedWeight), nanoUsd };
@@ -168,6 +173,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
   return {
     async admit(request: TurnRequest, signal: AbortSignal, span: TraceSpan = noSpan): Promise<AdmissionDecision> {
       const bucket = budgetBucket(request);
+      if (moneyLimited) await ratios.refresh();
       const day = utcDay(now());
       const first = toolPassHold(requestTokens(request) + promptSize, maxOutput);
       const turnBudget = heldFor(bucket, day, request.model, 'chat', first);
@@ -187,6 +193,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
     async reserveCall(call): Promise<CallReservation | CallRefusal> {
       const bucket = call.userId ?? ANONYMOUS_BUCKET;
+      if (moneyLimited) await ratios.refresh();
       const at = now();
       const day = utcDay(at);
       const resumesAt = new Date(at.getTime() + secondsUntilUtcMidnight(at) * 1000);

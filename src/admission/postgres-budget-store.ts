@@ -7,10 +7,10 @@
  * lose an update nor pass a limit. Reads and the prune are Drizzle's prepared statements; the function
  * calls go through the driver, which prepares them once per connection.
  */
-import { and, eq, lt, sql } from 'drizzle-orm';
+import { and, eq, gte, lt, max, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { tokenUsage } from '../db/schema.js';
-import type { Reservation, TokenBudgetStore, UtcDay } from './token-budget.js';
+import { modelPriceRatios, tokenUsage } from '../db/schema.js';
+import { dayBefore, type Reservation, type TokenBudgetStore, type UtcDay } from './token-budget.js';
 
 export interface PostgresBudgetStoreOptions {
   /** The service's database handle (src/db/client.ts); migrations must have run. */
@@ -32,6 +32,26 @@ export function createPostgresBudgetStore(options: PostgresBudgetStoreOptions): 
     .where(lt(tokenUsage.day, sql.placeholder('day')))
     .returning({ bucket: tokenUsage.bucket })
     .prepare('token_usage_prune');
+  const selectRatios = db
+    .select({ model: modelPriceRatios.model, ratio: max(modelPriceRatios.ratio) })
+    .from(modelPriceRatios)
+    .where(gte(modelPriceRatios.day, sql.placeholder('since')))
+    .groupBy(modelPriceRatios.model)
+    .prepare('model_price_ratios_since');
+  const raiseRatio = db
+    .insert(modelPriceRatios)
+    .values({ model: sql.placeholder('model'), day: sql.placeholder('day'), ratio: sql.placeholder('ratio') })
+    .onConflictDoUpdate({
+      target: [modelPriceRatios.model, modelPriceRatios.day],
+      set: { ratio: sql`greatest(${modelPriceRatios.ratio}, excluded.ratio)`, updatedAt: sql`now()` },
+    })
+    .returning({ ratio: modelPriceRatios.ratio })
+    .prepare('model_price_ratio_raise');
+  const pruneRatios = db
+    .delete(modelPriceRatios)
+    .where(lt(modelPriceRatios.day, sql.placeholder('day')))
+    .returning({ model: modelPriceRatios.model })
+    .prepare('model_price_ratios_prune');
   const whole = (n: number) => Math.round(n);
 
   return {
@@ -58,9 +78,18 @@ export function createPostgresBudgetStore(options: PostgresBudgetStoreOptions): 
       if (row.outcome === 'ok') return { held: true, serviceNanoUsd: row.service_nano === null ? null : Number(row.service_nano) };
       return { held: false, refusedBy: row.outcome === 'service' ? 'service' : row.outcome === 'spend' ? 'spend' : 'tokens' };
     },
+    async priceRatios(day: UtcDay) {
+      const rows = await selectRatios.execute({ since: dayBefore(day) });
+      return new Map(rows.filter((r) => r.ratio !== null).map((r) => [r.model, Number(r.ratio)]));
+    },
+    async raisePriceRatio(model, day, ratio) {
+      const [row] = await raiseRatio.execute({ model, day, ratio });
+      return row ? Number(row.ratio) : ratio;
+    },
     async pruneBefore(day: UtcDay) {
       const rows = await prune.execute({ day });
-      return rows.length;
+      const ratios = await pruneRatios.execute({ day });
+      return rows.length + ratios.length;
     },
     async close() {
       if (options.ownsDatabase) await options.database.close();

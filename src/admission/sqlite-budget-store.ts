@@ -8,7 +8,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { SERVICE_BUCKET, type Reservation, type TokenBudgetStore, type UtcDay } from './token-budget.js';
+import { dayBefore, SERVICE_BUCKET, type Reservation, type TokenBudgetStore, type UtcDay } from './token-budget.js';
 
 export interface SqliteBudgetStoreOptions {
   /** File path (config.budget.sqlitePath), or `:memory:` for a private database. */
@@ -62,7 +62,23 @@ export function createSqliteBudgetStore(options: SqliteBudgetStoreOptions): Toke
        RETURNING tokens`,
     )
     .pluck();
+  db.exec(`CREATE TABLE IF NOT EXISTS model_price_ratios (
+    model TEXT NOT NULL,
+    day TEXT NOT NULL,
+    ratio REAL NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (model, day)
+  ) WITHOUT ROWID`);
+  const selectRatios = db.prepare<[string], { model: string; ratio: number }>('SELECT model, max(ratio) AS ratio FROM model_price_ratios WHERE day >= ? GROUP BY model');
+  const raiseRatio = db
+    .prepare<[{ model: string; day: string; ratio: number; at: string }], number>(
+      `INSERT INTO model_price_ratios (model, day, ratio, updated_at) VALUES (@model, @day, @ratio, @at)
+       ON CONFLICT (model, day) DO UPDATE SET ratio = max(ratio, excluded.ratio), updated_at = excluded.updated_at
+       RETURNING ratio`,
+    )
+    .pluck();
   const prune = db.prepare<[string]>('DELETE FROM token_usage WHERE day < ?');
+  const pruneRatios = db.prepare<[string]>('DELETE FROM model_price_ratios WHERE day < ?');
   const row = (bucket: string, day: string) => selectRow.get(bucket, day);
   // Under a service cap: the service row is read and written inside the same write transaction.
   const reserveWithService = db.transaction((r: Row & Limits, serviceLimit: number): Reservation => {
@@ -106,8 +122,14 @@ export function createSqliteBudgetStore(options: SqliteBudgetStoreOptions): Toke
       if (limits.serviceNanoUsd !== null) return reserveWithService.immediate(r, limits.serviceNanoUsd);
       return reserveRow.get(r) === undefined ? refusal(r) : { held: true, serviceNanoUsd: null };
     },
+    async priceRatios(day: UtcDay) {
+      return new Map(selectRatios.all(dayBefore(day)).map((r) => [r.model, r.ratio]));
+    },
+    async raisePriceRatio(model, day, ratio) {
+      return raiseRatio.get({ model, day, ratio, at: now().toISOString() }) ?? ratio;
+    },
     async pruneBefore(day: UtcDay) {
-      return prune.run(day).changes;
+      return prune.run(day).changes + pruneRatios.run(day).changes;
     },
     async close() {
       if (closed) return;

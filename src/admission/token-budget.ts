@@ -55,7 +55,15 @@ export interface TokenBudgetStore {
    * pass a limit.
    */
   reserve(bucket: string, day: UtcDay, amount: BudgetAmount, limits: BudgetLimits): Promise<Reservation>;
-  /** Deletes every row of a day before `day`; resolves to the number of rows removed. */
+  /**
+   * Per model, the highest ratio of the gateway's reported cost to the cost at MODEL_PRICES recorded on
+   * `day` or the day before (issue 61: a price written too low). Models never seen above their price
+   * are absent. Rejects when the store fails.
+   */
+  priceRatios(day: UtcDay): Promise<Map<string, number>>;
+  /** Raises `model`'s ratio of `day` to `ratio` when that is higher (atomically); resolves to the ratio now stored. */
+  raisePriceRatio(model: string, day: UtcDay, ratio: number): Promise<number>;
+  /** Deletes every row (budgets and price ratios) of a day before `day`; resolves to the number of rows removed. */
   pruneBefore(day: UtcDay): Promise<number>;
   /** Releases the connection or file handle. */
   close(): Promise<void>;
@@ -66,6 +74,11 @@ const DAY_MS = 86_400_000;
 /** The UTC day of an instant. */
 export function utcDay(at: Date): UtcDay {
   return at.toISOString().slice(0, 10);
+}
+
+/** The day before `day` (`YYYY-MM-DD`). */
+export function dayBefore(day: UtcDay): UtcDay {
+  return utcDay(new Date(Date.parse(`${day}T00:00:00Z`) - DAY_MS));
 }
 
 /** The UTC day `days` before the day of `at` (used to keep yesterday's rows when pruning). */

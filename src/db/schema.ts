@@ -11,6 +11,7 @@ import {
   integer,
   jsonb,
   date,
+  doublePrecision,
   index,
   pgTable,
   primaryKey,
@@ -105,6 +106,24 @@ export const tokenUsage = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.bucket, t.day] })],
+);
+
+/**
+ * What the gateway's reported cost showed a model really costs against MODEL_PRICES (issue 61): the
+ * highest ratio of reported cost to cost at the configured price seen on a day, per model. Reservations
+ * hold the worst case at the configured price times this ratio, so a price written too low cannot take
+ * a money cap past itself turn after turn; every replica of the Postgres budget reads the same rows.
+ * Pruned with the budget's days.
+ */
+export const modelPriceRatios = pgTable(
+  'model_price_ratios',
+  {
+    model: text('model').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    ratio: doublePrecision('ratio').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.model, t.day] })],
 );
 
 /**

@@ -63,7 +63,12 @@ export class ModelPrices {
 
   /** What a finished call cost: the gateway's reported cost when present, else its usage at the model's price. */
   cost(model: string, usage: Usage): number {
-    if (usage.cost !== undefined && Number.isFinite(usage.cost) && usage.cost >= 0) return toNanoUsd(usage.cost);
+    const reported = reportedCost(usage);
+    return reported ?? this.atPrice(model, usage);
+  }
+
+  /** What a finished call costs at the model's configured price, whatever the gateway reported. */
+  atPrice(model: string, usage: Usage): number {
     const p = this.of(model);
     const prompt = Math.max(0, usage.promptTokens);
     const cached = Math.min(prompt, Math.max(0, usage.cachedPromptTokens ?? 0));
@@ -71,4 +76,9 @@ export class ModelPrices {
     const nano = (prompt - cached) * p.input * 1000 + cached * p.cachedInput * 1000 + output * p.output * 1000;
     return Number.isFinite(nano) ? Math.ceil(nano) : 0;
   }
+}
+
+/** The gateway's own figure for a call (OpenRouter's `usage.cost`) in nano-dollars, or null when it reported none. */
+export function reportedCost(usage: Usage): number | null {
+  return usage.cost !== undefined && Number.isFinite(usage.cost) && usage.cost >= 0 ? toNanoUsd(usage.cost) : null;
 }

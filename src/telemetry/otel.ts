@@ -205,6 +205,10 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
   });
   const serviceSpend = meter.createGauge('campus.budget.service_spend', { unit: 'USD', description: "The service's spend today (UTC), all replicas, as the last reservation left it" });
   const serviceSpendLimit = meter.createGauge('campus.budget.service_spend_limit', { unit: 'USD', description: 'SERVICE_DAILY_SPEND_LIMIT_USD' });
+  const priceRatio = meter.createGauge('campus.model.price_ratio', {
+    unit: '1',
+    description: "A model's cost as the gateway reports it over its cost at MODEL_PRICES, by gen_ai.request.model, once above 1: reservations hold this multiple",
+  });
   const storeErrors = meter.createCounter('campus.memory.store_errors', { unit: '{error}', description: 'Failed memory store operations' });
 
   const metrics: ServiceMetrics = {
@@ -241,6 +245,7 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
       serviceSpend.record(o.usd);
       serviceSpendLimit.record(o.limitUsd);
     },
+    priceRatio: (o) => priceRatio.record(o.ratio, { 'gen_ai.request.model': o.model }),
     groundingClaims(counts) {
       for (const [cls, c] of counts) {
         if (c.checked > c.unverified) claims.add(c.checked - c.unverified, { 'campus.claim.class': cls, 'campus.claim.outcome': 'verified' });

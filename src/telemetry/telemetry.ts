@@ -83,6 +83,8 @@ export interface ServiceMetrics {
   spend(o: { model: string; purpose: 'chat' | 'title' | 'extraction'; usd: number }): void;
   /** The service's spend today against its cap (SERVICE_DAILY_SPEND_LIMIT_USD), as a reservation left it. */
   serviceSpend(o: { usd: number; limitUsd: number }): void;
+  /** A model's reported cost against its MODEL_PRICES price, once it ran above it (issue 61); reservations hold this multiple. */
+  priceRatio(o: { model: string; ratio: number }): void;
 }
 
 export interface Telemetry {
@@ -127,6 +129,7 @@ const noMetrics: ServiceMetrics = {
   groundingClaims: () => undefined,
   spend: () => undefined,
   serviceSpend: () => undefined,
+  priceRatio: () => undefined,
 };
 
 /** Export off: nothing is recorded, nothing is loaded. */
