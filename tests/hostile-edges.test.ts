@@ -10,6 +10,10 @@
  *    alone, and ended 100,000-character answers near 40,000 as "model unavailable").
  * 3. An answer full of details grounding marks "not confirmed" stays within the cap, marks, the cut note
  *    and the grounding note included (a 60,000-character answer of `$1,` went out as 146,905 characters).
+ * 4. Expected refusals (a spent service cap, overload) are counted and logged at info, never at error.
+ * 6. Sandbox tools read prototype keys (`__proto__`, `constructor`) as words, and refuse over-long
+ *    arguments before reading them (through the real MCP server and the service's MCP client).
+ * (Item 5, the understated price, is tests/spend-understated-price.test.ts: two replicas on Postgres.)
  *
  * Through the real service: the composition root (buildDeps) wired to the fake gateway over HTTP, served
  * on a listening socket for the stream route.
@@ -17,7 +21,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { ANSWER_CUT_NOTE } from '../src/guards/answer-stream.js';
 import { createLogger, silentLogger } from '../src/logger.js';
@@ -25,7 +29,10 @@ import { createOverloadGuard } from '../src/lifecycle/overload.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { createLeakPolicy, REDACTED } from '../src/security/leak-policy.js';
 import { Findings } from '../src/security/leak-scanner/reading.js';
+import { MAX_ARGUMENT_CHARS, startSandboxToolServer, type SandboxToolServer } from '../src/sandbox/campus/tool-server.js';
 import { buildDeps } from '../src/server/build-deps.js';
+import type { CampusTools } from '../src/tools/campus-tools.js';
+import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { closeAfterEach } from './support/cleanup.js';
 import { startAdmissionApp } from './support/admission-harness.js';
 import { createTestDeps, testConfig } from './support/deps.js';
@@ -205,5 +212,51 @@ describe('expected refusals are quiet in the log', () => {
     expect(gw.chatRequests()).toHaveLength(0);
     expect(lines.filter((l) => l.level === 'error')).toEqual([]);
     expect(lines.filter((l) => l.level === 'warn').length).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('sandbox tools under hostile arguments', () => {
+  let sandbox: SandboxToolServer;
+  let tools: CampusTools;
+  beforeAll(async () => {
+    sandbox = await startSandboxToolServer({ port: 0, host: '127.0.0.1' });
+    tools = createMcpCampusTools({ url: sandbox.url, logger: silentLogger });
+  });
+  afterAll(async () => {
+    await tools?.close();
+    await sandbox?.close();
+  });
+  const call = (name: string, args: Record<string, unknown>) => tools.call(name, args, new AbortController().signal);
+
+  it('reads prototype keys as words: an unknown place or stop, never a throw', async () => {
+    for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      // An unknown place is no error in the production shape (CAMPUS_TOOLS.md): it resolves to no stop.
+      const next = await call('bus_get_next_bus', { place: key });
+      expect(next.ok, next.text).toBe(true);
+      expect(JSON.parse(next.text).resolution).toEqual({ place: { query: key, stop_id: null } });
+      const stop = await call('bus_get_stop_predictions', { stop_id: key });
+      expect(JSON.parse(stop.text)).toMatchObject({ status: 'input_error', error: { code: 'unknown_stop' } });
+      for (const [tool, arg] of [['maps_search_buildings', 'query'], ['guide_search_guide', 'query'], ['eats_search_dining_locations', 'name_query'], ['courses_search_courses_by_query', 'query']] as const) {
+        const r = await call(tool, { [arg]: key });
+        expect(r.text, `${tool} ${key}`).not.toMatch(/Error executing tool|TypeError|is not a function/);
+      }
+    }
+  });
+
+  it('bounds every string argument: a 1,000,000-character query is refused before any tool reads it', async () => {
+    const huge = 'gates '.repeat(170_000);
+    const bus = await call('bus_search_bus_predictions', { query: huge });
+    expect(JSON.parse(bus.text)).toMatchObject({ status: 'input_error', error: { code: 'argument_too_long' } });
+    for (const [tool, arg] of [['maps_search_buildings', 'query'], ['guide_search_guide', 'query'], ['eats_search_dining_locations', 'name_query'], ['courses_fetch_course_by_id', 'course_id']] as const) {
+      const started = performance.now();
+      const r = await call(tool, { [arg]: huge });
+      expect(r.ok).toBe(false);
+      expect(r.text).toContain(`longer than ${MAX_ARGUMENT_CHARS} characters`);
+      expect(performance.now() - started).toBeLessThan(5_000);
+    }
+    // An honest query still answers.
+    const gates = await call('maps_search_buildings', { query: 'Gates' });
+    expect(gates.ok).toBe(true);
+    expect(gates.text).toContain('Gates');
   });
 });

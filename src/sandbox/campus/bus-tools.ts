@@ -8,7 +8,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { BUS_COVERAGE_NOTE, BUS_PLACES, BUS_ROUTES, BUS_STOPS, PRT_RIDER_GUIDE, type BusRoute, type BusStop } from './data/bus.js';
 import { CAMPUS_TIME_ZONE, DAY_NAMES, campusTime, clock12 } from './dining-hours.js';
-import { jsonResult } from './tool-results.js';
+import { inputError, jsonResult } from './tool-results.js';
 
 /** How far ahead predictions reach, and how many arrivals a route lists. */
 const HORIZON_S = 60 * 60;
@@ -33,7 +33,7 @@ export const normalizeRoute = (route: string): string => route.replace(/[\s-]+/g
 
 const stopInfo = (s: BusStop) => ({ name: s.name, direction: s.direction, landmarks: s.landmarks, typical_destinations: s.typical_destinations });
 const stopOf = (id: string) => BUS_STOPS.find((s) => s.stop_id === id);
-const allRoutes = () => new Set(Object.values(BUS_ROUTES).flatMap((routes) => routes.map((r) => r.route)));
+const allRoutes = () => new Set([...BUS_ROUTES.values()].flatMap((routes) => routes.map((r) => r.route)));
 
 /** The arrivals of one route within the horizon, `nowS` seconds after the campus day's midnight. */
 function arrivalsOf(route: BusRoute, routeIndex: number, nowS: number): Arrival[] {
@@ -53,7 +53,7 @@ function arrivalsOf(route: BusRoute, routeIndex: number, nowS: number): Arrival[
 export function stopPredictions(stopId: string, now: Date): PredictionGroup[] {
   const { minute } = campusTime(now);
   const nowS = minute * 60 + now.getUTCSeconds();
-  return (BUS_ROUTES[stopId] ?? [])
+  return (BUS_ROUTES.get(stopId) ?? [])
     .map((r, i) => ({ route: r.route, destination: r.destination, arrivals: arrivalsOf(r, i, nowS) }))
     .filter((g) => g.arrivals.length > 0);
 }
@@ -88,10 +88,6 @@ const predicted = (any: boolean) => (any ? { status: 'ok' } : { status: 'empty',
 
 /** Every stop's predictions at one moment, read once per call. */
 const allPredictions = (at: Date) => new Map(BUS_STOPS.map((s) => [s.stop_id, stopPredictions(s.stop_id, at)]));
-
-function inputError(code: string, message: string, extra: Record<string, unknown> = {}) {
-  return jsonResult({ status: 'input_error', error: { code, message, ...extra } });
-}
 
 /** Registers the five bus tools on a server; `now` is read on every call. */
 export function registerBusTools(server: McpServer, now: () => Date): void {
@@ -155,7 +151,7 @@ export function registerBusTools(server: McpServer, now: () => Date): void {
       if (stopId && !explicit) return inputError('unknown_stop', `Unknown stop ${JSON.stringify(stopId.slice(0, 20))}.`, { valid_stop_ids: validStops });
       const placeQuery = args.place?.trim() || null;
       const placeKey = placeQuery?.toLowerCase().replace(/^(?:to\s+)?(?:the\s+)?/, '') ?? null;
-      const placeStop = placeKey ? (BUS_PLACES[placeKey] ?? null) : null;
+      const placeStop = placeKey ? (BUS_PLACES.get(placeKey) ?? null) : null;
       const byDirection = direction ? BUS_STOPS.find((s) => s.direction === direction)!.stop_id : null;
       const chosen = [explicit?.stop_id, placeStop, byDirection].filter((s): s is string => !!s);
       if (new Set(chosen).size > 1) return inputError('conflicting_filters', 'The stop, place and direction given point at different stops.');
@@ -165,7 +161,7 @@ export function registerBusTools(server: McpServer, now: () => Date): void {
       const results = stops.map((stop) => {
         const groups = byStop.get(stop.stop_id)!;
         // Toward a place: the routes that go there, when the stop has any.
-        const serving = placeStop ? new Set((BUS_ROUTES[stop.stop_id] ?? []).filter((r) => r.via.includes(placeKey!)).map((r) => r.route)) : null;
+        const serving = placeStop ? new Set((BUS_ROUTES.get(stop.stop_id) ?? []).filter((r) => r.via.includes(placeKey!)).map((r) => r.route)) : null;
         const candidates = groups
           .filter((g) => (!route || g.route === route) && (!serving?.size || serving.has(g.route)))
           .flatMap((g) => g.arrivals.slice(0, 1).map((a) => ({ route: g.route, destination: g.destination, ...a })))

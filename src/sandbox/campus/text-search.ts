@@ -44,7 +44,8 @@ const indexTerm = (term: string): string | null => {
 
 const queryTerm = (term: string): string | string[] | null => {
   const t = term.toLowerCase();
-  if (EXPAND[t]) return EXPAND[t].map(stem);
+  // Own keys only: a query word such as `constructor` or `__proto__` is a word, not a key of every object.
+  if (Object.hasOwn(EXPAND, t)) return EXPAND[t]!.map(stem);
   return indexTerm(t);
 };
 

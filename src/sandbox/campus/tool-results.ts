@@ -1,6 +1,7 @@
 /**
- * The three result shapes the campus tool server answers with (CAMPUS_TOOLS.md): JSON text, Markdown
- * text, and the error result `Error calling tool '<action>': <detail>` with `isError: true`.
+ * The result shapes the campus tool server answers with (CAMPUS_TOOLS.md): JSON text, Markdown text,
+ * the error result `Error calling tool '<action>': <detail>` with `isError: true`, and the bus group's
+ * bad-argument result `{"status": "input_error", "error": {...}}`.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
@@ -20,6 +21,11 @@ const ERROR = 'Error calling tool ';
 export function errorResult(tool: string, detail: string): CallToolResult {
   const action = tool.slice(tool.indexOf('_') + 1);
   return { isError: true, content: [{ type: 'text', text: `${ERROR}'${action}': ${detail}` }] };
+}
+
+/** Bad arguments to a bus tool: a normal result, as the production bus group answers them. */
+export function inputError(code: string, message: string, extra: Record<string, unknown> = {}): CallToolResult {
+  return jsonResult({ status: 'input_error', error: { code, message, ...extra } });
 }
 
 /** Is this a failed call's text: the server's own, or the MCP SDK's ("Error executing tool …": bad arguments)? */

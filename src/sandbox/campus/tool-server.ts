@@ -16,6 +16,8 @@ import { registerCoursesTools } from './courses-tools.js';
 import { registerEatsTools } from './eats-tools.js';
 import { registerGuideTools } from './guide-tools.js';
 import { registerMapsTools } from './maps-tools.js';
+import { errorResult, inputError } from './tool-results.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 export interface SandboxToolServerOptions {
   /** 0 picks a free port. */
@@ -36,9 +38,47 @@ export interface SandboxToolServer {
 
 export const SANDBOX_SERVER_NAME = 'campus-sandbox-tools';
 
+/**
+ * The longest string a sandbox tool reads as an argument: far above any name, query or id a student or a
+ * model writes, far below what holds the loop (a 1,000,000-character query took 0.35 s, issue 61).
+ */
+export const MAX_ARGUMENT_CHARS = 500;
+
+/** The name of the first string argument (at any depth) longer than MAX_ARGUMENT_CHARS, or null. */
+function overlong(value: unknown, name = 'argument'): string | null {
+  if (typeof value === 'string') return value.length > MAX_ARGUMENT_CHARS ? name : null;
+  if (Array.isArray(value)) {
+    for (const item of value) if (overlong(item, name)) return name;
+    return null;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) if (overlong(item, key)) return key;
+  }
+  return null;
+}
+
+/** What an over-long argument gets: the bus group's `input_error`, the other groups' error result (CAMPUS_TOOLS.md). */
+function overlongResult(tool: string, argument: string): CallToolResult {
+  const message = `${argument} is longer than ${MAX_ARGUMENT_CHARS} characters.`;
+  return tool.startsWith('bus_') ? inputError('argument_too_long', message) : errorResult(tool, message);
+}
+
+/** Every tool registered on `server` from here on reads only arguments within MAX_ARGUMENT_CHARS. */
+function boundArguments(server: McpServer): void {
+  type Handler = (args: unknown, extra: unknown) => unknown;
+  const register = server.registerTool.bind(server) as (name: string, config: unknown, handler: Handler) => unknown;
+  const bounded = (name: string, config: unknown, handler: Handler) =>
+    register(name, config, (args, extra) => {
+      const argument = overlong(args);
+      return argument ? overlongResult(name, argument) : handler(args, extra);
+    });
+  server.registerTool = bounded as unknown as McpServer['registerTool'];
+}
+
 /** A fresh MCP server with the five tool groups; one per session, as the SDK binds a server to a transport. */
 export function createSandboxMcpServer(now: () => Date = () => new Date()): McpServer {
   const server = new McpServer({ name: SANDBOX_SERVER_NAME, version: '1.0.0' }, { capabilities: { tools: {} } });
+  boundArguments(server);
   registerMapsTools(server);
   registerCoursesTools(server);
   registerEatsTools(server, now);

@@ -43,8 +43,8 @@ export const BUS_STOPS: readonly BusStop[] = [
   },
 ];
 
-/** Routes by stop id. */
-export const BUS_ROUTES: Readonly<Record<string, readonly BusRoute[]>> = {
+/** Routes by stop id (a Map: a rider's words are looked up in it, and `__proto__` is no stop). */
+export const BUS_ROUTES: ReadonlyMap<string, readonly BusRoute[]> = new Map(Object.entries({
   '4407': [
     { route: '61A', destination: 'Downtown', headway: 20, first: 5 * 60 + 3, last: 24 * 60 + 43, via: ['oakland', 'downtown'] },
     { route: '61B', destination: 'Downtown', headway: 20, first: 5 * 60 + 13, last: 24 * 60 + 33, via: ['oakland', 'downtown'] },
@@ -61,10 +61,10 @@ export const BUS_ROUTES: Readonly<Record<string, readonly BusRoute[]>> = {
     { route: '67', destination: 'Monroeville', headway: 30, first: 5 * 60 + 27, last: 23 * 60 + 57, via: ['squirrel hill', 'monroeville'] },
     { route: '69', destination: 'Squirrel Hill', headway: 30, first: 5 * 60 + 16, last: 23 * 60 + 46, via: ['squirrel hill'] },
   ],
-};
+}));
 
 /** Places riders ask for (lower case, without "the"), and the stop that serves them. */
-export const BUS_PLACES: Readonly<Record<string, string>> = {
+export const BUS_PLACES: ReadonlyMap<string, string> = new Map(Object.entries({
   oakland: '4407',
   downtown: '4407',
   airport: '4407',
@@ -75,7 +75,7 @@ export const BUS_PLACES: Readonly<Record<string, string>> = {
   'braddock hills': '7117',
   swissvale: '7117',
   monroeville: '7117',
-};
+}));
 
 export const BUS_COVERAGE_NOTE =
   'Sandbox predictions for the two Forbes Ave & Morewood Ave stops only (4407 inbound, 7117 outbound), computed from the campus clock.';
