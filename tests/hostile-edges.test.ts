@@ -141,7 +141,8 @@ describe('every answer cap ends with done and the note, a character a chunk', ()
 });
 
 describe('marks and notes stay inside the cap', () => {
-  const priced = () => ({ text: '$1,'.repeat(20_000).match(/.{1,30}/gs)!, ignoreMaxTokens: true });
+  // The gateway stalls after its text: only the service ending the call ends the turn.
+  const priced = () => ({ text: '$1,'.repeat(20_000).match(/.{1,30}/gs)!, ignoreMaxTokens: true, hang: true });
 
   it('an answer of 60,000 characters of unconfirmed prices: within the cap on both routes', async () => {
     const s = await serviceWith({}, priced);
@@ -154,6 +155,8 @@ describe('marks and notes stay inside the cap', () => {
     expect(answer).toContain(ANSWER_CUT_NOTE.trim());
     expect(answer).toMatch(/could not be confirmed/);
     expect(events.filter((e) => e.type === 'delta').map((e) => e.data.text).join('')).toBe(answer);
+    // Full at the cap, the model was read no further: its call was ended.
+    await s.gw.waitForAbort();
 
     const { status, body } = await s.json('what does everything cost?');
     expect(status).toBe(200);

@@ -111,7 +111,8 @@ export function createVerifyStage(options: VerifyOptions): Stage {
             yield e satisfies TurnEvent;
         }
       }
-      drained = true;
+      // Left at the cap, upstream still has the model's call open: it is ended below.
+      drained = !answer.full;
     } finally {
       // The consumer stopped early (client gone): end upstream too, so it aborts the model call.
       if (!drained) await upstream.return?.();
