@@ -31,11 +31,11 @@ const REWRITES: Array<[RegExp, string]> = [
 
 /** Openings that are a subject and its verb: the verb in third person, the subject dropped. */
 const SUBJECT_VERB: Array<[RegExp, string]> = [
-  [/^(?:i am|i'm|i’m|they are|they're|the user is|user is|he is|she is)\s+/i, 'Is '],
+  [/^(?:i am|i'm|i’m|im|they are|they're|the user is|user is|he is|she is)\s+/i, 'Is '],
   [/^(?:i was|they were|the user was)\s+/i, 'Was '],
-  [/^(?:i have|i've|i’ve|they have|the user has)\s+/i, 'Has '],
-  [/^(?:i do not|i don't|i don’t|they do not|they don't|the user does not|the user doesn't)\s+/i, 'Does not '],
-  [/^(?:i cannot|i can't|i can’t|they cannot|they can't|the user cannot|the user can't)\s+/i, 'Cannot '],
+  [/^(?:i have|i've|i’ve|ive|they have|the user has)\s+/i, 'Has '],
+  [/^(?:i do not|i don't|i don’t|i dont|they do not|they don't|the user does not|the user doesn't)\s+/i, 'Does not '],
+  [/^(?:i cannot|i can't|i can’t|i cant|they cannot|they can't|the user cannot|the user can't)\s+/i, 'Cannot '],
   [/^(?:i will|i'll|i’ll|they will)\s+/i, 'Will '],
   [/^(?:i would|i'd|i’d|they would)\s+/i, 'Would '],
   [/^(?:i can|they can|the user can)\s+/i, 'Can '],

@@ -15,7 +15,7 @@ const words = (alternatives: string): RegExp => new RegExp(`(?<![\\p{L}\\p{N}_])
 const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
   [
     'eats',
-    words(String.raw`food|eat|eats|eating|dining|dine|lunch|dinner|breakfast|brunch|coffee|cafe|café|restaurants?|pizza|sushi|hungry|snacks?|menu|cuisine|vegetarian|vegan|halal|kosher|drinks?|tea|boba|bagels?|sandwich(es)?|salad|burgers?|smoothies?|juice|bakery|pastr(y|ies)|desserts?|ice cream|open now|(?:what'?s|what is|anything|everything|something|places?) open|open (?:late|tonight|before|after|until|till)|late night|meal (plans?|blocks?|swipes?)|dining dollars|flex dollars`),
+    words(String.raw`food|eat|eats|eating|dining|dine|lunch|dinner|breakfast|brunch|coffee|cafe|café|restaurants?|pizza|sushi|hungry|snacks?|menu|cuisine|vegetarian|vegan|halal|kosher|drinks?|tea|boba|bagels?|sandwich(es)?|salad|burgers?|smoothies?|juice|bakery|tacos?|burritos?|mexican|indian|curr(y|ies)|asian|chinese|japanese|thai|noodles?|ramen|poke|espresso|latte|cookies?|groceries|grocery|pastr(y|ies)|desserts?|ice cream|open now|(?:what'?s|what is|anything|everything|something|places?) open|open (?:late|tonight|before|after|until|till)|late night|meal (plans?|blocks?|swipes?)|dining dollars|flex dollars`),
   ],
   [
     'courses',
@@ -23,7 +23,7 @@ const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
   ],
   [
     'maps',
-    words(String.raw`where|directions?|buildings?|(?<!dining |residence )halls?|near|nearby|nearest|closest|close to|next to|how (do|can) i (get|find)|get to|route|walk(ing)?|map|located|location|distance|far|room`),
+    words(String.raw`where|directions?|buildings?|(?<!dining |residence )halls?|near|nearby|nearest|closest|close to|next to|how (do|can) i (get|find)|get to|route|walk(ing)?|map|located|location|distance|far|room|how many (meters|metres|feet|ft|miles|minutes|mins|steps|blocks)`),
   ],
   [
     'bus',
@@ -32,7 +32,7 @@ const HINTS: ReadonlyArray<[ToolGroup, RegExp]> = [
   ],
   [
     'guide',
-    words(String.raw`housing|dorms?|residence|room selection|roommates?|first[- ]?years?|meal ?plans?|dinextra|polic(y|ies)|registration|register|shuttles?|escort|parking|tuition|financial aid|orientation|wi-?fi|eduroam|internet|andrew (id|account)|(student )?id cards?|student id|lost (my )?(id|card)|academic calendar|calendar|deadlines?|drop(ping)? (a |my )?(class|course)|withdraw(al|ing)?|finals|final exams?|spring break|laundry|mail|mailroom|packages?|move-?in|move out|meal (blocks?|swipes?)|dining dollars|librar(y|ies)|print(ing|er)?|study spaces?|study(ing)? (late|at night|quietly|spots?|rooms?)|quiet(ly)?|(place|spot|room|somewhere) to (study|read|work)|new students?|just arrived|arriv(e|ed|ing)|first week|health|healthy?care|doctors?|nurses?|clinic|medical|medicine|pharmacy|prescriptions?|sick|ill|fever|flu|injur(y|ed)|hurt|vaccin\w*|counsel(or|ors|ing|ling)|caps|therap(y|ist)|mental health|stress(ed)?|anxi(ety|ous)|depress(ed|ion)|overwhelmed|lonely|someone to talk to|emergenc(y|ies)|safety|police|accessib(le|ility)|disabilit(y|ies)|jobs?|career|internships?|clubs?|guide`),
+    words(String.raw`housing|dorms?|where (will|would|should|do) (i|we|first[- ]years?|freshm[ae]n) (live|stay)|incoming|freshm[ae]n|residence|room selection|roommates?|first[- ]?years?|meal ?plans?|dinextra|polic(y|ies)|registration|register|shuttles?|escort|parking|tuition|financial aid|orientation|wi-?fi|eduroam|internet|andrew (id|account)|(student )?id cards?|student id|lost (my )?(id|card)|academic calendar|calendar|deadlines?|drop(ping)? (a |my )?(class|course)|withdraw(al|ing)?|finals|final exams?|spring break|laundry|mail|mailroom|packages?|move-?in|move out|meal (blocks?|swipes?)|dining dollars|librar(y|ies)|print(ing|er)?|study spaces?|study(ing)? (late|at night|quietly|spots?|rooms?)|quiet(ly)?|(place|spot|room|somewhere) to (study|read|work)|new students?|just arrived|arriv(e|ed|ing)|first week|health|healthy?care|doctors?|nurses?|clinic|medical|medicine|pharmacy|prescriptions?|sick|ill|fever|flu|injur(y|ed)|hurt|vaccin\w*|counsel(or|ors|ing|ling)|caps|therap(y|ist)|mental health|stress(ed)?|anxi(ety|ous)|depress(ed|ion)|overwhelmed|lonely|someone to talk to|emergenc(y|ies)|safety|police|accessib(le|ility)|disabilit(y|ies)|jobs?|career|internships?|clubs?|guide`),
   ],
 ];
 

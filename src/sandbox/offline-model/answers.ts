@@ -17,6 +17,7 @@ import { MAP_LINE, TOOLS_OFF, UNKNOWN_HOME, WALK_METRES_PER_MINUTE } from './ans
 import { courseAnswer, courseSearchAnswer, genedsAnswer } from './course-answers.js';
 import { diningInAnswer, eatsAnswer, hoursAnswer } from './dining-answers.js';
 import { busAnswer } from './bus-answers.js';
+import { selfAnswer } from './self-questions.js';
 
 export { TOOLS_OFF } from './answer-parts.js';
 
@@ -173,10 +174,6 @@ function forgetAnswer(conv: Conversation): string {
   return "I couldn't change your memory just now.";
 }
 
-function aboutMeAnswer(conv: Conversation): string {
-  if (conv.facts.length === 0) return 'I don\'t have anything saved about you yet. Tell me, for example, "Remember that I\'m vegetarian".';
-  return ["Here's what I remember about you:", '', ...conv.facts.map((f) => `- ${f}`)].join('\n');
-}
 
 /** The final answer for an intent once its tools have run. */
 export function writeAnswer(intent: Intent, conv: Conversation): string {
@@ -200,7 +197,7 @@ export function writeAnswer(intent: Intent, conv: Conversation): string {
     case 'forget':
       return forgetAnswer(conv);
     case 'about-me':
-      return aboutMeAnswer(conv);
+      return selfAnswer(intent.topic, conv.facts, conv.question);
     case 'bus':
       return busAnswer(intent, conv);
     case 'search': {

@@ -21,7 +21,9 @@ const BUS_WORD = /\b(bus(es)?|prt|public transit|transit|port authority)\b/i;
 const ROUTE = /\b(61|71)\s?-?([a-d])\b|\b(28)\s?-?(x)\b|\b(6[79])\b(?!\s*(?:am|pm|minutes?|mins?|units?|%))/i;
 const PLACES = /\b(squirrel hill|downtown|(?:the )?airport|oakland|(?:the )?waterfront|mckeesport|braddock hills|swissvale|monroeville)\b/i;
 const TRAVEL = /\b(get|go|going|head(?:ing)?|ride|travel|take me)\s+(?:to|toward|towards|into)\b/i;
-const PASS = /\b(free|pay|fare|cost|pass|ride|riding)\b.*\b(id|card|cmu|student)\b|\b(id|card)\b.*\b(prt|bus)\b|\bfree\b.*\b(prt|bus|transit)\b|\b(prt|bus|transit)\b.*\bfree\b|\brider guide\b/i;
+// Riding with a CMU ID, whichever comes first in the sentence: paying, the card, free fares.
+const PASS =
+  /\b(free|pay|fare|cost|pass|ride|riding)\b.*\b(id|card|cmu|student)\b|\b(id|card)\b.*\b(prt|bus)\b|\b(prt|bus)\b.*\b(id|card)\b|\b(free|pay|paying|fares?|costs?|charge)\b.*\b(prt|bus|transit)\b|\b(prt|bus|transit)\b.*\b(free|pay|fares?|costs?)\b|\brider guide\b/i;
 
 function routeOf(q: string): string | null {
   const m = ROUTE.exec(q);

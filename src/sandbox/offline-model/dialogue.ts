@@ -7,6 +7,7 @@
  * "is that one offered in spring?", "what's to eat there?" are read as if they named it.
  */
 import { SANDBOX_BUILDINGS } from '../campus/data/buildings.js';
+import { selfQuestionOf } from './self-questions.js';
 import { SANDBOX_COURSES } from '../campus/data/courses.js';
 import { SANDBOX_DINING } from '../campus/data/dining.js';
 import { livesIn } from '../../memory/fact-wording.js';
@@ -62,6 +63,7 @@ export const homeOf = (facts: readonly string[]): string | null => facts.map(liv
 /** A question with its references resolved against the messages before it (oldest first). */
 export function resolveReferences(question: string, before: readonly string[], facts: readonly string[]): string {
   if (/\b(remember|forget)\b/i.test(question)) return question; // a statement to save is kept as said
+  if (selfQuestionOf(question)) return question; // "what's my dorm?" asks what is saved, not about the place
   const home = homeOf(facts);
   let q = home ? question.replace(HOME_WORDS, home) : question;
   const pointing = POINTING.exec(q);

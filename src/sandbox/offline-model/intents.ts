@@ -11,6 +11,7 @@ import { searchWords, type Source } from './retrieve.js';
 import { DAY_WORD, parseDay, parseWhen, type CampusMoment } from './when.js';
 import { busFollowUp, busIntent, type BusIntent } from './bus-intents.js';
 import { prereqCheckOf, type PrereqCheck } from './prereq-check.js';
+import { forgetKindOf, selfQuestionOf, type SelfTopic } from './self-questions.js';
 
 export type CourseAspect = 'prereqs' | 'schedule' | 'instructors' | 'place';
 
@@ -22,7 +23,7 @@ export type OffTopic = 'weather' | 'creative' | 'news' | 'general-knowledge' | '
 export type Intent =
   | { kind: 'remember'; fact: string }
   | { kind: 'forget'; fact: string | null }
-  | { kind: 'about-me' }
+  | { kind: 'about-me'; topic: SelfTopic }
   | { kind: 'course'; courseId: string; aspects: CourseAspect[]; term: Semester | null; prereqCheck?: PrereqCheck }
   | { kind: 'geneds'; school: string | null; department: string | null }
   | { kind: 'where'; place: string }
@@ -172,13 +173,18 @@ function routeIntent(q: string): Intent | null {
   const far =
     /\bhow (?:far|long)(?: of a walk)? is (?:it )?(?:from )?(.+?)\s+(?:from|to)\s+(.+?)$/i.exec(q) ??
     /\b(?:distance|how far) (?:between|from)\s+(.+?)\s+(?:and|to)\s+(.+?)$/i.exec(q) ??
-    /\bhow long (?:does it take|would it take|to walk)(?: to walk)? from\s+(.+?)\s+to\s+(.+?)$/i.exec(q);
+    /\bhow long (?:does it take|would it take|to walk)(?: to walk)? from\s+(.+?)\s+to\s+(.+?)$/i.exec(q) ??
+    /\bhow many (?:meters|metres|m|feet|ft|miles|minutes|mins|steps|blocks)\b.*?\bfrom\s+(.+?)\s+to\s+(.+?)[?.!\s]*$/i.exec(q) ??
+    /\b(?:is|are)\s+(.+?)\s+(?:far|close|near|a long walk)\s+(?:from|to)\s+(.+?)[?.!\s]*$/i.exec(q);
   if (far) {
     // "How far is A from B": the walk starts at B. "between A and B" / "from A to B": it starts at A.
     const fromFirst = /\b(between|from)\b/i.test(q.slice(0, far.index + far[0].indexOf(far[1]!)));
     const [origin, destination] = fromFirst ? [far[1]!, far[2]!] : [far[2]!, far[1]!];
     return { kind: 'route', origin: placeOf(origin), destination: placeOf(destination), focus: 'distance' };
   }
+  // "I'm at Wean right now, how do I walk to Hunt Library?": where the student is, and where to.
+  const at = /\b(?:i'?m|i am|we'?re|currently) (?:at|in|outside|near|by) (.+?)(?:\s+(?:right now|now|atm|currently))?\s*[,;.!?-]+\s*(?:so\s+)?(?:how|what|which|can|could|directions?|show)\b.*?\b(?:to|towards?)\s+(.+?)[?.!\s]*$/i.exec(q);
+  if (at && !/\bfrom\b/i.test(q)) return { kind: 'route', origin: placeOf(at[1]!), destination: placeOf(at[2]!), focus: 'directions' };
   const verb = String.raw`\b(?:directions?|route|way|walk|walking|get|go|head|path)\b.*?`;
   const fromTo = new RegExp(`${verb}\\bfrom\\s+(.+?)\\s+to\\s+(.+)$`, 'i').exec(q);
   if (fromTo) return { kind: 'route', origin: placeOf(fromTo[1]!), destination: placeOf(fromTo[2]!), focus: 'directions' };
@@ -225,14 +231,17 @@ const COURSE_WORDS = /\b(courses?|classes|class|cources?|clases?|taught|teach(?:
 /** Classifies one question on its own. The order matters: explicit memory wins, then courses, food, places. */
 export function detectIntent(question: string, today: number | null = null): Intent {
   const q = question.trim().replace(/\s+/g, ' ');
+  // Questions about the student ("where am I living?", "do you remember my diet?") before anything that
+  // would save or search: they are answered from the saved facts.
+  const self = selfQuestionOf(q);
+  if (self) return { kind: 'about-me', topic: self };
   // "remember that …" or "remember I/my …": not "do you remember what I said?".
   const remember = /\bremember\s+(?:that\s+(.+)|((?:i|i'm|i’m|my)\b.+))$/i.exec(q);
   const remembered = remember?.[1] ?? remember?.[2] ?? /\bdon'?t forget\s+(?:that\s+)?(.+)$/i.exec(q)?.[1];
   if (remembered?.trim()) return { kind: 'remember', fact: toFact(remembered) };
   if (/\bforget\s+(everything|all\b|what you know)/i.test(q)) return { kind: 'forget', fact: null };
   const forget = /\bforget\s+(?:that\s+)?(.+)$/i.exec(q)?.[1];
-  if (forget?.trim()) return { kind: 'forget', fact: toFact(forget) };
-  if (/\bwhat do you (?:know|remember) about me\b|\bwhat have you (?:saved|remembered)\b/i.test(q)) return { kind: 'about-me' };
+  if (forget?.trim()) return { kind: 'forget', fact: forgetKindOf(forget) ?? toFact(forget) };
   if (HOMEWORK.test(q)) return { kind: 'chat', smallTalk: null, offTopic: 'homework' };
   const query = searchWords(q);
 
@@ -285,7 +294,7 @@ function eatsIntent(parts: Omit<EatsIntent, 'kind' | 'only'>, only: string | nul
 
 /** The student guide's topics that win over food, places and courses ("deadline to drop a class", "lost my ID card"). */
 const GUIDE_FIRST =
-  /\b(meal plans?|dinextra|housing|room selection|first[- ]years? (?:live|housing|dorms?)|id cards?|student id|academic calendar|(?:add|drop|withdraw)(?:ping|ing)? (?:from )?(?:a |my )?(?:class|course)|(?:drop|add|withdrawal?) deadlines?|deadlines? to (?:drop|add|withdraw))\b/i;
+  /\bwhere (?:will|would|should|can|do) (?:i|we|first[- ]years?|freshm[ae]n) (?:live|stay)\b|\b(meal plans?|dinextra|housing|room selection|first[- ]years? (?:live|housing|dorms?)|id cards?|student id|academic calendar|(?:add|drop|withdraw)(?:ping|ing)? (?:from )?(?:a |my )?(?:class|course)|(?:drop|add|withdrawal?) deadlines?|deadlines? to (?:drop|add|withdraw))\b/i;
 
 /** "what about Wean Hall?", "and on Sunday?", "how about 15-122", "same for pizza": the new subject. */
 const FOLLOW_UP = /^\s*(?:(?:and|ok|okay|so)\s*,?\s*)?(?:(?:what|how)\s+about|and(?:\s+(?:for|on|at|in|to))?|same\s+(?:for|on)|also|then)\s+(.+?)[?.!\s]*$/i;
