@@ -13,6 +13,8 @@ import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { wrapUntrustedResult } from '../src/tools/untrusted-result.js';
 import { spawnService } from '../tests/support/spawn-service.js';
 import { ms, quantile, timeRuns } from './stats.js';
+import { PARAPHRASE_SUITE, paraphraseTable, runParaphraseSuite } from '../tests/fixtures/offline-paraphrases.js';
+import { startOfflineService } from '../tests/support/offline-service.js';
 
 const TOOL_RUNS = 300;
 const PASS_RUNS = 300;
@@ -83,6 +85,15 @@ for (const query of ['Where is Gates?', 'What can I eat right now?']) {
 }
 await service.stop();
 
+// Issue 64: the paraphrase suite, each phrasing on both routes of the zero-config service in process.
+const offline = await startOfflineService();
+const byRoute = new Map<string, Awaited<ReturnType<typeof runParaphraseSuite>>>();
+for (const route of ['json', 'stream'] as const) {
+  byRoute.set(route, await runParaphraseSuite((intent, p) => offline.ask(route, { ...p, facts: p.facts ?? intent.facts })));
+}
+await offline.close();
+const paraphrases = [...byRoute.values()].flat();
+
 process.stdout.write(
   [
     '## Zero-configuration run: sandbox tools and offline model',
@@ -92,6 +103,15 @@ process.stdout.write(
     '| What | Runs | Median | p95 | p99 |',
     '|---|---|---|---|---|',
     ...rows,
+    '',
+    '### The same question asked another way (issue 64)',
+    '',
+    `The paraphrase suite (tests/fixtures/offline-paraphrases.ts): ${PARAPHRASE_SUITE.length} intents, ${paraphrases.length / 2} phrasings varying word order, ` +
+      'politeness, tense, contractions, phone typos, context before the question and follow-ups, each asked on the JSON and the ' +
+      'stream route of the zero-config service in process (Wednesday 12:30 campus time); an answer is right when it used the ' +
+      "intent's tool (or none) and carries what the intent must say. Targets: 95% overall, no intent under 85%.",
+    '',
+    paraphraseTable(paraphrases),
     '',
   ].join('\n'),
 );

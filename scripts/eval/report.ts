@@ -5,6 +5,7 @@
  * then the failing checks by case; and
  * the JSON file (`--json`) with every case's checks per model.
  */
+import { paraphraseRates, paraphraseTable } from '../../tests/fixtures/offline-paraphrases.js';
 import type { EvalRun, ModelResult } from './run-eval.js';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -47,6 +48,11 @@ export function renderReport(run: EvalRun, threshold: number | null): string {
       lines.push(`- ${c.id} (${c.score.toFixed(2)}): ${failed.join('; ')}`);
     }
   }
+  if (run.paraphrases) {
+    lines.push('', 'The same question asked another way (the paraphrase suite, tests/fixtures/offline-paraphrases.ts; the campus clock is the real one):', '', paraphraseTable(run.paraphrases));
+    const wrong = run.paraphrases.filter((r) => r.misses.length > 0);
+    for (const r of wrong) lines.push(`- ${r.intent}: "${r.q}": ${r.misses.join('; ')}`);
+  }
   if (threshold !== null) {
     const below = run.models.filter((m) => m.score < threshold);
     lines.push('', below.length === 0 ? `Every model scored at least ${threshold}.` : `Below the threshold ${threshold}: ${below.map((m) => `${m.label} (${m.score.toFixed(3)})`).join(', ')}.`);
@@ -61,6 +67,7 @@ export function reportJson(run: EvalRun, threshold: number | null): unknown {
     gateway: run.gateway,
     tools: run.tools,
     threshold,
+    paraphrases: run.paraphrases && { rates: Object.fromEntries(paraphraseRates(run.paraphrases).perIntent), results: run.paraphrases },
     models: ranked(run).map((m) => ({
       model: m.model,
       label: m.label,

@@ -30,6 +30,7 @@ import { buildDeps } from '../../src/server/build-deps.js';
 import { noTelemetry, type Telemetry } from '../../src/telemetry/telemetry.js';
 import type { CampusTools } from '../../src/tools/campus-tools.js';
 import { CASES, type EvalCase } from './cases.js';
+import { runParaphraseSuite, type ParaphraseResult } from '../../tests/fixtures/offline-paraphrases.js';
 import { checkTurn, type CheckResult, type ToolCall, type TurnObservation } from './checks.js';
 
 export interface EvalOptions {
@@ -111,6 +112,11 @@ export interface EvalRun {
   tools: string;
   caseCount: number;
   models: ModelResult[];
+  /**
+   * Offline, with every case selected: the paraphrase suite (tests/fixtures/offline-paraphrases.ts) on
+   * the stream route, each phrasing judged; null otherwise (it is written for the sandbox's data).
+   */
+  paraphrases: ParaphraseResult[] | null;
 }
 
 interface Usage {
@@ -266,6 +272,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
   }
 
   const results: ModelResult[] = [];
+  let paraphrases: ParaphraseResult[] | null = null;
   try {
     for (const model of models) {
       const usage: Usage = { input: 0, cached: 0, output: 0, cost: null };
@@ -315,6 +322,18 @@ export async function runEval(env: Record<string, string | undefined>, options: 
         claimsUnverified: caseResults.reduce((s, r) => s + r.grounding.reduce((t, g) => t + g.unverified, 0), 0),
       });
     }
+    if (!config.gateway.apiKey && !config.mcpServerUrl && options.cases.length === 0) {
+      // The offline model's robustness to rewording (issue 64): every phrasing as a new user with its facts.
+      let n = 0;
+      paraphrases = await runParaphraseSuite(async (intent, p) => {
+        const userId = `${options.userPrefix}-${run}-para-${++n}`;
+        users.push(userId);
+        for (const text of p.facts ?? intent.facts ?? []) await deps.memory.add({ userId, kind: 'remembered', text });
+        const message_history = (p.history ?? []).map((content, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content }));
+        const seen = await turn({ query: p.q, message_history, user_id: userId }, { usage: { input: 0, cached: 0, output: 0, cost: null }, calls: [] });
+        return { text: seen.text, tools: seen.servicesUsed };
+      });
+    }
   } finally {
     // The eval's users leave no facts behind.
     for (const user of users) await deps.memory.clear(user).catch(() => undefined);
@@ -326,5 +345,6 @@ export async function runEval(env: Record<string, string | undefined>, options: 
     tools: config.mcpServerUrl ? 'MCP_SERVER_URL' : 'the sandbox tool server',
     caseCount: selected.length,
     models: results,
+    paraphrases,
   };
 }
