@@ -42,6 +42,22 @@ describe('claims: clock times', () => {
     expect(read('11:00 AM – 2:00 PM, then 5:00 PM – 8:30 PM').map((c) => c.keys)).toEqual([['time:660'], ['time:840'], ['time:1020'], ['time:1230']]);
   });
 
+  it('reads a range written on a 24-hour clock on that clock (issue 59: "10:00 - 23:00" opened at 10 PM)', () => {
+    expect(read('Monday: 10:00 - 23:00').map((c) => c.keys)).toEqual([['time:600'], ['time:1380']]);
+    expect(read('Friday: 11:30 - 02:00').map((c) => c.keys)).toEqual([['time:690'], ['time:120']]);
+    expect(read('Sunday 09:15 – 13:45').map((c) => c.keys)).toEqual([['time:555'], ['time:825']]);
+    // A range of one 24-hour end and one with a meridiem borrows as before.
+    expect(read('Open 10:30 to 11 PM.').map((c) => c.keys)).toEqual([['time:1350'], ['time:1380']]);
+  });
+
+  it('holds the honest reading of a 24-hour tool range and marks the other half of the day', () => {
+    const tool = JSON.stringify({ name: 'Tazza', hours: { Monday: '10:00 - 23:00', Friday: '11:30 - 02:00' } });
+    expect(holds('Tazza opens at 10 AM and closes at 11 PM.', tool, true)).toEqual([true, true]);
+    expect(holds('Tazza opens at 10 PM.', tool, true)).toEqual([false]);
+    expect(holds('On Friday it opens at 11:30 AM and closes at 2 AM.', tool, true)).toEqual([true, true]);
+    expect(holds('On Friday it opens at 11:30 PM.', tool, true)).toEqual([false]);
+  });
+
   it('keeps both halves of the day for "9:30" with nothing to borrow from', () => {
     expect(read('Recitation is at 9:30 on Wednesdays.')[0]!.keys).toEqual(['time:570', 'time:1290']);
   });

@@ -22,6 +22,8 @@ interface Token {
   minute: number;
   /** 'am' / 'pm' written; '24h' when the hour can only be read on a 24-hour clock; null when unknown. */
   half: 'am' | 'pm' | '24h' | null;
+  /** Written as hours and minutes without a meridiem ("10:00", "23:00"): a range of these is on one clock. */
+  colon: boolean;
 }
 
 // "a.m." keeps its last period; "AM." leaves the sentence's period alone.
@@ -48,7 +50,7 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
   for (const m of text.matchAll(WITH_HALF)) {
     const hour = Number(m[1]);
     if (hour < 1 || hour > 12 || !free(m.index, m.index + m[0].length)) continue;
-    tokens.push({ start: m.index, end: m.index + m[0].length, hour, minute: Number(m[2] ?? 0), half: m[3]!.toLowerCase().startsWith('a') ? 'am' : 'pm' });
+    tokens.push({ start: m.index, end: m.index + m[0].length, hour, minute: Number(m[2] ?? 0), half: m[3]!.toLowerCase().startsWith('a') ? 'am' : 'pm', colon: false });
   }
   for (const m of text.matchAll(COLON)) {
     if (!free(m.index, m.index + m[0].length) || tokens.some((t) => t.start <= m.index && m.index < t.end)) continue;
@@ -57,12 +59,12 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
     if (hour === 24 && minute !== 0) continue;
     // A leading zero, an hour past 12 or hour 0 is a 24-hour clock; "9:30" alone could be either half.
     const half = m[1]!.length === 2 && m[1]!.startsWith('0') ? '24h' : hour >= 13 || hour === 0 ? '24h' : null;
-    tokens.push({ start: m.index, end: m.index + m[0].length, hour: hour % 24, minute, half });
+    tokens.push({ start: m.index, end: m.index + m[0].length, hour: hour % 24, minute, half, colon: true });
   }
   for (const m of text.matchAll(WORDS)) {
     if (!free(m.index, m.index + m[0].length)) continue;
     const midnight = m[1]!.toLowerCase() === 'midnight';
-    tokens.push({ start: m.index, end: m.index + m[0].length, hour: midnight ? 0 : 12, minute: 0, half: '24h' });
+    tokens.push({ start: m.index, end: m.index + m[0].length, hour: midnight ? 0 : 12, minute: 0, half: '24h', colon: false });
   }
   tokens.sort((a, b) => a.start - b.start);
 
@@ -76,7 +78,7 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
     const end = start + m[1]!.length + (m[2] ? m[2].length + 1 : 0);
     const hour = Number(m[1]);
     if (hour < 1 || hour > 12 || !free(start, end) || tokens.some((o) => o.start < end && start < o.end)) continue;
-    tokens.push({ start, end, hour, minute: Number(m[2] ?? 0), half: null });
+    tokens.push({ start, end, hour, minute: Number(m[2] ?? 0), half: null, colon: false });
   }
   tokens.sort((a, b) => a.start - b.start);
 
@@ -94,6 +96,14 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
     const t = tokens[i]!;
     if (t.half === 'am' || t.half === 'pm') out[i]!.minutes = [toMinutes(t.hour, t.minute, t.half)];
     else if (t.half === '24h') out[i]!.minutes = [(t.hour * 60 + t.minute) % 1440];
+  }
+  // A range written on a 24-hour clock ("10:00 - 23:00", "11:30 - 02:00", the dining tool's per-day
+  // lines): an end that could be either half is read on that clock too, not given the other end's half
+  // (which read "10:00 - 23:00" as opening at 10 PM, issue 59).
+  const clock24 = new Set(out.filter((o, i) => tokens[i]!.colon && tokens[i]!.half === '24h').map((o) => o.range));
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (out[i]!.minutes.length === 0 && t.colon && clock24.has(out[i]!.range)) out[i]!.minutes = [t.hour * 60 + t.minute];
   }
   for (let i = 0; i < tokens.length; i++) {
     if (out[i]!.minutes.length > 0) continue;
