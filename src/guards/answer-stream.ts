@@ -22,8 +22,7 @@ import { isFailureClaim, mapPointer, mayBeFailureClaim, repairFailureClaims } fr
 import { createReasoningStripper, REASONING_ENDED, type ReasoningStripper } from './reasoning.js';
 import type { LeakScanner } from '../security/leak-scanner/index.js';
 import { createSentenceFilter, type SentenceFilter } from './sentence-filter.js';
-import { groundingNote, LONGEST_GROUNDING_NOTE } from './grounding/grounding-note.js';
-import type { GroundingCounts, GroundingStream } from './grounding/grounding-stream.js';
+import { groundingNote, LONGEST_GROUNDING_NOTE, type GroundingCounts, type GroundingStream } from './grounding/index.js';
 
 /** What an empty model answer becomes (issue 4, "Answer quality wording"); with a map, the map pointer. */
 export const EMPTY_ANSWER_APOLOGY = "Sorry, I couldn't put an answer together for that. Could you rephrase your question?";

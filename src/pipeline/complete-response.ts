@@ -4,7 +4,7 @@
  */
 import type { CmuMaps } from '../campus/cmu-maps.js';
 import type { AnswerNotes } from '../guards/answer-notes.js';
-import type { GroundingCounts } from '../guards/grounding/grounding-stream.js';
+import type { GroundingCounts } from '../guards/grounding/index.js';
 import { computeThought, type Thought } from './thought.js';
 import type { ToolOutcome } from './toolbox.js';
 

@@ -5,7 +5,7 @@
  */
 import type { CmuMaps, MapRequestEvent } from '../campus/cmu-maps.js';
 import type { AnswerNotes } from '../guards/answer-notes.js';
-import type { GroundingCounts } from '../guards/grounding/grounding-stream.js';
+import type { GroundingCounts } from '../guards/grounding/index.js';
 import type { Envelope } from '../http/errors.js';
 import type { MemoryEvent } from '../memory/memory-event.js';
 import type { Usage } from '../model/usage.js';

@@ -197,7 +197,7 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
   });
   const claims = meter.createCounter('campus.answer.claims', {
     unit: '{claim}',
-    description: 'Claims of answers checked by grounding, by campus.claim.class and campus.claim.outcome (verified or unverified)',
+    description: 'Claims of answers checked by grounding, by campus.claim.class and campus.claim.outcome (verified, unverified: no evidence holds it, or misbound: true elsewhere, not for its day)',
   });
   const spend = meter.createCounter('campus.model.spend', {
     unit: 'USD',
@@ -249,7 +249,10 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
     groundingClaims(counts) {
       for (const [cls, c] of counts) {
         if (c.checked > c.unverified) claims.add(c.checked - c.unverified, { 'campus.claim.class': cls, 'campus.claim.outcome': 'verified' });
-        if (c.unverified > 0) claims.add(c.unverified, { 'campus.claim.class': cls, 'campus.claim.outcome': 'unverified' });
+        // Unverified splits into values no evidence holds and values true elsewhere but not for their day (issue 59).
+        const misbound = c.misbound ?? 0;
+        if (c.unverified > misbound) claims.add(c.unverified - misbound, { 'campus.claim.class': cls, 'campus.claim.outcome': 'unverified' });
+        if (misbound > 0) claims.add(misbound, { 'campus.claim.class': cls, 'campus.claim.outcome': 'misbound' });
       }
     },
   };

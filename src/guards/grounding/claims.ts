@@ -29,6 +29,8 @@ export interface Claim {
   end: number;
   /** Claims of one group (the two ends of a range) are replaced together. */
   group: number;
+  /** The weekdays (0 Sunday) a time is bound to by its sentence (days.ts); absent: unbound. */
+  days?: number[];
 }
 
 export interface ReadOptions {

@@ -17,11 +17,17 @@
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, season, type Claim } from './claims.js';
 import { readClockTimes } from './clock-times.js';
+import { bindTimes, readDays } from './days.js';
 import { courseSubject, headingName, phrase, placeAliases, placeSubject, routeSubject } from './subjects.js';
 
 export interface Evidence {
-  /** Text whose atoms count as evidence: the student's message, a history item, the system prompt. */
+  /** Text whose atoms count as evidence: a history item, the system prompt. */
   addText(text: string): void;
+  /**
+   * The student's message: evidence like any text, and a time it names for no day ("what's open before
+   * 8am?") is the moment asked about, which an answer may echo for the day it answers about.
+   */
+  addQuestion(text: string): void;
   /** A tool's raw result: JSON read field by field, anything else as text. */
   addToolResult(text: string): void;
   /** Keys that hold as they are (the coming week's dates), computed only if a claim is ever checked. */
@@ -31,11 +37,20 @@ export interface Evidence {
    * and the evidence no subject owns count.
    */
   holds(claim: Claim, subjects?: readonly string[]): boolean;
+  /**
+   * `holds`, and why not: a claim bound to days (`claim.days`) is held only by the facts of those days
+   * wherever a tool gave that day's hours ('misbound' when its value is true elsewhere: another day,
+   * the unbound facts), and by the unbound rule for a day no tool spoke of.
+   */
+  check(claim: Claim, subjects?: readonly string[]): ClaimOutcome;
   /** The subjects of the evidence that `text` names (by alias, or by a course or route claim of `claims`). */
   subjectsOf(text: string, claims: readonly Claim[]): string[];
   /** Did a tool report a bus wait this turn (so "in 4 minutes" is a wait in any sentence)? */
   hasWaits(): boolean;
 }
+
+/** How a claim fared against the evidence. */
+export type ClaimOutcome = 'held' | 'unverified' | 'misbound';
 
 /** When a bus result's predictions were fetched, in local minutes after midnight (`retrieved_at.local`: "2026-11-25T16:04:00-05:00"). */
 function fetchedMinutes(value: unknown): number | null {
@@ -60,7 +75,7 @@ const TIME_FIELD = /^(?:begin|end|start|starts|start_time|end_time|open|opens|cl
 const SEASON_FIELD = /^(?:semester|season|term)$/i;
 
 /** What the evidence was given, in order, until it is read. */
-type Queued = { text: string; tool: boolean } | (() => Iterable<string>);
+type Queued = { text: string; tool: boolean; question?: boolean } | (() => Iterable<string>);
 
 /**
  * The evidence of one turn: every turn makes one (a class: cheap to make), and texts wait in its queue;
@@ -70,7 +85,10 @@ class TurnEvidence implements Evidence {
   private readonly queue: Queued[] = [];
   private reader: Reader | null = null;
 
-  constructor(private readonly catalog: Catalog) {}
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly today: () => number | null,
+  ) {}
 
   addText(text: string): void {
     if (text) this.queue.push({ text, tool: false });
@@ -80,12 +98,20 @@ class TurnEvidence implements Evidence {
     if (text) this.queue.push({ text, tool: true });
   }
 
+  addQuestion(text: string): void {
+    if (text) this.queue.push({ text, tool: false, question: true });
+  }
+
   addFacts(keys: () => Iterable<string>): void {
     this.queue.push(keys);
   }
 
   holds(claim: Claim, subjects?: readonly string[]): boolean {
-    return this.read().holds(claim, subjects);
+    return this.read().check(claim, subjects) === 'held';
+  }
+
+  check(claim: Claim, subjects?: readonly string[]): ClaimOutcome {
+    return this.read().check(claim, subjects);
   }
 
   subjectsOf(text: string, claims: readonly Claim[]): string[] {
@@ -98,23 +124,33 @@ class TurnEvidence implements Evidence {
 
   /** The reader, with everything queued so far read into it. */
   private read(): Reader {
-    this.reader ??= createReader(this.catalog);
+    this.reader ??= createReader(this.catalog, this.today());
     while (this.queue.length > 0) this.reader.read(this.queue.shift()!);
     return this.reader;
   }
 }
 
-/** Creates the evidence of one turn; `catalog` resolves buildings named in results. */
-export function createEvidence(catalog: Catalog): Evidence {
-  return new TurnEvidence(catalog);
+/**
+ * Creates the evidence of one turn; `catalog` resolves buildings named in results, `today` is the
+ * campus weekday (0 Sunday; null when unknown) that "today" and "tonight" name, asked only once read.
+ */
+export function createEvidence(catalog: Catalog, today: () => number | null = () => null): Evidence {
+  return new TurnEvidence(catalog, today);
 }
 
 /** The facts read so far, and how to read more. */
-interface Reader extends Pick<Evidence, 'holds' | 'subjectsOf' | 'hasWaits'> {
+interface Reader extends Pick<Evidence, 'check' | 'subjectsOf' | 'hasWaits'> {
   read(item: Queued): void;
 }
 
-function createReader(catalog: Catalog): Reader {
+/** A day name as a JSON key ("Monday", "mon"), whose value is that day's hours. */
+const DAY_KEY = /^(?:sun|mon|tue|wed|thu|fri|sat)[a-z]*$/i;
+const CLOSED = /\bclosed\b/i;
+/** Words before a time that make it a moment asked about, not hours asserted. */
+const ASKED_MOMENT = /\b(?:before|after|at|around|by)\s*$/i;
+const ASKED_BARE_HOUR = /\b(?:before|after|at|by|around)\s+(1[0-2]|0?[1-9])(?::([0-5]\d))?\b(?!\s*(?:[ap]\.?\s?m\b|o'clock|minutes?|mins?|hours?))/gi;
+
+function createReader(catalog: Catalog, today: number | null): Reader {
   /** Every fact. */
   const facts = new Set<string>();
   /** Facts no subject owns. */
@@ -170,7 +206,34 @@ function createReader(catalog: Catalog): Reader {
       for (const k of c.fallback ?? []) addKey(k);
     }
   };
-  const readText = (text: string) => addClaims(readClaims(text, { catalog, mode: 'evidence' }));
+  /** Read from a tool, not from words (the student's message, the history, the prompt): what qualifies a day. */
+  let fromTool = false;
+  /**
+   * A tool's times of each line bound to the days the line names ("- Monday: 10:30 AM - 7:00 PM", "Monday -
+   * Friday: 7:30 AM - 2:00 PM | Saturday - Sunday: 11:00 AM - 8:00 PM"): `time:…@<day>`, and `day:<day>`
+   * for each day it gave hours (or "Closed") for, so a claim bound to that day needs that day's facts.
+   */
+  const readDayTimes = (text: string) => {
+    // Words (the student's, the history's) never qualify a day: where a tool spoke of a day, the tool is
+    // what holds that day's times, and where none did the unbound rule reads the words as before.
+    if (!fromTool) return;
+    for (const line of text.split('\n')) {
+      const days = readDays(line, today);
+      if (days.length === 0) continue;
+      const times = readClaims(line, { catalog, mode: 'evidence' }).filter((c) => c.cls === 'time');
+      bindTimes(line, times, today).forEach((bound, i) => {
+        for (const d of bound ?? []) {
+          for (const k of times[i]!.keys) add(`${k}@${d}`);
+          add(`day:${d}`);
+        }
+      });
+      if (CLOSED.test(line)) for (const d of days) for (const day of d.days) add(`day:${day}`);
+    }
+  };
+  const readText = (text: string) => {
+    addClaims(readClaims(text, { catalog, mode: 'evidence' }));
+    readDayTimes(text);
+  };
 
   const readField = (key: string, value: unknown, parent: Record<string, unknown>) => {
     if (typeof value === 'number' && Number.isFinite(value)) {
@@ -222,7 +285,11 @@ function createReader(catalog: Catalog): Reader {
       const name = /spring|summer|fall|autumn|winter/i.exec(seasonValue)?.[0];
       if (name) addKey(`term:${season(name)}:${obj.year}`);
     }
-    for (const [key, v] of Object.entries(obj)) readField(key, v, obj);
+    for (const [key, v] of Object.entries(obj)) {
+      // {"Monday": "10:00 - 23:00"}: the value is that day's hours.
+      if (DAY_KEY.test(key) && typeof v === 'string' && readDays(key, null).length > 0) readDayTimes(`${key}: ${v}`);
+      readField(key, v, obj);
+    }
     scope = outer;
   }
 
@@ -253,6 +320,14 @@ function createReader(catalog: Catalog): Reader {
   };
 
   const readToolResult = (text: string) => {
+    fromTool = true;
+    try {
+      readToolBody(text);
+    } finally {
+      fromTool = false;
+    }
+  };
+  const readToolBody = (text: string) => {
     const body = text.trim();
     if (body.startsWith('{') || body.startsWith('[')) {
       let value: unknown;
@@ -275,15 +350,36 @@ function createReader(catalog: Catalog): Reader {
     read(item) {
       if (typeof item === 'function') for (const k of item()) add(k);
       else if (item.tool) readToolResult(item.text);
-      else readText(item.text);
+      else {
+        readText(item.text);
+        if (item.question) {
+          // The moment the student asks about ("what's open before 8am?", "anything open after 11 pm on
+          // friday", "coffee before 9 tomorrow"), which an answer may echo for the day it is about; not a
+          // time the student asserts ("open until 11 tonight?"): that one the tools outrank.
+          const times = readClaims(item.text, { catalog, mode: 'evidence' }).filter((c) => c.cls === 'time');
+          for (const t of times) if (ASKED_MOMENT.test(item.text.slice(Math.max(0, t.start - 12), t.start))) for (const k of t.keys) add(`${k}@asked`);
+          for (const m of item.text.matchAll(ASKED_BARE_HOUR)) {
+            const hour = Number(m[1]) % 12;
+            const minute = Number(m[2] ?? 0);
+            add(`time:${hour * 60 + minute}@asked`);
+            add(`time:${(hour + 12) * 60 + minute}@asked`);
+          }
+        }
+      }
     },
-    holds(claim, subjects) {
+    check(claim, subjects) {
       const has =
         subjects && subjects.length > 0
           ? (k: string) => unscoped.has(k) || subjects.some((s) => scoped.get(s)?.has(k) === true)
           : (k: string) => facts.has(k);
-      if (claim.keys.some(has)) return true;
-      return claim.fallback !== undefined && claim.fallback.every(has);
+      const unbound = claim.keys.some(has) || (claim.fallback !== undefined && claim.fallback.every(has));
+      if (!claim.days || claim.days.length === 0) return unbound ? 'held' : 'unverified';
+      // Each day it is bound to: that day's facts where a tool spoke of the day (or the moment the student
+      // asked about for no day), else the unbound rule.
+      const ok = claim.days.every((d) => (has(`day:${d}`) ? claim.keys.some((k) => has(`${k}@${d}`) || has(`${k}@asked`)) : unbound));
+      if (ok) return 'held';
+      const elsewhere = unbound || claim.keys.some((k) => [0, 1, 2, 3, 4, 5, 6].some((d) => has(`${k}@${d}`)));
+      return elsewhere ? 'misbound' : 'unverified';
     },
     subjectsOf(text, claims) {
       const out = new Set<string>();

@@ -5,6 +5,7 @@
  * so and where to check. Both are the service's own words, written once here.
  */
 import type { ClaimClass } from './claims.js';
+import { DAY_WORDS } from './days.js';
 
 const WHAT: Record<ClaimClass, string> = {
   time: 'time',
@@ -37,9 +38,10 @@ const WHERE: Record<ClaimClass, string> = {
   wait: 'the live bus arrivals',
 };
 
-/** What replaces an unconfirmed detail (a range of times is "hours"). */
-export function unconfirmedMark(cls: ClaimClass, range: boolean): string {
-  return `(${range && cls === 'time' ? 'hours' : WHAT[cls]} not confirmed)`;
+/** What replaces an unconfirmed detail (a range of times is "hours"); with `day`, the day it was said for ("(Friday's hours not confirmed)"). */
+export function unconfirmedMark(cls: ClaimClass, range: boolean, day: number | null = null): string {
+  const what = range && cls === 'time' ? 'hours' : WHAT[cls];
+  return `(${day === null ? '' : `${DAY_WORDS[day]}'s `}${what} not confirmed)`;
 }
 
 /** The one note at the end of an answer that lost details; null when none was lost. */

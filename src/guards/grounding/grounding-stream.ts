@@ -14,13 +14,19 @@
  */
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim, type ClaimClass } from './claims.js';
-import type { Evidence } from './evidence.js';
+import { bindTimes } from './days.js';
+import type { ClaimOutcome, Evidence } from './evidence.js';
 import { unconfirmedMark } from './grounding-note.js';
 
 /** Claims checked and claims no evidence held: of one class, or of a whole answer (`metadata.grounding`, CONTRACT.md). */
 export interface GroundingCounts {
   checked: number;
   unverified: number;
+}
+
+/** Per class, for telemetry: of the unverified, those true elsewhere but not for their day ('misbound'). */
+export interface ClassCounts extends GroundingCounts {
+  misbound: number;
 }
 
 export interface GroundingStream {
@@ -33,7 +39,7 @@ export interface GroundingStream {
   readonly checked: number;
   readonly unverified: number;
   /** Counts by claim class, for telemetry. */
-  readonly byClass: ReadonlyMap<ClaimClass, GroundingCounts>;
+  readonly byClass: ReadonlyMap<ClaimClass, ClassCounts>;
   /** Classes of the claims that were replaced (the closing note says where to check them). */
   readonly unconfirmed: ReadonlySet<ClaimClass>;
 }
@@ -115,7 +121,7 @@ function hasTrigger(text: string, before: string | undefined): boolean {
 class Grounding implements GroundingStream {
   checked = 0;
   unverified = 0;
-  readonly byClass = new Map<ClaimClass, GroundingCounts>();
+  readonly byClass = new Map<ClaimClass, ClassCounts>();
   readonly unconfirmed = new Set<ClaimClass>();
   /** Text of the current segment not yet released. */
   private buf = '';
@@ -130,6 +136,10 @@ class Grounding implements GroundingStream {
   constructor(
     private readonly catalog: Catalog,
     private readonly evidence: Evidence,
+    /** The campus weekday (0 Sunday) "today" and "tonight" name, or null. */
+    private readonly today: number | null,
+    /** The days the student's message names ("is it open tonight?"): a time the answer binds to no day of its own is about them. */
+    private readonly askedDays: number[] | null,
   ) {}
 
   push(text: string): string {
@@ -160,16 +170,27 @@ class Grounding implements GroundingStream {
     return hasTrigger(text, this.context[this.context.length - 1]);
   }
 
-  private count(cls: ClaimClass, ok: boolean): void {
-    const c = this.byClass.get(cls) ?? { checked: 0, unverified: 0 };
+  private count(cls: ClaimClass, outcome: ClaimOutcome): void {
+    const c = this.byClass.get(cls) ?? { checked: 0, unverified: 0, misbound: 0 };
     c.checked++;
     this.checked++;
-    if (!ok) {
+    if (outcome !== 'held') {
       c.unverified++;
       this.unverified++;
       this.unconfirmed.add(cls);
+      if (outcome === 'misbound') c.misbound++;
     }
     this.byClass.set(cls, c);
+  }
+
+  /** Each time claim's days: those its sentence binds it to (days.ts), else those the student asked about. */
+  private bind(full: string, claims: readonly Claim[]): void {
+    const times = claims.filter((c) => c.cls === 'time');
+    const bound = bindTimes(full, times, this.today);
+    times.forEach((c, i) => {
+      const days = bound[i] ?? this.askedDays;
+      if (days) c.days = days;
+    });
   }
 
   /** The held `seg` judged with `context` before it: unconfirmed claims replaced by their mark. */
@@ -178,23 +199,27 @@ class Grounding implements GroundingStream {
     const full = context + seg;
     const claims = readClaims(full, { catalog: this.catalog, mode: 'answer', busTurn: evidence.hasWaits() });
     if (claims.length === 0) return seg;
-    // A sentence that names its place, course or route is checked against that subject's own facts.
+    // A sentence that names its place, course or route is checked against that subject's own facts,
+    // and a time it binds to a day against that day's.
     const subjects = evidence.subjectsOf(full, claims);
+    this.bind(full, claims);
     const groups = new Map<number, Claim[]>();
     for (const c of claims) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
     const cuts: Array<{ start: number; end: number; mark: string }> = [];
     for (const members of groups.values()) {
+      let misboundDay: number | null = null;
       const failed = members.filter((c) => {
-        const ok = evidence.holds(c, subjects);
-        this.count(c.cls, ok);
-        return !ok;
+        const outcome = evidence.check(c, subjects);
+        this.count(c.cls, outcome);
+        if (outcome === 'misbound' && c.days?.length === 1) misboundDay = c.days[0]!;
+        return outcome !== 'held';
       });
       if (failed.length === 0) continue;
       const start = Math.max(context.length, Math.min(...members.map((c) => c.start)));
       let end = Math.max(...members.map((c) => c.end));
       // "9 p.m." ending a sentence: its last period is the sentence's too, and stays.
       if (full[end - 1] === '.') end--;
-      if (end > start) cuts.push({ start, end, mark: unconfirmedMark(failed[0]!.cls, members.length > 1) });
+      if (end > start) cuts.push({ start, end, mark: unconfirmedMark(failed[0]!.cls, members.length > 1, misboundDay) });
     }
     if (cuts.length === 0) return seg;
     let out = '';
@@ -319,7 +344,10 @@ class Grounding implements GroundingStream {
   }
 }
 
-/** Creates the grounding check of one answer over the turn's evidence. */
-export function createGroundingStream(options: { catalog: Catalog; evidence: Evidence }): GroundingStream {
-  return new Grounding(options.catalog, options.evidence);
+/**
+ * Creates the grounding check of one answer over the turn's evidence; `today` is the campus weekday,
+ * `askedDays` the days the student's message names (days.ts `readDays`), when known.
+ */
+export function createGroundingStream(options: { catalog: Catalog; evidence: Evidence; today?: number | null; askedDays?: number[] | null }): GroundingStream {
+  return new Grounding(options.catalog, options.evidence, options.today ?? null, options.askedDays ?? null);
 }

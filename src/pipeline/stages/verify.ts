@@ -13,8 +13,7 @@
  * configured phone numbers, and every tool result as it arrives (raw, before truncation for the model).
  */
 import { createAnswerStream } from '../../guards/answer-stream.js';
-import { createEvidence, datesFrom, type Evidence } from '../../guards/grounding/evidence.js';
-import { createGroundingStream } from '../../guards/grounding/grounding-stream.js';
+import { createEvidence, createGroundingStream, datesFrom, readDays, type Evidence } from '../../guards/grounding/index.js';
 import type { Catalog } from '../../campus/catalog.js';
 import { readSystemPrompt } from '../../prompt/system-prompt.js';
 import { createInvisibleTagFilter } from '../../security/invisible-tags.js';
@@ -37,10 +36,16 @@ export interface VerifyOptions {
 /** How many days after the prompt's date count as dates the answer may name ("this Friday"). */
 const DATES_AHEAD = 7;
 
+/** The campus weekday (0 Sunday) of the prompt's date, or null when the prompt has none. */
+function campusWeekday(systemPrompt: string): number | null {
+  const date = readSystemPrompt(systemPrompt).date;
+  return date ? new Date(`${date}T12:00:00Z`).getUTCDay() : null;
+}
+
 /** Evidence known before the model runs: the request, the prompt and the service's own facts. */
-function turnEvidence(options: VerifyOptions, ctx: TurnContext): Evidence {
-  const evidence = createEvidence(options.catalog);
-  evidence.addText(ctx.request.query);
+function turnEvidence(options: VerifyOptions, ctx: TurnContext, today: number | null): Evidence {
+  const evidence = createEvidence(options.catalog, () => today);
+  evidence.addQuestion(ctx.request.query);
   for (const turn of ctx.request.history) evidence.addText(turn.content);
   evidence.addText(ctx.systemPrompt);
   evidence.addFacts(() => {
@@ -58,8 +63,12 @@ export function createVerifyStage(options: VerifyOptions): Stage {
     // the model call is in flight instead of delaying it.
     const upstream = events[Symbol.asyncIterator]();
     const first = upstream.next();
-    const evidence = turnEvidence(options, ctx);
-    const grounding = createGroundingStream({ catalog: options.catalog, evidence });
+    const today = campusWeekday(ctx.systemPrompt);
+    const evidence = turnEvidence(options, ctx, today);
+    // A time the answer binds to no day of its own is about the days the student asked about ("open tonight?").
+    const asked = readDays(ctx.request.query, today);
+    const askedDays = asked.length > 0 ? [...new Set(asked.flatMap((d) => d.days))] : null;
+    const grounding = createGroundingStream({ catalog: options.catalog, evidence, today, askedDays });
     const answer = createAnswerStream({ scanner: options.leaks.stream(ctx.systemPrompt), grounding, maxChars: options.maxAnswerChars });
     // Invisible tag characters (hidden text) never reach the answer.
     const tags = createInvisibleTagFilter();

@@ -1,0 +1,158 @@
+/**
+ * What day a stated time is about (issue 59): the weekdays a sentence, list item or table row names
+ * ("Monday", "Mon–Fri", "Monday through Saturday", "weekdays", "weekends", "daily", "every day",
+ * "today", "tonight", "tomorrow", "this Friday"), and which of them each time range of the text binds
+ * to. One reader serves the answer and the evidence, so "open Friday until 9 PM" in an answer and
+ * "- Friday: 7:30 AM - 9:00 PM" in a dining result reach the same `time:1260` on Friday.
+ *
+ * A range binds, in this order, to the days named right after it with "on", "every" or "each" ("10:30
+ * am to 8:30 pm on weekdays, until 9 pm on weekends"), to the days named before it in the same clause
+ * ("Monday: 9 AM - 5 PM", "Monday through Saturday from 5 PM to 10 PM", "Monday it opens at 9"), to days
+ * right after it ("9-5 Monday to Friday", "until 11 tonight"), and otherwise to the nearest days named
+ * before it. "Except Friday" takes Friday out of the days before it. Text that names no day binds
+ * nothing, and neither does a day after a clause break: those times keep the unbound rule. Days are
+ * numbered as Date#getUTCDay: 0 is Sunday.
+ */
+
+const DAY_NAMES: ReadonlyArray<[RegExp, number]> = [
+  [/^sun/i, 0],
+  [/^mon/i, 1],
+  [/^tue/i, 2],
+  [/^wed/i, 3],
+  [/^thu/i, 4],
+  [/^fri/i, 5],
+  [/^sat/i, 6],
+];
+
+const NAME = String.raw`(?:sun(?:day)?s?|mon(?:day)?s?|tue(?:s(?:day)?)?s?|wed(?:nesday)?s?|thu(?:r(?:s(?:day)?)?)?s?|fri(?:day)?s?|sat(?:urday)?s?)`;
+/** The one- and two-letter forms a schedule writes, read only as both ends of a range ("M–Th", "M-F", "Sa–Su"). */
+const SHORT = String.raw`(?:M|Tu|W|Th|R|F|Sa|Su)`;
+const SHORT_DAY: Record<string, number> = { M: 1, Tu: 2, W: 3, Th: 4, R: 4, F: 5, Sa: 6, Su: 0 };
+/** One day expression: a named day or a range of them, a word for several, or a day relative to today. */
+const DAY_EXPR = new RegExp(
+  String.raw`\b(?:(?:this|next|on|every|each)\s+)?(${NAME})\.?(?:\s*(?:-|–|—|to|through|thru|until|till)\s*(${NAME})\.?)?\b` +
+    String.raw`|\b(${SHORT})\s?(?:-|–|—)\s?(${SHORT})\b` +
+    String.raw`|\b(week\s?days?|weekends?|daily|every\s+day|each\s+day|all\s+week|seven\s+days\s+a\s+week|7\s+days\s+a\s+week|today|tonight|this\s+(?:evening|morning|afternoon)|tomorrow)\b`,
+  'gi',
+);
+/** What takes days out of the ones before: "except Friday", "but not on Sunday", "other than Saturday". */
+const EXCEPT = /\b(?:except(?:\s+for)?|but\s+not|excluding|other\s+than|apart\s+from)(?:\s+(?:on|for))?\s*$/i;
+/** What joins day expressions into one list: "Monday, Wednesday and Friday", "Sat/Sun". */
+const LIST_JOIN = /^\s*(?:,|and|&|\/|or)\s*(?:and\s+)?$/i;
+
+/** A day expression found in text: its span and the weekdays it names. */
+export interface DaySpan {
+  start: number;
+  end: number;
+  days: number[];
+}
+
+const dayOf = (name: string): number => DAY_NAMES.find(([re]) => re.test(name))![1];
+
+/** The weekdays from `a` to `b` inclusive, wrapping past Saturday ("Fri–Mon"). */
+function span(a: number, b: number): number[] {
+  const out = [a];
+  for (let d = a; d !== b; ) {
+    d = (d + 1) % 7;
+    out.push(d);
+  }
+  return out;
+}
+
+/** The day expressions of `text`, neighbours of one list merged; `today` (0-6) resolves today, tonight and tomorrow. */
+export function readDays(text: string, today: number | null): DaySpan[] {
+  const found: DaySpan[] = [];
+  for (const m of text.matchAll(DAY_EXPR)) {
+    let days: number[];
+    if (m[3] && m[4]) days = span(SHORT_DAY[m[3]]!, SHORT_DAY[m[4]]!);
+    else if (m[1]) {
+      // "Sat" or "sun" alone must not be a word of the sentence: "sat down", "the sun".
+      if (!m[2] && /^(?:sat|sun|wed|mon)$/i.test(m[1]) && !/^[A-Z]/.test(m[1])) continue;
+      days = m[2] ? span(dayOf(m[1]), dayOf(m[2])) : [dayOf(m[1])];
+    } else {
+      const word = (m[5] ?? "").toLowerCase().replace(/\s+/g, ' ');
+      if (!word) continue;
+      if (word.startsWith('week') && !word.startsWith('weekend')) days = [1, 2, 3, 4, 5];
+      else if (word.startsWith('weekend')) days = [0, 6];
+      else if (word === 'tomorrow') {
+        if (today === null) continue;
+        days = [(today + 1) % 7];
+      } else if (/^(?:today|tonight|this )/.test(word)) {
+        if (today === null) continue;
+        days = [today];
+      } else days = [0, 1, 2, 3, 4, 5, 6];
+    }
+    const last = found.at(-1);
+    // "except Friday", "but not Sunday": out of the days named before.
+    // It still frames what follows it ("except Friday, when it closes at 7:30 PM").
+    if (last && EXCEPT.test(text.slice(Math.max(last.end, m.index - 24), m.index))) {
+      last.days = last.days.filter((d) => !days.includes(d));
+      found.push({ start: m.index, end: m.index + m[0].length, days });
+      continue;
+    }
+    if (last && LIST_JOIN.test(text.slice(last.end, m.index))) {
+      last.end = m.index + m[0].length;
+      last.days = [...new Set([...last.days, ...days])];
+    } else found.push({ start: m.index, end: m.index + m[0].length, days });
+  }
+  return found;
+}
+
+/** Between a range and the days after it with a preposition: " on weekdays", ", every day". */
+const TRAILS_ON = /^[\s*_)]*,?\s*(?:on|every|each)\s+$/i;
+/** Between the days and a range later in the same clause: "Monday: ", " through Saturday from ", " it opens at ". */
+const LEADS = /^[^\d;.|!?]{0,40}$/;
+/** Between a range and the days right after it: " ", ", ", " for ". */
+const TRAILS = /^[\s*_]*,?\s*(?:for\s+)?$/i;
+
+/** A range of the text, by its span. */
+export interface Ranged {
+  start: number;
+  end: number;
+}
+
+/** Days a range binds to, and how firmly: 3 named with "on" after it or in its clause before it, 2 right after it, 1 only before it. */
+interface Binding {
+  days: number[];
+  strength: 1 | 2 | 3;
+}
+
+function bindRange(text: string, days: readonly DaySpan[], r: Ranged): Binding | null {
+  const prev = days.filter((d) => d.end <= r.start).at(-1);
+  const next = days.find((d) => d.start >= r.end);
+  if (next && TRAILS_ON.test(text.slice(r.end, next.start))) return { days: next.days, strength: 3 };
+  if (prev && LEADS.test(text.slice(prev.end, r.start))) return { days: prev.days, strength: 3 };
+  if (next && TRAILS.test(text.slice(r.end, next.start))) return { days: next.days, strength: 2 };
+  // A day later in the text, after a clause break, is another clause's; one before still frames it.
+  return prev ? { days: prev.days, strength: 1 } : null;
+}
+
+/** A time of the text: its span and its range (the ends of "9 AM - 5 PM" share one). */
+export interface TimeSpan extends Ranged {
+  group: number;
+}
+
+/**
+ * The weekdays each time of `text` is bound to (null: none), by the rule of the module note. A time is
+ * bound by itself or by its range, whichever is firmer ("2 PM" of "weekdays until 2 PM and 11 AM–8 PM on
+ * weekends" by the weekdays before it, "11 AM" by its range's weekends).
+ */
+export function bindTimes(text: string, times: readonly TimeSpan[], today: number | null): Array<number[] | null> {
+  if (times.length === 0) return [];
+  const days = readDays(text, today);
+  if (days.length === 0) return times.map(() => null);
+  const byGroup = new Map<number, Binding | null>();
+  for (const g of new Set(times.map((t) => t.group))) {
+    const members = times.filter((t) => t.group === g);
+    byGroup.set(g, bindRange(text, days, { start: Math.min(...members.map((t) => t.start)), end: Math.max(...members.map((t) => t.end)) }));
+  }
+  return times.map((t) => {
+    const own = bindRange(text, days, t);
+    const range = byGroup.get(t.group) ?? null;
+    const best = [own, range].filter((b): b is Binding => b !== null).sort((a, b) => b.strength - a.strength)[0];
+    return best?.days ?? null;
+  });
+}
+
+/** Day names for a note ("Friday's", "Saturday and Sunday's"). */
+export const DAY_WORDS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
