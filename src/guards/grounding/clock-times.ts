@@ -88,7 +88,9 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
   let range = 0;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    const joined = i > 0 && JOIN.test(text.slice(tokens[i - 1]!.end, t.start));
+    const between = i > 0 ? text.slice(tokens[i - 1]!.end, t.start) : '';
+    // "between 2 and 4 PM" is a range; "until 2 PM and 11 AM–8 PM" two times, the first with its own half of the day.
+    const joined = i > 0 && JOIN.test(between) && !(/and/i.test(between) && (tokens[i - 1]!.half === 'am' || tokens[i - 1]!.half === 'pm'));
     if (!joined) range = out.length;
     out.push({ start: t.start, end: t.end, minutes: [], range });
   }

@@ -30,7 +30,7 @@ const SHORT = String.raw`(?:M|Tu|W|Th|R|F|Sa|Su)`;
 const SHORT_DAY: Record<string, number> = { M: 1, Tu: 2, W: 3, Th: 4, R: 4, F: 5, Sa: 6, Su: 0 };
 /** One day expression: a named day or a range of them, a word for several, or a day relative to today. */
 const DAY_EXPR = new RegExp(
-  String.raw`\b(?:(?:this|next|on|every|each)\s+)?(${NAME})\.?(?:\s*(?:-|–|—|to|through|thru|until|till)\s*(${NAME})\.?)?\b` +
+  String.raw`\b(${NAME})\.?(?:\s*(?:-|–|—|to|through|thru|until|till)\s*(${NAME})\.?)?\b` +
     String.raw`|\b(${SHORT})\s?(?:-|–|—)\s?(${SHORT})\b` +
     String.raw`|\b(week\s?days?|weekends?|daily|every\s+day|each\s+day|all\s+week|seven\s+days\s+a\s+week|7\s+days\s+a\s+week|today|tonight|this\s+(?:evening|morning|afternoon)|tomorrow)\b`,
   'gi',
@@ -98,8 +98,8 @@ export function readDays(text: string, today: number | null): DaySpan[] {
   return found;
 }
 
-/** Between a range and the days after it with a preposition: " on weekdays", ", every day". */
-const TRAILS_ON = /^[\s*_)]*,?\s*(?:on|every|each)\s+$/i;
+/** Between a range and the days after it with a preposition, no comma: " on weekdays", " every day" (", on Friday …" starts another clause). */
+const TRAILS_ON = /^[\s*_)]*(?:on|every|each)\s+$/i;
 /** Between the days and a range later in the same clause: "Monday: ", " through Saturday from ", " it opens at ". */
 const LEADS = /^[^\d;.|!?]{0,40}$/;
 /** Between a range and the days right after it: " ", ", ", " for ". */
@@ -111,16 +111,16 @@ export interface Ranged {
   end: number;
 }
 
-/** Days a range binds to, and how firmly: 3 named with "on" after it or in its clause before it, 2 right after it, 1 only before it. */
+/** Days a range binds to, and how firmly: 4 named after it with "on", 3 in its clause before it, 2 right after it, 1 only before it. */
 interface Binding {
   days: number[];
-  strength: 1 | 2 | 3;
+  strength: 1 | 2 | 3 | 4;
 }
 
 function bindRange(text: string, days: readonly DaySpan[], r: Ranged): Binding | null {
   const prev = days.filter((d) => d.end <= r.start).at(-1);
   const next = days.find((d) => d.start >= r.end);
-  if (next && TRAILS_ON.test(text.slice(r.end, next.start))) return { days: next.days, strength: 3 };
+  if (next && TRAILS_ON.test(text.slice(r.end, next.start))) return { days: next.days, strength: 4 };
   if (prev && LEADS.test(text.slice(prev.end, r.start))) return { days: prev.days, strength: 3 };
   if (next && TRAILS.test(text.slice(r.end, next.start))) return { days: next.days, strength: 2 };
   // A day later in the text, after a clause break, is another clause's; one before still frames it.
