@@ -10,6 +10,7 @@ import { bindTimes, readDays } from '../src/guards/grounding/days.js';
 import { readClaims } from '../src/guards/grounding/claims.js';
 import { createEvidence, createGroundingStream } from '../src/guards/grounding/index.js';
 import { CATALOG } from './support/verify.js';
+import { diningDetail } from './fixtures/grounding-corpus.js';
 
 const MONDAY = 1;
 
@@ -55,21 +56,8 @@ describe('days: what a time is about', () => {
   });
 });
 
-/** A dining detail in the production shape: 24-hour per-day lines, a closed day. */
-const KILTIE = [
-  '# Kiltie Café',
-  '',
-  '**Location:** Morewood Gardens',
-  '',
-  '**Detailed Hours:**',
-  '- Monday: 08:00 - 21:00',
-  '- Tuesday: 08:00 - 21:00',
-  '- Wednesday: 08:00 - 21:00',
-  '- Thursday: 08:00 - 21:00',
-  '- Friday: 08:00 - 19:30',
-  '- Saturday: 11:00 - 19:30',
-  '- Sunday: Closed',
-].join('\n');
+/** The Kiltie Café detail: 24-hour per-day lines, Friday and Saturday shorter, Sunday closed. */
+const KILTIE = diningDetail;
 
 /** The answer through the grounding stream over the Kiltie detail (and the student's `question`), today Monday. */
 function ground(answer: string, question = 'kiltie hours?') {

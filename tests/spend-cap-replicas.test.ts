@@ -8,19 +8,14 @@
  * turn's worst-case cost of the cap.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { noModeration } from '../src/admission/admission.js';
-import { createBudgetStoreFromConfig } from '../src/admission/budget-store-from-config.js';
-import { createAdmission } from '../src/admission/create-admission.js';
 import { SERVICE_BUCKET, utcDay, type TokenBudgetStore } from '../src/admission/token-budget.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from '../src/admission/turn-reservation.js';
-import { createApp } from '../src/app.js';
-import { silentLogger } from '../src/logger.js';
-import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { ModelPrices, toNanoUsd } from '../src/model/model-prices.js';
-import { createTestDeps, testConfig } from './support/deps.js';
-import { startFakeGateway, gatewayClient, type FakeGateway } from './support/fake-gateway.js';
-import { listen, type Listening } from './support/listen.js';
+import { testConfig } from './support/deps.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import type { Listening } from './support/listen.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
+import { startSpendReplicas, type SpendReplicas } from './support/spend-replicas.js';
 
 const TURNS = 200;
 /** What the gateway reports each answer cost (OpenRouter's `usage.cost`), in US dollars. */
@@ -32,6 +27,7 @@ let pg: TestPostgres;
 let gw: FakeGateway;
 const stores: TokenBudgetStore[] = [];
 const servers: Listening[] = [];
+let replicas: SpendReplicas | undefined;
 
 beforeAll(async () => {
   pg = await startTestPostgres();
@@ -43,28 +39,19 @@ beforeAll(async () => {
     MAX_OUTPUT_TOKENS: '400',
     MAX_ANONYMOUS_TURNS_IN_FLIGHT: String(TURNS),
   });
-  for (let i = 0; i < 2; i++) {
-    const budget = await createBudgetStoreFromConfig(config);
-    stores.push(budget);
-    const admission = createAdmission({ budget, moderation: noModeration, config, logger: silentLogger, now: () => new Date() });
-    const deps = await createTestDeps({ config, gateway: gatewayClient(gw), admission, memory: createInMemoryStore({ embeddingModel: null }) });
-    servers.push(await listen(createApp(deps).fetch));
-  }
+  replicas = await startSpendReplicas(config, gw);
+  stores.push(...replicas.stores);
+  servers.push(...replicas.servers);
 }, 60_000);
 
 afterAll(async () => {
-  for (const s of servers) await s.close();
-  for (const s of stores) await s.close();
+  await replicas?.close();
   await gw?.close();
   await pg?.stop();
 });
 
 const turn = async (replica: number, i: number) => {
-  const res = await fetch(`${servers[replica]!.base}/agent/respond`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: 'hi', user_id: `student-${i}` }),
-  });
+  const res = await replicas!.respond(replica, `student-${i}`);
   const body = (await res.json()) as { error?: string };
   return { status: res.status, error: body.error ?? null, retryAfter: res.headers.get('retry-after') };
 };

@@ -8,19 +8,15 @@
  * stored for the other replica, warned once per model, and exported as a gauge.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { noModeration } from '../src/admission/admission.js';
-import { createBudgetStoreFromConfig } from '../src/admission/budget-store-from-config.js';
-import { createAdmission } from '../src/admission/create-admission.js';
 import { SERVICE_BUCKET, utcDay, type TokenBudgetStore } from '../src/admission/token-budget.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from '../src/admission/turn-reservation.js';
-import { createApp } from '../src/app.js';
 import { createLogger } from '../src/logger.js';
-import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { ModelPrices, toNanoUsd } from '../src/model/model-prices.js';
-import { createTestDeps, testConfig } from './support/deps.js';
-import { startFakeGateway, gatewayClient, type FakeGateway } from './support/fake-gateway.js';
-import { listen, type Listening } from './support/listen.js';
+import { testConfig } from './support/deps.js';
+import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import type { Listening } from './support/listen.js';
 import { startTestPostgres, type TestPostgres } from './support/postgres.js';
+import { startSpendReplicas, type SpendReplicas } from './support/spend-replicas.js';
 
 const MODEL = 'openai/gpt-4o-mini';
 const MAX_OUT = 400;
@@ -40,6 +36,7 @@ let pg: TestPostgres;
 let gw: FakeGateway;
 const stores: TokenBudgetStore[] = [];
 const servers: Listening[] = [];
+let replicas: SpendReplicas | undefined;
 const lines: Array<Record<string, unknown>> = [];
 const gauges: Array<{ model: string; ratio: number }> = [];
 
@@ -55,29 +52,20 @@ beforeAll(async () => {
     MAX_ANONYMOUS_TURNS_IN_FLIGHT: '50',
   });
   const logger = createLogger({ level: 'warn', sink: (line) => lines.push(JSON.parse(line)) });
-  for (let i = 0; i < 2; i++) {
-    const budget = await createBudgetStoreFromConfig(config);
-    stores.push(budget);
-    const metrics = { spend: () => undefined, serviceSpend: () => undefined, priceRatio: (o: { model: string; ratio: number }) => gauges.push(o) };
-    const admission = createAdmission({ budget, moderation: noModeration, config, logger, now: () => new Date(), metrics });
-    const deps = await createTestDeps({ config, gateway: gatewayClient(gw), admission, memory: createInMemoryStore({ embeddingModel: null }) });
-    servers.push(await listen(createApp(deps).fetch));
-  }
+  const metrics = { spend: () => undefined, serviceSpend: () => undefined, priceRatio: (o: { model: string; ratio: number }) => gauges.push(o) };
+  replicas = await startSpendReplicas(config, gw, { logger, metrics });
+  stores.push(...replicas.stores);
+  servers.push(...replicas.servers);
 }, 60_000);
 
 afterAll(async () => {
-  for (const s of servers) await s.close();
-  for (const s of stores) await s.close();
+  await replicas?.close();
   await gw?.close();
   await pg?.stop();
 });
 
 const turn = async (replica: number, user: string) => {
-  const res = await fetch(`${servers[replica]!.base}/agent/respond`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: 'hi', user_id: user }),
-  });
+  const res = await replicas!.respond(replica, user);
   await res.arrayBuffer();
   return res.status;
 };
