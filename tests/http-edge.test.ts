@@ -36,7 +36,7 @@ async function probeApp(env: Record<string, string> = {}, lines: string[] = []) 
   return { app, calls, lines };
 }
 
-const auth = { Authorization: `Bearer ${SECRET}` };
+const auth = { Authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' };
 
 async function expectEnvelope(res: Response, status: number) {
   expect(res.status).toBe(status);
@@ -79,18 +79,18 @@ describe('bearer auth', () => {
   it('refuses a missing or wrong token and accepts the right one', async () => {
     const { app, calls } = await probeApp();
     expect((await app.request('/agent/probe', { method: 'POST', body: 'a' })).status).toBe(401);
-    const wrong = await app.request('/agent/probe', { method: 'POST', body: 'a', headers: { Authorization: 'Bearer nope' } });
+    const wrong = await app.request('/agent/probe', { method: 'POST', body: 'a', headers: { 'content-type': 'application/json', Authorization: 'Bearer nope' } });
     expect(wrong.status).toBe(401);
     const prefix = await app.request('/agent/probe', {
       method: 'POST',
       body: 'a',
-      headers: { Authorization: `Bearer ${SECRET.slice(0, -1)}` },
+      headers: { 'content-type': 'application/json', Authorization: `Bearer ${SECRET.slice(0, -1)}` },
     });
     expect(prefix.status).toBe(401);
     // The compare runs over the sent token's length: the secret repeated, extended or with one character
     // changed is still wrong.
     for (const token of [SECRET + SECRET, `${SECRET}x`, `${SECRET.slice(0, -1)}${SECRET.endsWith('a') ? 'b' : 'a'}`, SECRET.toUpperCase()]) {
-      const res = await app.request('/agent/probe', { method: 'POST', body: 'a', headers: { Authorization: `Bearer ${token}` } });
+      const res = await app.request('/agent/probe', { method: 'POST', body: 'a', headers: { 'content-type': 'application/json', Authorization: `Bearer ${token}` } });
       expect(res.status, token).toBe(401);
     }
     expect(calls).toEqual([]);
@@ -120,13 +120,13 @@ describe('bearer auth', () => {
   it('answers a malformed Authorization header or a token with odd characters 401, not 400', async () => {
     const { app, calls } = await probeApp();
     for (const value of ['Bearer', 'Bearer ', 'Basic abc', `Bearer ${SECRET} extra`, 'Bearer a!b', `bearer  ${SECRET}x`]) {
-      const res = await app.request('/agent/probe', { method: 'POST', body: 'a', headers: { Authorization: value } });
+      const res = await app.request('/agent/probe', { method: 'POST', body: 'a', headers: { 'content-type': 'application/json', Authorization: value } });
       const body = await expectEnvelope(res, 401);
       expect(body.error).toBe('unauthorized');
     }
     expect(calls).toEqual([]);
     // The scheme is case-insensitive.
-    expect((await app.request('/agent/probe', { method: 'POST', body: 'a', headers: { Authorization: `bearer ${SECRET}` } })).status).toBe(200);
+    expect((await app.request('/agent/probe', { method: 'POST', body: 'a', headers: { 'content-type': 'application/json', Authorization: `bearer ${SECRET}` } })).status).toBe(200);
   });
 
   it('checks the token before the body size, and the body size before validation', async () => {
@@ -199,7 +199,7 @@ describe('body limit on a real listening server', () => {
 
   function post(port: number, body: Buffer, chunked: boolean): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
-      const headers: Record<string, string | number> = { ...auth, 'Content-Type': 'application/json' };
+      const headers: Record<string, string | number> = { ...auth };
       if (!chunked) headers['Content-Length'] = body.length;
       const req = httpRequest({ host: '127.0.0.1', port, path: '/agent/probe', method: 'POST', headers }, (res) => {
         const parts: Buffer[] = [];

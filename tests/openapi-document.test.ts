@@ -104,8 +104,8 @@ describe('every route, driven over HTTP, answers as the document says', () => {
   }
 
   /** Sends a request to `base` and validates what comes back (JSON, or each SSE frame). */
-  async function drive(base: string, docPath: string, method: string, url: string, init: { body?: unknown; raw?: string; token?: string | null } = {}) {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+  async function drive(base: string, docPath: string, method: string, url: string, init: { body?: unknown; raw?: string; token?: string | null; contentType?: string } = {}) {
+    const headers: Record<string, string> = { 'content-type': init.contentType ?? 'application/json' };
     if (init.token !== null) headers.authorization = `Bearer ${init.token ?? SECRET}`;
     const res = await fetch(`${base}${url}`, {
       method: method.toUpperCase(),
@@ -181,6 +181,7 @@ describe('every route, driven over HTTP, answers as the document says', () => {
       expect((await drive(server.base, path, 'post', url, { raw: '{"query": ' })).status).toBe(400);
       expect((await drive(server.base, path, 'post', url, { body: { query: 'hi', model: 'no/such-model' }, token: 'wrong' })).status).toBe(401);
       expect((await drive(server.base, path, 'post', url, { body: { query: 'x'.repeat(MAX_CHAT_BODY_BYTES) } })).status).toBe(413);
+      expect((await drive(server.base, path, 'post', url, { body: { query: 'hi' }, contentType: 'text/plain' })).status).toBe(415);
       expect((await drive(server.base, path, 'post', url, { body: { query: 'hi', user_id: 'spent-student' } })).status).toBe(429);
       expect((await drive(offline.base, path, 'post', url, { body: { query: 'hi' } })).status).toBe(503);
       expect((await drive(server.base, path, 'post', url, { body: { query: 'boom' } })).status).toBe(500);
@@ -196,6 +197,7 @@ describe('every route, driven over HTTP, answers as the document says', () => {
     expect((await drive(server.base, '/agent/title', 'post', '/agent/title', { body: {} })).status).toBe(400);
     expect((await drive(server.base, '/agent/title', 'post', '/agent/title', { body: { query: 'hi' }, token: null })).status).toBe(401);
     expect((await drive(server.base, '/agent/title', 'post', '/agent/title', { body: { query: 'x'.repeat(MAX_BODY_BYTES) } })).status).toBe(413);
+    expect((await drive(server.base, '/agent/title', 'post', '/agent/title', { body: { query: 'hi' }, contentType: 'application/x-www-form-urlencoded' })).status).toBe(415);
   });
 
   it('the memory routes, a store outage included', async () => {
@@ -245,6 +247,7 @@ describe('every route, driven over HTTP, answers as the document says', () => {
       expect((await drive(server.base, completions, 'post', completions, { body: ask({ tools: [{ type: 'function' }] }) })).status).toBe(400);
       expect((await drive(server.base, completions, 'post', completions, { body: ask(), token: null })).status).toBe(401);
       expect((await drive(server.base, completions, 'post', completions, { body: ask({ pad: 'x'.repeat(MAX_CHAT_BODY_BYTES) }) })).status).toBe(413);
+      expect((await drive(server.base, completions, 'post', completions, { body: ask(), contentType: 'text/plain' })).status).toBe(415);
       expect((await drive(server.base, completions, 'post', completions, { body: ask({ user: 'spent-student' }) })).status).toBe(429);
       expect((await drive(offline.base, completions, 'post', completions, { body: ask() })).status).toBe(503);
       expect((await drive(server.base, completions, 'post', completions, { body: { model: 'campus-agent', messages: [{ role: 'user', content: 'boom' }] } })).status).toBe(500);

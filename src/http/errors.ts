@@ -20,7 +20,7 @@ export class AppError extends Error {
   readonly refusal: RefusalReason | null = null;
 
   constructor(
-    readonly status: 400 | 401 | 404 | 405 | 413 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 404 | 405 | 413 | 415 | 429 | 500 | 503,
     readonly error: string,
     readonly detail: string = error,
     readonly headers: Record<string, string> = {},
@@ -64,6 +64,17 @@ export class PayloadTooLargeError extends AppError {
     super(413, 'payload too large', `request bodies are limited to ${Math.floor(limitBytes / 1024)} KiB`, {
       Connection: 'close',
     });
+  }
+}
+
+/**
+ * A body that is not JSON on a JSON route (a form, text/plain, XML, or no content type at all), refused
+ * before it is read. Those are the bodies a page on another site can send without a CORS preflight: with
+ * auth off, accepting them let any web page run a turn or save a fact (issue 63).
+ */
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(mediaType: string) {
+    super(415, 'unsupported media type', `send the body as JSON (Content-Type: application/json), not ${mediaType ? JSON.stringify(mediaType.slice(0, 60)) : 'without a content type'}`);
   }
 }
 

@@ -8,7 +8,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { validator } from 'hono-openapi';
 import type { z } from 'zod';
-import { BadRequestError } from './errors.js';
+import { BadRequestError, UnsupportedMediaTypeError } from './errors.js';
 
 /** The part of a validation issue a client is shown (a zod issue, or a Standard Schema one). */
 interface Issue {
@@ -35,17 +35,14 @@ const hook = (result: { success: true } | { success: false; error: readonly Issu
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
 /**
- * Older front ends post JSON without a JSON content type: such a body is labelled JSON so the validator
- * parses it (and refuses it as malformed if it is not JSON). The body itself is read only by the validator.
- * Part of the route guard (src/http/guard.ts), after the body limit.
+ * Only JSON where JSON is meant: a body sent as anything but `application/json` (or a `+json` type) is
+ * refused with 415 before it is read. A form, `text/plain` or a body with no content type is what a
+ * page on another site can post without a CORS preflight. Part of the route guard
+ * (src/http/guard.ts), after the body limit; a request without a body (GET, DELETE) passes.
  */
-export const labelBodyAsJson: MiddlewareHandler = async (c, next) => {
+export const requireJsonBody: MiddlewareHandler = async (c, next) => {
   const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim();
-  if (!JSON_MEDIA_TYPE.test(mediaType) && c.req.raw.body) {
-    const headers = new Headers(c.req.raw.headers);
-    headers.set('content-type', 'application/json');
-    c.req.raw = new Request(c.req.raw, { headers });
-  }
+  if (c.req.raw.body && !JSON_MEDIA_TYPE.test(mediaType)) throw new UnsupportedMediaTypeError(mediaType);
   await next();
 };
 

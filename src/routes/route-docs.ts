@@ -27,6 +27,7 @@ const ERROR_STATUS: Record<string, string> = {
   401: 'missing or wrong bearer token',
   404: 'no such item',
   413: 'body over the route\'s limit',
+  415: 'a body not sent as JSON (`Content-Type: application/json`): a form, `text/plain`, XML or no content type, refused before it is read',
   429: 'the daily token or spending budget is spent (`Retry-After` until 00:00 UTC, `X-Should-Retry: false`), or too many turns of this user in flight (`Retry-After` a few seconds)',
   default: 'unexpected failure: 500, with a generic message; the cause goes to the log only',
   503: 'saturated (`Retry-After` seconds), the service-wide spending cap reached (`assistant paused`, `Retry-After` until 00:00 UTC), a dependency unavailable (memory store, budget store, no model gateway), or the turn timed out',
@@ -55,9 +56,9 @@ export function errors(statuses: readonly number[], shape: 'envelope' | 'openai'
   );
 }
 
-/** What the guard of a protected route answers: a wrong token; with a body, one over the limit too. */
+/** What the guard of a protected route answers: a wrong token; with a body, one over the limit or not JSON too. */
 export const GUARDED = [401] as const;
-export const GUARDED_BODY = [401, 413] as const;
+export const GUARDED_BODY = [401, 413, 415] as const;
 
 /** One route's description; `open` routes carry no bearer requirement. */
 export function route(spec: {
