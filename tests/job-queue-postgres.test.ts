@@ -150,6 +150,79 @@ describe('the Postgres job queue', () => {
     expect(Date.now() - startedAt).toBeLessThan(RETRY_DELAY_SECONDS * 1_000);
   }, 30_000);
 
+  it('fences a worker whose lease passed: after another replica took the job, its give-back, release and completion change nothing', async () => {
+    const database = await freshDatabase();
+    const expireSeconds = 1;
+    const state = () =>
+      database.sql<{ lease: string | null; locked_until: Date | null; claim: string | null; done_at: Date | null }[]>`
+        select jobs.lease::text, jobs.locked_until, job_runs.claim::text, job_runs.done_at
+        from jobs left join job_runs on job_runs.key = jobs.key where jobs.key = 'fence:1'`;
+    // Replica A takes the job, then its handler hangs past the expiry, ignoring the abort (a stuck call).
+    const a = queue(database, { expireSeconds, concurrency: 1 });
+    let failA!: () => void;
+    const aFails = new Promise<void>((resolve) => (failA = resolve));
+    let aRan = 0;
+    a.handle('memory-extraction', async () => {
+      aRan++;
+      await aFails;
+      throw new Error('the stuck call finally failed');
+    });
+    await a.start();
+    a.enqueue('memory-extraction', { n: 1 }, { key: 'fence:1' });
+    await until('A holds it', async () => ((await state())[0]?.claim ? true : undefined));
+    const leaseA = (await state())[0]!.lease;
+    // A's claim of the key is as old as a dead worker's (its take expires on its own, after a second).
+    await database.sql`update job_runs set claimed_at = now() - interval '1 hour' where key = 'fence:1'`;
+    // Past the expiry, replica B takes it over and runs it; it holds its run until A's write has landed.
+    const b = queue(database, { expireSeconds: 30, concurrency: 1 });
+    let bRan = 0;
+    let finishB!: () => void;
+    const bMayFinish = new Promise<void>((resolve) => (finishB = resolve));
+    b.handle('memory-extraction', async () => {
+      bRan++;
+      await bMayFinish;
+    });
+    await new Promise((r) => setTimeout(r, expireSeconds * 1_000 + 200));
+    await b.start();
+    await until('B runs it', () => (bRan === 1 ? true : undefined), 5_000);
+    const taken = (await state())[0]!;
+    expect(taken.lease).not.toBe(leaseA);
+    expect(taken.claim).toBe(taken.lease);
+    // A's handler fails now: its give-back (claim released, row due again) must not touch B's run.
+    failA();
+    await new Promise((r) => setTimeout(r, 500));
+    const during = (await state())[0]!;
+    expect(during).toMatchObject({ lease: taken.lease, claim: taken.lease, done_at: null });
+    expect(during.locked_until).not.toBeNull();
+    // A stopping now gives back nothing it no longer holds either.
+    await a.stop(1_000);
+    expect((await state())[0]).toMatchObject({ lease: taken.lease, claim: taken.lease });
+    finishB();
+    await until('the row deleted', async () => ((await rowsOf(database, 'fence:1')).length === 0 ? true : undefined));
+    expect(await database.sql`select 1 from job_runs where key = 'fence:1' and done_at is not null`).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, RETRY_DELAY_SECONDS * 1_000 + 500));
+    expect([aRan, bRan]).toEqual([1, 1]);
+  }, 30_000);
+
+  it('prunes day-old done claims and failed jobs on a timer, one replica at a time', async () => {
+    const database = await freshDatabase();
+    await database.sql`insert into job_runs (key, claimed_at, done_at) values ('old', now() - interval '3 days', now() - interval '2 days'), ('new', now(), now())`;
+    await database.sql`insert into jobs (kind, key, failed_at) values ('memory-extraction', 'old-failed', now() - interval '2 days')`;
+    // Two replicas pruning every 200 ms: the rows go, and neither fails on the other's lock.
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', sink: (l) => lines.push(l) });
+    for (let i = 0; i < 2; i++) {
+      const jobs = createPostgresJobQueue({ database, logger, background: createBackgroundTasks(silentLogger), expireSeconds: 30, pollingSeconds: 5, pruneEveryMs: 200 });
+      opened.push(() => jobs.stop(1_000));
+      await jobs.start();
+    }
+    await database.sql`insert into job_runs (key, claimed_at, done_at) values ('later', now() - interval '3 days', now() - interval '2 days')`;
+    await until('the later row pruned by the timer', async () => ((await database.sql`select 1 from job_runs where key = 'later'`).length === 0 ? true : undefined), 5_000);
+    expect((await database.sql<{ key: string }[]>`select key from job_runs order by key`).map((r) => r.key)).toEqual(['new']);
+    expect(await database.sql`select 1 from jobs where key = 'old-failed'`).toHaveLength(0);
+    expect(lines.filter((l) => l.includes('could not prune'))).toEqual([]);
+  }, 30_000);
+
   it('keeps a duplicate behind a live claim, and runs it once that claim is a dead worker’s', async () => {
     const database = await freshDatabase();
     const expireSeconds = 2;

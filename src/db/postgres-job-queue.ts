@@ -15,6 +15,11 @@
  * unfinished; the takeover runs the handler again, and the fact operations refuse what the first run
  * already stored. A finished job's claim is marked done and its row deleted in one statement.
  *
+ * Fenced (issue 63): each take writes a fresh lease on the row and the claim records it; every write
+ * after the take applies only while they still carry it, so a worker whose expiry passed and whose job
+ * another replica took changes nothing (db/job-statements.ts holds the statements). Old done claims and
+ * failed rows are pruned at start and every PRUNE_EVERY_MS, by one replica at a time.
+ *
  * Throughput: one fetch loop per replica takes as many due jobs as it has free slots (JOB_CONCURRENCY)
  * in one statement, and runs them at once (a job is mostly a wait on the model). It fetches again as soon
  * as a fetch came back full and a slot is free, when this process queues a job, and otherwise every
@@ -38,6 +43,7 @@
  * and its error's type but without its payload.
  */
 import type { Logger } from '../logger.js';
+import { JobStatements, type TakenJob } from './job-statements.js';
 import { settleWithin } from '../lifecycle/settle-within.js';
 import type { BackgroundTasks } from '../lifecycle/background-tasks.js';
 import { createInProcessQueue, DEFAULT_JOB_CONCURRENCY, jobSignal, type JobHandler, type JobKind, type JobQueue, type QueueHealth } from '../lifecycle/job-queue.js';
@@ -64,7 +70,12 @@ export interface PostgresJobQueueOptions {
   background: BackgroundTasks;
   /** How often a fetch outage is reported while it lasts; default FETCH_FAILURE_WARN_MS. */
   outageReportMs?: number;
+  /** How often old done and failed rows are pruned; default PRUNE_EVERY_MS. */
+  pruneEveryMs?: number;
 }
+
+/** Old rows are pruned this often (and at start), by one replica at a time. */
+export const PRUNE_EVERY_MS = 60 * 60 * 1_000;
 
 const KINDS: JobKind[] = ['memory-extraction'];
 
@@ -81,14 +92,6 @@ const HEALTH_TIMEOUT_MS = 1_500;
  */
 const FETCH_FAILURE_WARN_MS = 60_000;
 
-interface TakenJob {
-  id: string;
-  kind: JobKind;
-  key: string;
-  payload: unknown;
-  link: string | null;
-  attempts: number;
-}
 
 /** Seconds before retry `attempt` (1 for the first retry): 2, 4, 8, … */
 export function retryDelaySeconds(attempt: number): number {
@@ -125,54 +128,25 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     wake?.();
   }
 
-  /** A job not yet running: waiting (or waiting for later), or taken by a worker that let its expiry pass. */
-  const notRunning = () => sql`kind = any(${KINDS}) and failed_at is null and (locked_until is null or locked_until < now())`;
+  const statements = new JobStatements(sql, KINDS, options.expireSeconds);
 
-  /** Takes up to `limit` due jobs: waiting ones, and taken ones whose worker let the expiry pass. */
-  async function fetchJobs(limit: number): Promise<TakenJob[]> {
-    return sql<TakenJob[]>`
-      with next as (
-        select id from jobs
-        where ${notRunning()} and run_after <= now()
-        order by run_after, id
-        limit ${limit}
-        for update skip locked
-      )
-      update jobs set locked_until = now() + make_interval(secs => ${options.expireSeconds}), attempts = jobs.attempts + 1
-      from next where jobs.id = next.id
-      returning jobs.id::text as id, jobs.kind, jobs.key, jobs.payload, jobs.link, jobs.attempts`;
-  }
-
-  /**
-   * Claims `key`: 'won', or 'done' (it ran to the end before), or 'held' (a live worker holds it: the
-   * same key queued twice, or a worker past its expiry but not yet past its claim's).
-   */
-  async function claim(key: string): Promise<'won' | 'done' | 'held'> {
-    // The sub-select reads the snapshot from before the insert: whether the key was already done.
-    const [row] = await sql<{ won: boolean; done: boolean | null }[]>`
-      with claimed as (
-        insert into job_runs (key, claimed_at) values (${key}, now())
-        on conflict (key) do update set claimed_at = now()
-          where job_runs.done_at is null
-            and job_runs.claimed_at < now() - make_interval(secs => ${options.expireSeconds})
-        returning key
-      )
-      select exists (select 1 from claimed) as won, (select done_at is not null from job_runs where key = ${key}) as done`;
-    return row?.won ? 'won' : row?.done ? 'done' : 'held';
-  }
+  /** Logs a write that found the lease gone: another replica took the job after this one's expiry. */
+  const fenced = (job: TakenJob, what: string) => (applied: boolean) => {
+    if (!applied) logger.info('job lease lost; this worker\'s write changed nothing', { kind: job.kind, job_id: job.id, write: what });
+  };
 
   /** A job that threw: due again after its backoff, or failed for good once its retries are spent. */
   async function giveBack(job: TakenJob, err: unknown): Promise<void> {
-    // The claim goes back first, so the retry (on any replica) may take it at once.
-    await sql`delete from job_runs where key = ${job.key} and done_at is null`.catch(() => undefined);
+    // The claim goes back first (this worker's only), so the retry (on any replica) may take it at once.
+    await statements.releaseClaim(job).catch(() => undefined);
     if (job.attempts > retryLimit) {
       logger.error('job failed; no retries left', { kind: job.kind, job_id: job.id, attempts: job.attempts, error: errorType(err) });
-      await sql`update jobs set failed_at = now(), locked_until = null, payload = null, last_error = ${errorType(err)} where id = ${job.id}`;
+      await statements.fail(job, errorType(err)).then(fenced(job, 'fail'));
       return;
     }
     const delay = retryDelaySeconds(job.attempts);
     logger.warn('job failed; retrying', { kind: job.kind, job_id: job.id, attempts: job.attempts, retry_in_s: delay, error: errorType(err) });
-    await sql`update jobs set locked_until = null, run_after = now() + make_interval(secs => ${delay}), last_error = ${errorType(err)} where id = ${job.id}`;
+    await statements.retryLater(job, delay, errorType(err)).then(fenced(job, 'give back'));
   }
 
   async function run(job: TakenJob, signal: AbortSignal): Promise<void> {
@@ -186,17 +160,17 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       await giveBack(job, new Error('attempts exhausted by takeovers'));
       return;
     }
-    const claimed = await claim(job.key);
+    const claimed = await statements.claim(job);
     if (claimed === 'done') {
       logger.info('job already done; skipped', { kind: job.kind, job_id: job.id });
-      await sql`delete from jobs where id = ${job.id}`;
+      await statements.dropDone(job).then(fenced(job, 'drop done'));
       return;
     }
     if (claimed === 'held') {
       // Not dropped: if that worker dies, this copy is what runs it. Looked at again after a delay,
       // without counting an attempt.
       logger.info('job running elsewhere; waits', { kind: job.kind, job_id: job.id });
-      await sql`update jobs set locked_until = null, attempts = greatest(attempts - 1, 0), run_after = now() + make_interval(secs => ${RETRY_DELAY_SECONDS}) where id = ${job.id}`;
+      await statements.waitForClaim(job, RETRY_DELAY_SECONDS).then(fenced(job, 'wait for claim'));
       return;
     }
     try {
@@ -209,9 +183,9 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       await giveBack(job, err);
       return;
     }
-    await sql`
-      with done as (update job_runs set done_at = now() where key = ${job.key})
-      delete from jobs where id = ${job.id}`;
+    // Done only while this worker still holds the key's claim and the row: after a takeover, the
+    // replica that took it records the end (its run is the one that counts).
+    await statements.complete(job).then(fenced(job, 'complete'));
   }
 
   function startJob(job: TakenJob): void {
@@ -253,7 +227,7 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       wakePending = false;
       let taken: TakenJob[] = [];
       try {
-        taken = await fetchJobs(free);
+        taken = await statements.take(free);
       } catch (err) {
         // The database is away: the jobs wait in it; look again at the next interval.
         fetchFailed(err);
@@ -291,14 +265,16 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     logger.warn('job queue still cannot fetch jobs', { error: errorType(err), failures: outage.failures, for_s: Math.round((now - outage.since) / 1_000) });
   }
 
-  /** Jobs this replica gives up: due again at once for any replica, their claims released. */
-  async function release(taken: TakenJob[]): Promise<void> {
-    if (taken.length === 0) return;
-    const ids = taken.map((j) => j.id);
-    const keys = taken.map((j) => j.key);
-    await sql`update jobs set locked_until = null, attempts = greatest(attempts - 1, 0) where id = any(${ids}::bigint[])`.catch(() => undefined);
-    await sql`delete from job_runs where key = any(${keys}) and done_at is null`.catch(() => undefined);
-  }
+  /** Jobs this replica gives up: due again at once for any replica, their claims released. Never throws. */
+  const release = (taken: TakenJob[]) => statements.release(taken).catch(() => undefined);
+
+  /** Old done and failed rows pruned (statements.prune: one replica at a time). Never throws. */
+  const prune = () =>
+    statements.prune().then(
+      () => undefined,
+      (err: unknown) => logger.warn('job queue could not prune old rows', { error: errorType(err) }),
+    );
+  let pruneTimer: NodeJS.Timeout | null = null;
 
   return {
     backend: 'postgres',
@@ -309,7 +285,7 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     enqueue(kind, payload, { key, linkedTo = null, startAfter }) {
       const link = linkedTo?.traceparent() ?? null;
       const runAfter = startAfter?.toISOString() ?? null;
-      sql`insert into jobs (kind, key, payload, link, run_after) values (${kind}, ${key}, ${JSON.stringify(payload ?? null)}::jsonb, ${link}, coalesce(${runAfter}::timestamptz, now()))`.then(
+      statements.insert(kind, key, payload, link, runAfter).then(
         // A job for later waits in the table for any replica; one for now is taken by this one's loop.
         () => (runAfter ? undefined : nudge()),
         (err: unknown) => {
@@ -325,10 +301,9 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
     },
     async start() {
       if (state !== 'new') return;
-      // Claims of finished jobs are kept a day (a late duplicate still finds them), failed jobs a day
-      // (for the operator); then pruned.
-      await sql`delete from job_runs where done_at < now() - interval '1 day'`.catch(() => undefined);
-      await sql`delete from jobs where failed_at < now() - interval '1 day'`.catch(() => undefined);
+      await prune();
+      pruneTimer = setInterval(() => void prune(), options.pruneEveryMs ?? PRUNE_EVERY_MS);
+      pruneTimer.unref();
       state = 'started';
       loop = fetchLoop();
     },
@@ -336,17 +311,14 @@ export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQue
       if (state === 'new') return null;
       // Health must answer fast with the database gone (the platform's check has a deadline): the
       // read is given up after HEALTH_TIMEOUT_MS, like the memory store's.
-      const read = sql<{ depth: number; oldest: number | null }[]>`
-          select count(*)::int as depth, extract(epoch from now() - min(created_at))::float8 as oldest
-          from jobs where ${notRunning()}`.then(
-        ([row]): QueueHealth => ({ backend: 'postgres', depth: row?.depth ?? 0, oldest_seconds: Math.round(row?.oldest ?? 0) }),
-      );
+      const read = statements.depth().then((row): QueueHealth => ({ backend: 'postgres', depth: row.depth, oldest_seconds: Math.round(row.oldest ?? 0) }));
       return settleWithin<QueueHealth | null>(read, HEALTH_TIMEOUT_MS, null);
     },
     async stop(timeoutMs) {
       // Stops fetching, waits for the jobs it runs up to the bound, then aborts the rest and gives them
       // back (due at once, for another replica once this one is gone). Bounded even with the database
       // gone: a fetch or a give-back that hangs is left behind (its jobs are taken over after the expiry).
+      if (pruneTimer) clearInterval(pruneTimer);
       if (state !== 'started') {
         state = 'stopping';
         return;

@@ -138,6 +138,8 @@ export const jobRuns = pgTable(
     key: text('key').primaryKey(),
     claimedAt: timestamp('claimed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     doneAt: timestamp('done_at', { withTimezone: true, mode: 'date' }),
+    /** The lease of the job whose worker holds the claim: only that worker's writes change it (issue 63). */
+    claim: uuid('claim'),
   },
   (t) => [index('job_runs_done_at_idx').on(t.doneAt)],
 );
@@ -161,6 +163,12 @@ export const jobs = pgTable(
     attempts: integer('attempts').notNull().default(0),
     runAfter: timestamp('run_after', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    /**
+     * A fresh token each time a worker takes the row: every write after that (complete, give back, release,
+     * fail) applies only while the row still carries it, so a worker whose lease passed and whose job
+     * another replica took changes nothing (issue 63).
+     */
+    lease: uuid('lease'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     failedAt: timestamp('failed_at', { withTimezone: true, mode: 'date' }),
     lastError: text('last_error'),
