@@ -49,8 +49,6 @@ export interface JobQueue {
   /**
    * Enqueues a job in the turn. Never throws: a job the queue cannot store runs in this process instead
    * (logged), so a database hiccup degrades to today's behaviour rather than losing the work.
-   */
-  /**
    * `startAfter`: not before then (a job the service-wide spending cap refused waits for the reset). On
    * Postgres it waits in the table; in process, on a timer that does not hold the process open (a
    * process stopped first loses it, as it loses any in-process job on SIGKILL).

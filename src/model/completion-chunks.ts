@@ -43,9 +43,9 @@ export async function* completionChunks(response: Response): AsyncGenerator<Chat
       answered = true;
       return null;
     }
-    let parsed: any;
+    let parsed: (Partial<ChatCompletionChunk> & { error?: object; message?: string }) | null;
     try {
-      parsed = JSON.parse(payload);
+      parsed = JSON.parse(payload) as typeof parsed;
     } catch {
       throw new MalformedChunkError();
     }

@@ -125,7 +125,7 @@ export interface BuiltDeps {
    * before what it uses. A part that fails to close is logged; `close` itself never throws.
    */
   close(timeoutMs: number): Promise<void>;
-  /** The parts `close` will close, in that order (what the build opened; nothing given is closed). */
+  /** The parts `close` will close, in that order: what the build opened, and the memory store it was given (the build initialises it, so it owns it); no other given part. */
   readonly closingOrder: readonly string[];
 }
 

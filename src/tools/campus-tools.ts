@@ -7,7 +7,7 @@ import type { JsonSchemaObject } from '../model/gateway.js';
 
 export interface CampusTool {
   name: string;
-  /** From the `<group>_<action>` prefix; null for groups the service does not know (`bus_*`). */
+  /** From the `<group>_<action>` prefix (maps, courses, eats, guide, bus); null for a prefix the service does not know. */
   group: ToolGroup | null;
   /** Trimmed to the summary line and the `Args:` block. */
   description: string;

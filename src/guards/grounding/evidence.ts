@@ -162,12 +162,11 @@ function createReader(catalog: Catalog, today: number | null): Reader {
   let scope: string | null = null;
   let waits = false;
 
-  const enter = (subject: string, names: readonly string[]): string | null => {
-    const outer = scope;
+  /** Reads what follows as `subject`'s (named by `names`) until the scope is set back. */
+  const enter = (subject: string, names: readonly string[]): void => {
     scope = subject;
     if (!scoped.has(subject)) scoped.set(subject, new Set());
     for (const alias of names) aliases.set(alias, (aliases.get(alias) ?? new Set()).add(subject));
-    return outer;
   };
 
   const add = (key: string) => {
