@@ -27,7 +27,7 @@ const SELF_OR_PREFERENCE = [
   // Choosing food: a saved diet changes the answer.
   /\b(hungry|lunch|dinner|breakfast|brunch|something to eat|grab a bite)\b/i,
   // A question about the user ("where am I living?", "what year am I in?"): answered from their facts.
-  /\b(?:am|do|did) i\b.{0,20}\b(?:live|living|stay|staying|study|studying|major\w*|minor\w*|allergic|eat|vegetarian|vegan|in)\b|\bwhat year\b|\b(?:about|on) me\b|\bwhat can'?t i\b|\b(?:(?:should|must|do) i|i (?:should|must|have to)) avoid\b|\bi live\b/i,
+  /\b(?:am|do|did) i\b.{0,20}\b(?:live|living|stay|staying|study|studying|major\w*|minor\w*|allergic|eat|vegetarian|vegan|in)\b|\bwhat year\b|\b(?:about|on) me\b|\bdorm\b|\bwhat can'?t i\b|\b(?:(?:should|must|do) i|i (?:should|must|have to)) avoid\b|\bi live\b/i,
 ];
 
 /**

@@ -23,6 +23,10 @@ const EXPAND: Record<string, string[]> = {
   wifi: ['wi', 'fi'],
   dorm: ['housing'],
   doctor: ['health'],
+  sick: ['health'],
+  ill: ['health'],
+  fever: ['health'],
+  nurse: ['health'],
 };
 
 /** "studies" → "study", "libraries" → "library", "printing" → "print", "courses" → "course". */

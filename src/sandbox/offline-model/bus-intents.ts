@@ -23,7 +23,7 @@ const PLACES = /\b(squirrel hill|downtown|(?:the )?airport|oakland|(?:the )?wate
 const TRAVEL = /\b(get|go|going|head(?:ing)?|ride|travel|take me)\s+(?:to|toward|towards|into)\b/i;
 // Riding with a CMU ID, whichever comes first in the sentence: paying, the card, free fares.
 const PASS =
-  /\b(free|pay|fare|cost|pass|ride|riding)\b.*\b(id|card|cmu|student)\b|\b(id|card)\b.*\b(prt|bus)\b|\b(prt|bus)\b.*\b(id|card)\b|\b(free|pay|paying|fares?|costs?|charge)\b.*\b(prt|bus|transit)\b|\b(prt|bus|transit)\b.*\b(free|pay|fares?|costs?)\b|\brider guide\b/i;
+  /\b(free|pay|fare|cost|pass|ride|riding)\b.*\b(id|card|cmu|student)\b|\b(id|card)\b.*\b(prt|bus)\b|\b(prt|bus)\b.*\b(id|card)\b|\b(free|pay|paying|fares?|costs?|charge|money|tickets?|cash)\b.*\b(prt|bus|transit)\b|\b(prt|bus|transit)\b.*\b(free|pay|fares?|costs?|money|tickets?|cash)\b|\brider guide\b/i;
 
 function routeOf(q: string): string | null {
   const m = ROUTE.exec(q);

@@ -171,7 +171,7 @@ const placeOf = (text: string): string => (isHome(cleanPlace(text)) ? HOME : cle
 
 function routeIntent(q: string): Intent | null {
   const far =
-    /\bhow (?:far|long)(?: of a walk)? is (?:it )?(?:from )?(.+?)\s+(?:from|to)\s+(.+?)$/i.exec(q) ??
+    /\bhow (?:far|long)(?: away| of a walk)? is (?:it )?(?:from )?(.+?)\s+(?:from|to)\s+(.+?)$/i.exec(q) ??
     /\b(?:distance|how far) (?:between|from)\s+(.+?)\s+(?:and|to)\s+(.+?)$/i.exec(q) ??
     /\bhow long (?:does it take|would it take|to walk)(?: to walk)? from\s+(.+?)\s+to\s+(.+?)$/i.exec(q) ??
     /\bhow many (?:meters|metres|m|feet|ft|miles|minutes|mins|steps|blocks)\b.*?\bfrom\s+(.+?)\s+to\s+(.+?)[?.!\s]*$/i.exec(q) ??
@@ -236,7 +236,7 @@ export function detectIntent(question: string, today: number | null = null): Int
   const self = selfQuestionOf(q);
   if (self) return { kind: 'about-me', topic: self };
   // "remember that …" or "remember I/my …": not "do you remember what I said?".
-  const remember = /\bremember\s+(?:that\s+(.+)|((?:i|i'm|i’m|my)\b.+))$/i.exec(q);
+  const remember = /\bremember\s+(?:that\s+(.+)|((?:i|i'm|i’m|im|ive|my)\b.+))$/i.exec(q);
   const remembered = remember?.[1] ?? remember?.[2] ?? /\bdon'?t forget\s+(?:that\s+)?(.+)$/i.exec(q)?.[1];
   if (remembered?.trim()) return { kind: 'remember', fact: toFact(remembered) };
   if (/\bforget\s+(everything|all\b|what you know)/i.test(q)) return { kind: 'forget', fact: null };

@@ -27,7 +27,7 @@ const PREREQ_WORDS = /\b(without|before|required|require[sd]?|need(ed)?|pre-?req
 
 /** Words right before a course that make it the one asked about ("sign up for 15-122"). */
 const TARGET_BEFORE =
-  /\b(?:take|taking|register(?:ing)? (?:for|in)|regist(?:er|ering)|sign(?:ing)? up (?:for|to)|signup for|enrol(?:l|ling|led)? (?:in|into|for)|enrol(?:l)?|qualify (?:for|to take)|eligible (?:for|to take)|get (?:in)?to|go (?:in)?to|move on to|jump (?:in)?to|allowed (?:in)?to(?: take)?|for|before(?: taking)?|into)\s+(?:(?:the|a|course|class)\s+)*$/i;
+  /\b(?:take|taking|register(?:ing)? (?:for|in)|regist(?:er|ering)|sign(?:ing)? up (?:for|to)|signup for|enrol(?:l|ling|led)? (?:in|into|for)|enrol(?:l)?|qualify (?:for|to take)|eligible (?:for|to take)|get (?:in)?to|go (?:in)?to|move on to|jump (?:in)?to|allowed (?:in)?to(?: take)?|for|before(?: taking)?|into|(?:pre-?req\w*|prerequisite|requirement|required) of)\s+(?:(?:the|a|course|class)\s+)*$/i;
 /** Words right before a course the student has ("I finished 15-122", "having done 15-112 and"). */
 const TAKEN_BEFORE =
   /\b(?:took|taken|did|done|finished|finish|passed|pass|completed|complete|have|having|got(?: credit for)?|aced|already(?: did| took| have)?|with|after)\s+(?:(?:the|a|course|class|both|already|only|just)\s+)*$/i;

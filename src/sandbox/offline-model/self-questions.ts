@@ -15,7 +15,7 @@ const ASKS: Array<[SelfTopic, RegExp]> = [
   ],
   [
     'home',
-    /\bwhere (?:do|am|did) i (?:live|living|stay|staying|sleep|reside)\b|\bwhere(?:'s| is| are)? (?:i|me) (?:living|staying)\b|\b(?:which|what) (?:dorm|residence(?: hall)?|building|house|hall) (?:(?:do|am|did) )?i (?:live|living|stay|staying|am in|'m in|in)\b|\bwhat(?:'s| is) my (?:dorm|address|residence hall|housing|home address)\b|\b(?:do you )?(?:know|remember|recall) (?:where i (?:live|stay)|my (?:dorm|address|housing))\b/i,
+    /\bwhere (?:do|am|did) i (?:live|living|stay|staying|sleep|reside)\b|\bwhere(?:'s| is| are)? (?:i|me) (?:living|staying)\b|\b(?:which|what) (?:dorm|residence(?: hall)?|building|house|hall) (?:(?:do|am|did) )?(?:i (?:live|living|stay|staying|am in|'m in|in)|i'?m (?:in|living in|staying in))\b|\bwhat(?:'s| is) my (?:dorm|address|residence hall|housing|home address)\b|\b(?:do you )?(?:know|remember|recall) (?:where i (?:live|stay)|my (?:dorm|address|housing))\b/i,
   ],
   [
     'major',
@@ -25,7 +25,7 @@ const ASKS: Array<[SelfTopic, RegExp]> = [
     'diet',
     /\bwhat (?:can'?t|cannot|can not|shouldn'?t|should not|don'?t|do not) i eat\b|\bwhat (?:am i|i'?m) allergic to\b|\bwhat(?:'s| is| are) my (?:diet|dietary (?:needs|restrictions)|food (?:restrictions|allergies)|allergies)\b|\b(?:know|remember|recall) (?:my (?:diet|dietary|allergies|food)|what i (?:can'?t|cannot|don'?t) eat|(?:if|that|whether) i(?:'?m| am) (?:vegetarian|vegan|allergic))\b|\bam i (?:vegetarian|vegan|allergic)\b|\b(?:(?:should|must|do) i|i (?:should|must|have to)) (?:avoid|not eat|stay away from)\b.{0,15}\b(?:eat\w*|food|foods)\b|\bwhat (?:foods? )?(?:should|must|do) i avoid\b/i,
   ],
-  ['year', /\bwhat year (?:am i|i'?m) in\b|\bwhat(?:'s| is) my (?:class )?year\b|\b(?:know|remember|recall) (?:my year|what year i'?m)\b/i],
+  ['year', /\bwhat year (?:am i|i'?m|i am)(?: in)?\b|\bwhat(?:'s| is) my (?:class )?year\b|\b(?:know|remember|recall) (?:my year|what year i'?m)\b/i],
 ];
 
 /** "remember my major is chemistry", "please note my dorm is Donner": something to save, not a question. */
@@ -47,7 +47,7 @@ function askedOfMy(q: string): SelfTopic | null {
   for (const [topic, words] of MY) {
     const my = `my (?:${words})`;
     const asks = new RegExp(
-      String.raw`\bwhat (?:did|do) i (?:say|tell you|mention)\b.{0,20}\b${my}\b|\b(?:do|did) (?:you|u|ya) (?:still )?(?:have|got|keep|know|remember|recall)\b.{0,10}\b${my}\b|\b(?:remind me|tell me)\b.{0,10}\b${my}\b|\b${my}\b.{0,20}\b(?:saved|stored|on file|again)\s*\??\s*$`,
+      String.raw`\bwhat (?:did|do) i (?:say|tell you|mention)\b.{0,20}\b${my}\b|\b(?:do|did) (?:you|u|ya) (?:still )?(?:have|got|keep|know|remember|recall)\b.{0,20}\b${my}\b|\bwhat\b.{0,25}\b(?:saved|stored|noted|on file)\b.{0,15}\b${my}\b|\b(?:remind me|tell me)\b.{0,10}\b${my}\b|\b${my}\b.{0,20}\b(?:saved|stored|on file|again)\s*\??\s*$`,
       'i',
     );
     if (asks.test(q)) return topic;
