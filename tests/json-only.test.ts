@@ -10,6 +10,7 @@ import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { closeAfterEach } from './support/cleanup.js';
 import { createTestDeps, testConfig, testTurnMemory } from './support/deps.js';
 import { gatewayClient, startFakeGateway } from './support/fake-gateway.js';
+import { listen } from './support/listen.js';
 
 const defer = closeAfterEach();
 
@@ -50,6 +51,25 @@ describe('JSON routes take only JSON', () => {
       expect((await store.list('ann')).total).toBe(0);
     });
   }
+
+  it('over real HTTP: a bare DELETE passes (no body, whatever the adapter gives it), a text/plain POST does not', async () => {
+    const { app } = await service();
+    const server = await listen(app.fetch);
+    defer(() => server.close());
+    const cleared = await fetch(`${server.base}/memory/ann`, { method: 'DELETE' });
+    expect(cleared.status).toBe(200);
+    expect(await cleared.json()).toMatchObject({ status: 'cleared' });
+    const plain = await fetch(`${server.base}/agent/respond`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ query: 'hi' }) });
+    expect(plain.status).toBe(415);
+    // A chunked body (no Content-Length) is a body too.
+    const chunked = await fetch(`${server.base}/agent/respond`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: new Blob([JSON.stringify({ query: 'hi' })]).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(415);
+  });
 
   it('takes JSON with a charset or a +json type', async () => {
     const { app } = await service();
