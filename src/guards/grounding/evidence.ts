@@ -212,26 +212,33 @@ function createReader(catalog: Catalog, today: number | null): Reader {
    * Friday: 7:30 AM - 2:00 PM | Saturday - Sunday: 11:00 AM - 8:00 PM"): `time:…@<day>`, and `day:<day>`
    * for each day it gave hours (or "Closed") for, so a claim bound to that day needs that day's facts.
    */
-  const readDayTimes = (text: string) => {
+  const readDayTimes = (text: string, claims?: readonly Claim[]) => {
     // Words (the student's, the history's) never qualify a day: where a tool spoke of a day, the tool is
     // what holds that day's times, and where none did the unbound rule reads the words as before.
     if (!fromTool) return;
+    // The claims the text was read into (read here only for a text not read yet), line by line.
+    const read = claims ?? readClaims(text, { catalog, mode: 'evidence' });
+    let start = 0;
     for (const line of text.split('\n')) {
+      const end = start + line.length;
       const days = readDays(line, today);
-      if (days.length === 0) continue;
-      const times = readClaims(line, { catalog, mode: 'evidence' }).filter((c) => c.cls === 'time');
-      bindTimes(line, times, today).forEach((bound, i) => {
-        for (const d of bound ?? []) {
-          for (const k of times[i]!.keys) add(`${k}@${d}`);
-          add(`day:${d}`);
-        }
-      });
-      if (CLOSED.test(line)) for (const d of days) for (const day of d.days) add(`day:${day}`);
+      if (days.length > 0) {
+        const times = read.filter((c) => c.cls === 'time' && c.start >= start && c.end <= end).map((c) => ({ ...c, start: c.start - start, end: c.end - start }));
+        bindTimes(line, times, today).forEach((bound, i) => {
+          for (const d of bound ?? []) {
+            for (const k of times[i]!.keys) add(`${k}@${d}`);
+            add(`day:${d}`);
+          }
+        });
+        if (CLOSED.test(line)) for (const d of days) for (const day of d.days) add(`day:${day}`);
+      }
+      start = end + 1;
     }
   };
   const readText = (text: string) => {
-    addClaims(readClaims(text, { catalog, mode: 'evidence' }));
-    readDayTimes(text);
+    const claims = readClaims(text, { catalog, mode: 'evidence' });
+    addClaims(claims);
+    readDayTimes(text, claims);
   };
 
   const readField = (key: string, value: unknown, parent: Record<string, unknown>) => {

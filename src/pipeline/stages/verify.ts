@@ -36,22 +36,16 @@ export interface VerifyOptions {
 /** How many days after the prompt's date count as dates the answer may name ("this Friday"). */
 const DATES_AHEAD = 7;
 
-/** The campus weekday (0 Sunday) of the prompt's date, or null when the prompt has none. */
-function campusWeekday(systemPrompt: string): number | null {
-  const date = readSystemPrompt(systemPrompt).date;
-  return date ? new Date(`${date}T12:00:00Z`).getUTCDay() : null;
-}
+/** The campus weekday (0 Sunday) of the prompt's date (`YYYY-MM-DD`), or null when the prompt has none. */
+const weekdayOf = (date: string | null): number | null => (date ? new Date(`${date}T12:00:00Z`).getUTCDay() : null);
 
-/** Evidence known before the model runs: the request, the prompt and the service's own facts. */
-function turnEvidence(options: VerifyOptions, ctx: TurnContext, today: number | null): Evidence {
+/** Evidence known before the model runs: the request, the prompt (its campus `date`) and the service's own facts. */
+function turnEvidence(options: VerifyOptions, ctx: TurnContext, date: string | null, today: number | null): Evidence {
   const evidence = createEvidence(options.catalog, () => today);
   evidence.addQuestion(ctx.request.query);
   for (const turn of ctx.request.history) evidence.addText(turn.content);
   evidence.addText(ctx.systemPrompt);
-  evidence.addFacts(() => {
-    const today = readSystemPrompt(ctx.systemPrompt).date;
-    return today ? datesFrom(today, DATES_AHEAD) : [];
-  });
+  evidence.addFacts(() => (date ? datesFrom(date, DATES_AHEAD) : []));
   for (const fact of options.serviceFacts) evidence.addText(fact);
   return evidence;
 }
@@ -63,8 +57,11 @@ export function createVerifyStage(options: VerifyOptions): Stage {
     // the model call is in flight instead of delaying it.
     const upstream = events[Symbol.asyncIterator]();
     const first = upstream.next();
-    const today = campusWeekday(ctx.systemPrompt);
-    const evidence = turnEvidence(options, ctx, today);
+    // The prompt's campus date, read once: the week of dates the answer may name, and the weekday
+    // "today" and "tonight" bind to.
+    const date = readSystemPrompt(ctx.systemPrompt).date;
+    const today = weekdayOf(date);
+    const evidence = turnEvidence(options, ctx, date, today);
     // A time the answer binds to no day of its own is about the days the student asked about ("open tonight?").
     const asked = readDays(ctx.request.query, today);
     const askedDays = asked.length > 0 ? [...new Set(asked.flatMap((d) => d.days))] : null;
