@@ -154,5 +154,27 @@ export function bindTimes(text: string, times: readonly TimeSpan[], today: numbe
   });
 }
 
+/** Words before a time that make it a moment asked about, not hours asserted. */
+const ASKED_MOMENT = /\b(?:before|after|at|around|by)\s*$/i;
+/** A bare hour after such a word ("coffee before 9 tomorrow"): either half of the day. */
+const ASKED_BARE_HOUR = /\b(?:before|after|at|by|around)\s+(1[0-2]|0?[1-9])(?::([0-5]\d))?\b(?!\s*(?:[ap]\.?\s?m\b|o'clock|minutes?|mins?|hours?))/gi;
+
+/**
+ * The time keys of the moments a student's message asks about ("what's open before 8am?", "anything open
+ * after 11 pm on friday", "coffee before 9 tomorrow"), which an answer may echo for the day it is about;
+ * not a time the student asserts ("open until 11 tonight?"): that one the tools outrank. `times` are the
+ * message's time claims.
+ */
+export function askedMoments(text: string, times: readonly { start: number; keys: readonly string[] }[]): string[] {
+  const keys: string[] = [];
+  for (const t of times) if (ASKED_MOMENT.test(text.slice(Math.max(0, t.start - 12), t.start))) keys.push(...t.keys);
+  for (const m of text.matchAll(ASKED_BARE_HOUR)) {
+    const hour = Number(m[1]) % 12;
+    const minute = Number(m[2] ?? 0);
+    keys.push(`time:${hour * 60 + minute}`, `time:${(hour + 12) * 60 + minute}`);
+  }
+  return keys;
+}
+
 /** Day names for a note ("Friday's", "Saturday and Sunday's"). */
 export const DAY_WORDS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];

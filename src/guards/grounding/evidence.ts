@@ -17,7 +17,7 @@
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, season, type Claim } from './claims.js';
 import { readClockTimes } from './clock-times.js';
-import { bindTimes, readDays } from './days.js';
+import { askedMoments, bindTimes, readDays } from './days.js';
 import { courseSubject, headingName, phrase, placeAliases, placeSubject, routeSubject } from './subjects.js';
 
 export interface Evidence {
@@ -146,9 +146,6 @@ interface Reader extends Pick<Evidence, 'check' | 'subjectsOf' | 'hasWaits'> {
 /** A day name as a JSON key ("Monday", "mon"), whose value is that day's hours. */
 const DAY_KEY = /^(?:sun|mon|tue|wed|thu|fri|sat)[a-z]*$/i;
 const CLOSED = /\bclosed\b/i;
-/** Words before a time that make it a moment asked about, not hours asserted. */
-const ASKED_MOMENT = /\b(?:before|after|at|around|by)\s*$/i;
-const ASKED_BARE_HOUR = /\b(?:before|after|at|by|around)\s+(1[0-2]|0?[1-9])(?::([0-5]\d))?\b(?!\s*(?:[ap]\.?\s?m\b|o'clock|minutes?|mins?|hours?))/gi;
 
 function createReader(catalog: Catalog, today: number | null): Reader {
   /** Every fact. */
@@ -359,17 +356,8 @@ function createReader(catalog: Catalog, today: number | null): Reader {
       else {
         readText(item.text);
         if (item.question) {
-          // The moment the student asks about ("what's open before 8am?", "anything open after 11 pm on
-          // friday", "coffee before 9 tomorrow"), which an answer may echo for the day it is about; not a
-          // time the student asserts ("open until 11 tonight?"): that one the tools outrank.
           const times = readClaims(item.text, { catalog, mode: 'evidence' }).filter((c) => c.cls === 'time');
-          for (const t of times) if (ASKED_MOMENT.test(item.text.slice(Math.max(0, t.start - 12), t.start))) for (const k of t.keys) add(`${k}@asked`);
-          for (const m of item.text.matchAll(ASKED_BARE_HOUR)) {
-            const hour = Number(m[1]) % 12;
-            const minute = Number(m[2] ?? 0);
-            add(`time:${hour * 60 + minute}@asked`);
-            add(`time:${(hour + 12) * 60 + minute}@asked`);
-          }
+          for (const k of askedMoments(item.text, times)) add(`${k}@asked`);
         }
       }
     },
