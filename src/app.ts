@@ -23,6 +23,7 @@ import { createAgentRoutes } from './routes/agent.js';
 import { apiDocument, createApiDocsRoutes } from './routes/api-docs.js';
 import { createHealthRoutes } from './routes/health.js';
 import { createMemoryRoutes } from './routes/memory.js';
+import { createRunRoutes } from './routes/runs.js';
 import { createOpenAIRoutes } from './routes/openai.js';
 import { openAIError } from './routes/openai-shapes.js';
 import { createTitleRoutes } from './routes/title.js';
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps) {
 
   app.route('/', createHealthRoutes(deps));
   app.route('/', createAgentRoutes({ ...deps, guard: chatGuard }));
+  app.route('/', createRunRoutes({ ...deps, guard }));
   app.route('/', createTitleRoutes({ ...deps, guard }));
   app.route('/', createMemoryRoutes({ ...deps, guard }));
   app.route('/', createOpenAIRoutes({ ...deps, guard, chatGuard }));

@@ -107,6 +107,9 @@ const serviceFields = {
   JOB_CONCURRENCY: int(10, { min: 1, max: 100 }),
   // CONTRACT.md "Stream": a keep-alive comment at least every 15 s, so longer silences are refused.
   SSE_KEEPALIVE_MS: int(MAX_SSE_KEEPALIVE_MS, { min: 1, max: MAX_SSE_KEEPALIVE_MS, maxRule: 'must be at most 15000 (a keep-alive at least every 15 s)' }),
+  // CONTRACT.md "Resuming a stream": a detached run waits this long for a reader (0: it ends at once).
+  RUN_DETACHED_GRACE_MS: int(30_000, { min: 0, max: 600_000 }),
+  RUN_RETENTION_SECONDS: int(600, { min: 1, max: 86_400 }),
   // The API docs page (`GET /docs`): on outside production, off in production unless turned on.
   API_DOCS: optionalText.transform((s) => s?.toLowerCase() ?? null).pipe(z.enum(['on', 'off'], { error: 'must be on or off' }).nullable()),
   ...otelFields,
@@ -237,6 +240,11 @@ export interface Config {
   /** Silence on a chat stream before a `: keep-alive` comment (CONTRACT.md: at least every 15 s). */
   sseKeepAliveMs: number;
   /**
+   * Resumable runs (CONTRACT.md "Resuming a stream"): RUN_DETACHED_GRACE_MS, how long a run whose reader
+   * went away goes on waiting for one; RUN_RETENTION_SECONDS, how long an ended run can be replayed.
+   */
+  runs: { detachedGraceMs: number; retentionSeconds: number };
+  /**
    * API_DOCS: whether `GET /docs` (Swagger UI over `/openapi.json`) is served; default on outside
    * production, off in production (where the document itself is behind the bearer token).
    */
@@ -317,6 +325,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       maxHeapPercent: e.OVERLOAD_MAX_HEAP_PERCENT,
     },
     sseKeepAliveMs: e.SSE_KEEPALIVE_MS,
+    runs: { detachedGraceMs: e.RUN_DETACHED_GRACE_MS, retentionSeconds: e.RUN_RETENTION_SECONDS },
     apiDocs: e.API_DOCS === null ? e.AGENT_ENV !== 'production' : e.API_DOCS === 'on',
     logLevel: e.LOG_LEVEL,
     telemetry: telemetryConfig(e),

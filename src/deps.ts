@@ -19,6 +19,7 @@ import type { CampusTools } from './tools/campus-tools.js';
 import type { Hono } from 'hono';
 import type { ShowMapTool } from './pipeline/toolbox.js';
 import type { Telemetry } from './telemetry/telemetry.js';
+import type { Runs } from './runs/runs.js';
 
 export interface AppDeps {
   config: Config;
@@ -31,6 +32,8 @@ export interface AppDeps {
   jobs: JobQueue;
   /** Chat turns running now: the per-user cap (MAX_TURNS_IN_FLIGHT) and shutdown's reach. */
   turns: TurnsInFlight;
+  /** Resumable runs (issue 62): streamed turns apart from their connections, their log shared through Postgres when there is one. */
+  runs: Runs;
   /** Refuses new chat turns with 503 + Retry-After while the process is saturated. */
   overload: OverloadGuard;
   /** The clock; tests inject one to cross a UTC midnight. */

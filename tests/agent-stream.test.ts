@@ -16,8 +16,8 @@ import { closeAfterEach } from './support/cleanup.js';
 
 const defer = closeAfterEach();
 
-/** Raw wire shape of a stream without comments: every frame is one `event:` line and one `data:` line. */
-const FRAMED = /^(event: [a-z]+\ndata: [^\n]+\n\n)+$/;
+/** Raw wire shape of a stream without comments: every frame is one `event:` line, one `data:` line and its `id:` (CONTRACT.md "Stream"). */
+const FRAMED = /^(event: [a-z]+\ndata: [^\n]+\nid: [0-9a-f-]{36}:\d+\n\n)+$/;
 
 /** The turn harness served on a real listening server (disconnects need real sockets). */
 async function start(deps: Partial<AppDeps> = {}) {
@@ -41,6 +41,11 @@ describe('POST /agent/respond/stream', () => {
     expect(res.headers.get('x-accel-buffering')).toBe('no');
     const raw = await res.text();
     expect(raw).toMatch(FRAMED);
+    // Every frame's id is `<run_id>:<seq>`, the run the header names, seq counting from 1.
+    const runId = res.headers.get('x-run-id')!;
+    expect(runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const ids = [...raw.matchAll(/^id: (.+)$/gm)].map((m) => m[1]);
+    expect(ids).toEqual(ids.map((_, i) => `${runId}:${i + 1}`));
     const events = await sseEventsOf(raw);
     const deltas = events.filter((e) => e.type === 'delta').map((e) => e.data.text);
     expect(deltas.length).toBeGreaterThan(1);
@@ -122,8 +127,8 @@ describe('POST /agent/respond/stream', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('aborts the upstream model request within a second of a client disconnect, and still charges', async () => {
-    const s = await start();
+  it('with no grace (RUN_DETACHED_GRACE_MS=0), aborts the upstream model request within a second of a client disconnect, and still charges', async () => {
+    const s = await start({ config: testConfig({ RUN_DETACHED_GRACE_MS: '0' }) });
     s.gw.enqueue({ text: ['Partial ', 'answer'], hang: true, usage: null });
     const controller = new AbortController();
     const res = await s.post({ query: 'tell me a long story' }, controller.signal);

@@ -22,11 +22,11 @@ const bench = importGraph(join(REPO_ROOT, 'bench'), REPO_ROOT);
  */
 const ROOMS = [
   'config', 'security', 'logger', 'telemetry', 'http', 'lifecycle', 'model', 'tools', 'request', 'campus', 'prompt', 'guards', 'db',
-  'memory', 'admission', 'pipeline', 'sse', 'deps', 'routes', 'app', 'node-http-server', 'sandbox', 'server',
+  'memory', 'admission', 'pipeline', 'runs', 'sse', 'deps', 'routes', 'app', 'node-http-server', 'sandbox', 'server',
 ];
 
 /** The rooms allowed to import the pipeline: the edge that runs turns and the process wiring. */
-const PIPELINE_USERS = new Set(['pipeline', 'routes', 'app', 'deps', 'server']);
+const PIPELINE_USERS = new Set(['pipeline', 'runs', 'routes', 'app', 'deps', 'server']);
 
 describe('architecture', () => {
   it('reads a real graph', () => {

@@ -176,8 +176,9 @@ describe('budget through the app', () => {
     expect(h.charges[0]?.estimated).toBe(true);
   });
 
-  it('still charges the streamed pass when the client disconnects mid-stream', async () => {
-    const h = await start();
+  it('still charges the streamed pass when the client disconnects mid-stream (and no reader comes back)', async () => {
+    // No grace: the run ends as its reader goes (RUN_DETACHED_GRACE_MS=0); tests/runs-resume.test.ts has the grace.
+    const h = await start({ env: { RUN_DETACHED_GRACE_MS: '0' } });
     h.gw.enqueue({ text: ['A long ', 'answer ', 'that never ends'], hang: true, usage: null });
     const base = await h.listen();
     const controller = new AbortController();

@@ -41,6 +41,7 @@ describe('buildDeps', () => {
     // The zero-config parts: the sandbox stands in for the model and the tool server.
     expect(built.deps.gateway).not.toBeNull();
     expect(built.closingOrder).toEqual([
+      'runs',
       'job queue',
       'background tasks',
       'token budget store',
@@ -71,7 +72,7 @@ describe('buildDeps', () => {
       config,
       logger: silentLogger,
       leaks: baseLeakPolicy,
-      overrides: { memory: recordedStore(events), gateway: null, campusTools: deps.campusTools, playground: null, admission: deps.admission, overload: deps.overload, jobs: deps.jobs, background: deps.background },
+      overrides: { memory: recordedStore(events), gateway: null, campusTools: deps.campusTools, playground: null, admission: deps.admission, overload: deps.overload, jobs: deps.jobs, background: deps.background, runs: deps.runs },
     });
     expect(built.closingOrder).toEqual(['memory store']);
     await built.close(1_000);

@@ -21,6 +21,8 @@ import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js
 import { utcDay, type TokenBudgetStore } from '../src/admission/token-budget.js';
 import { createApp } from '../src/app.js';
 import { MAX_BODY_BYTES, MAX_CHAT_BODY_BYTES } from '../src/http/body-limit.js';
+import { OverloadedError } from '../src/lifecycle/overload.js';
+import { MAX_READERS_PER_USER } from '../src/routes/runs.js';
 import { silentLogger } from '../src/logger.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import type { MemoryStore } from '../src/memory/store.js';
@@ -57,9 +59,9 @@ describe('the committed document', () => {
     );
     const documented = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`)));
     expect([...served].sort()).toEqual([...documented].sort());
-    // Health, the two chat routes, the title, four memory operations, the OpenAI pair under /v1 and at
-    // the root, and the document, its page and the page's files.
-    expect(documented.size).toBe(15);
+    // Health, the two chat routes, the three run routes, the title, four memory operations, the OpenAI
+    // pair under /v1 and at the root, and the document, its page and the page's files.
+    expect(documented.size).toBe(18);
   });
 });
 
@@ -84,6 +86,7 @@ describe('every route, driven over HTTP, answers as the document says', () => {
   let server: Listening;
   let offline: Listening;
   let production: Listening;
+  let overloaded: Listening;
   let budget: TokenBudgetStore;
   let memory: ReturnType<typeof breakableStore>;
   const seen = new Set<string>();
@@ -119,9 +122,9 @@ describe('every route, driven over HTTP, answers as the document says', () => {
       return { status: res.status };
     }
     if (type.startsWith('text/event-stream')) {
-      const frames = await sseEventsOf(await res.text(), { parse: (d) => (d === '[DONE]' ? d : JSON.parse(d)) });
+      const frames = await sseEventsOf(await res.text(), { parse: (d) => (d === '[DONE]' ? d : JSON.parse(d)), ids: true });
       expect(frames.length).toBeGreaterThan(0);
-      for (const f of frames) await check(docPath, method, res.status, 'text/event-stream', f.type === 'message' ? { data: f.data } : { event: f.type, data: f.data });
+      for (const f of frames) await check(docPath, method, res.status, 'text/event-stream', f.type === 'message' ? { data: f.data } : { id: f.id, event: f.type, data: f.data });
       return { status: res.status, frames };
     }
     expect(type).toMatch(/^application\/json/);
@@ -149,6 +152,9 @@ describe('every route, driven over HTTP, answers as the document says', () => {
       turnMemory: ({ leaks }) => testTurnMemory({ store: memory.store, gateway, leaks, reserve: admission.reserveCall }),
     });
     server = await listen(createApp(deps).fetch);
+    // The same routes on a saturated process: the run routes' 503.
+    const saturated = { admit: () => { throw new OverloadedError('event_loop'); }, close: () => undefined };
+    overloaded = await listen(createApp(await createTestDeps({ config, overload: saturated, runs: deps.runs })).fetch);
     // The same routes with no model gateway: the chat routes' 503.
     offline = await listen(createApp(await createTestDeps({ config, gateway: null, memory: memory.store })).fetch);
     await budget.charge('spent-student', utcDay(new Date()), LIMIT);
@@ -167,6 +173,7 @@ describe('every route, driven over HTTP, answers as the document says', () => {
     await server?.close();
     await offline?.close();
     await production?.close();
+    await overloaded?.close();
     await gw?.close();
     await budget?.close();
   });
@@ -190,6 +197,51 @@ describe('every route, driven over HTTP, answers as the document says', () => {
     gw.enqueue({ toolCalls: [{ name: 'memory_remember', arguments: { fact: 'Is vegetarian' } }] }, { text: 'Saved.' });
     const remembered = await drive(server.base, '/agent/respond/stream', 'post', '/agent/respond/stream', { body: { query: 'Remember that I am vegetarian', user_id: 'doc-user' } });
     expect((remembered.frames ?? []).map((f) => f.type)).toEqual(expect.arrayContaining(['memory', 'done']));
+  });
+
+  it('the run routes: state, resume and cancel, each error status', async () => {
+    const state = '/agent/runs/{run_id}';
+    const resume = `${state}/stream`;
+    const cancel = `${state}/cancel`;
+    // A run that hangs in the model until it is cancelled.
+    gw.enqueue({ text: ['Gates is ', 'on the main campus.'], hang: true });
+    const started = await fetch(`${server.base}/agent/respond/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRET}` },
+      body: JSON.stringify({ query: 'Where is Gates?', user_id: 'run-user' }),
+    });
+    const runId = started.headers.get('x-run-id')!;
+    expect(runId).toBeTruthy();
+    expect((await drive(server.base, state, 'get', `/agent/runs/${runId}?user_id=run-user`)).status).toBe(200);
+    expect((await drive(server.base, state, 'get', `/agent/runs/${runId}?user_id=bad%20user`)).status).toBe(400);
+    expect((await drive(server.base, state, 'get', `/agent/runs/${runId}?user_id=run-user`, { token: null })).status).toBe(401);
+    expect((await drive(server.base, state, 'get', `/agent/runs/${runId}?user_id=someone-else`)).status).toBe(404);
+    expect((await drive(overloaded.base, state, 'get', `/agent/runs/${runId}?user_id=run-user`)).status).toBe(503);
+    // A user's resumed streams are capped: the next one is a 429.
+    const readers = new AbortController();
+    const open = await Promise.all(
+      Array.from({ length: MAX_READERS_PER_USER }, () =>
+        fetch(`${server.base}/agent/runs/${runId}/stream?user_id=run-user`, { headers: { authorization: `Bearer ${SECRET}` }, signal: readers.signal }),
+      ),
+    );
+    expect(open.every((r) => r.status === 200)).toBe(true);
+    expect((await drive(server.base, resume, 'get', `/agent/runs/${runId}/stream?user_id=run-user`)).status).toBe(429);
+    readers.abort();
+    expect((await drive(server.base, resume, 'get', `/agent/runs/${runId}/stream?user_id=run-user&after=x`)).status).toBe(400);
+    expect((await drive(server.base, resume, 'get', `/agent/runs/${runId}/stream?user_id=run-user`, { token: 'wrong' })).status).toBe(401);
+    expect((await drive(server.base, resume, 'get', `/agent/runs/${runId}/stream`)).status).toBe(404);
+    expect((await drive(overloaded.base, resume, 'get', `/agent/runs/${runId}/stream?user_id=run-user`)).status).toBe(503);
+    expect((await drive(server.base, cancel, 'post', `/agent/runs/${runId}/cancel`, { body: { user_id: 'run-user' } })).status).toBe(200);
+    expect((await drive(server.base, cancel, 'post', `/agent/runs/${runId}/cancel`, { raw: '{"user_id": ' })).status).toBe(400);
+    expect((await drive(server.base, cancel, 'post', `/agent/runs/${runId}/cancel`, { body: {}, token: null })).status).toBe(401);
+    expect((await drive(server.base, cancel, 'post', `/agent/runs/${runId}/cancel`, { body: { pad: 'x'.repeat(MAX_BODY_BYTES) } })).status).toBe(413);
+    expect((await drive(server.base, cancel, 'post', `/agent/runs/${runId}/cancel`, { body: {}, contentType: 'text/plain' })).status).toBe(415);
+    expect((await drive(server.base, cancel, 'post', '/agent/runs/not-a-run/cancel', { body: { user_id: 'run-user' } })).status).toBe(404);
+    expect((await drive(overloaded.base, cancel, 'post', `/agent/runs/${runId}/cancel`, { body: { user_id: 'run-user' } })).status).toBe(503);
+    // The cancelled run replays to its end: its frames, then the `cancelled` error event.
+    const replay = await drive(server.base, resume, 'get', `/agent/runs/${runId}/stream?user_id=run-user`);
+    expect(replay.frames?.at(-1)).toMatchObject({ type: 'error', data: { error: 'cancelled' } });
+    await started.body?.cancel();
   });
 
   it('the title route', async () => {

@@ -14,7 +14,8 @@ const defer = closeAfterEach();
 
 describe('turns in flight', () => {
   it('answers 429 with Retry-After past the cap for one user, not for another, and frees the slot when a turn ends', async () => {
-    const h = await startTurnHarness({ deps: { config: testConfig({ MAX_TURNS_IN_FLIGHT: '2' }) } });
+    // No grace: a run ends as its reader goes (tests/runs-resume.test.ts has the grace, which holds the slot).
+    const h = await startTurnHarness({ deps: { config: testConfig({ MAX_TURNS_IN_FLIGHT: '2', RUN_DETACHED_GRACE_MS: '0' }) } });
     defer(() => h.close());
     const server = await listen(h.app.fetch);
     defer(() => server.close());

@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   bigserial,
   check,
   integer,
@@ -174,4 +175,49 @@ export const jobs = pgTable(
     lastError: text('last_error'),
   },
   (t) => [index('jobs_due_idx').on(t.kind, t.runAfter).where(sql`${t.failedAt} is null`)],
+);
+
+/**
+ * Resumable runs (issue 62, runs/postgres-run-store.ts): one row per `/agent/respond/stream` turn,
+ * owned by its user (`owner`: the user id or `anonymous`), produced by one replica (`replica`, which
+ * heartbeats its running rows; a row whose heartbeat stopped belongs to a dead replica and is marked
+ * `interrupted` by its first reader). `response`/`error` hold the end; rows are deleted
+ * RUN_RETENTION_SECONDS after `ended_at`, and with their owner's memory.
+ */
+export const agentRuns = pgTable(
+  'agent_runs',
+  {
+    id: uuid('id').primaryKey(),
+    owner: text('owner').notNull(),
+    status: text('status').notNull().default('running'),
+    replica: uuid('replica').notNull(),
+    heartbeatAt: timestamp('heartbeat_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    lastSeq: integer('last_seq').notNull().default(0),
+    /** The producer wrote the run's own last frame (`done` or `error`). */
+    closed: boolean('closed').notNull().default(false),
+    response: jsonb('response'),
+    error: jsonb('error'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [
+    index('agent_runs_owner_idx').on(t.owner),
+    index('agent_runs_ended_at_idx').on(t.endedAt),
+    index('agent_runs_running_idx').on(t.replica).where(sql`${t.status} = 'running'`),
+    check('agent_runs_status_check', sql`${t.status} in ('running', 'done', 'failed', 'cancelled', 'interrupted')`),
+  ],
+);
+
+/** A run's frames, as its SSE carried them (what the verify stage let out, never raw model text). */
+export const agentRunFrames = pgTable(
+  'agent_run_frames',
+  {
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => agentRuns.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    event: text('event').notNull(),
+    data: text('data').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.seq] })],
 );

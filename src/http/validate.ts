@@ -73,3 +73,5 @@ export const validJson = <S extends z.ZodType>(schema: S) =>
 export const validParam = <S extends z.ZodType>(schema: S) => validator('param', schema, hook);
 /** Validates the query string. */
 export const validQuery = <S extends z.ZodType>(schema: S) => validator('query', schema, hook);
+/** Validates request headers (their names lower-case, as Hono reads them). */
+export const validHeader = <S extends z.ZodType>(schema: S) => validator('header', schema, hook);

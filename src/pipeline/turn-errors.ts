@@ -22,3 +22,17 @@ export class ShuttingDownError extends AppError {
 export function serviceEndReason(signal: AbortSignal): AppError | null {
   return signal.aborted && signal.reason instanceof AppError ? signal.reason : null;
 }
+
+/** The run was cancelled (`POST /agent/runs/{run_id}/cancel`, CONTRACT.md "Resuming a stream"). */
+export class RunCancelledError extends AppError {
+  constructor() {
+    super(503, 'cancelled', 'the answer was cancelled');
+  }
+}
+
+/** The run's reader went away and none came back within RUN_DETACHED_GRACE_MS. */
+export class RunAbandonedError extends AppError {
+  constructor(graceMs: number) {
+    super(503, 'abandoned', `no reader came back within ${Math.round(graceMs / 1000)} s; please ask again`);
+  }
+}

@@ -75,8 +75,11 @@ export interface TurnResult extends TurnOutcome {
 export interface StartedTurn {
   /** The turn's client events, ending with `done` or `error`; the turn holds its resources until they end. */
   readonly events: AsyncGenerator<ClientEvent>;
-  /** Ends the turn (its client went away); a turn whose events were never read releases at once. */
-  abort(): void;
+  /**
+   * Ends the turn (its client went away; with an AppError `reason`, the service ended it and the turn's
+   * last event is that error); a turn whose events were never read releases at once.
+   */
+  abort(reason?: unknown): void;
   /**
    * Resolves once the answer is settled, before `done` is yielded (so an encoder reads it when `done`
    * arrives), or when the turn ended without one.

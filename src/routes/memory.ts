@@ -2,7 +2,7 @@
  * The memory routes (CONTRACT.md): `GET /memory/{user_id}` (a page of facts, newest first),
  * `GET /memory/{user_id}/items/{kind}/{item_id}/history` (one fact's changes, oldest first),
  * `DELETE /memory/{user_id}/items/{kind}/{item_id}` and `DELETE /memory/{user_id}` (each also deletes
- * the history of what it removes). Every query names
+ * the history of what it removes; clearing also deletes the user's resumable runs). Every query names
  * its user: one user's memory is never reachable through another's path. A store that cannot be
  * queried answers 503 with the envelope; the cause goes to the log only.
  */
@@ -93,7 +93,7 @@ const docs = {
   }),
 };
 
-export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger' | 'leaks'> & { guard: MiddlewareHandler }) {
+export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger' | 'leaks' | 'runs'> & { guard: MiddlewareHandler }) {
   const { logger } = deps;
   // Listings and deletions answer with fact texts: redacted by the leak policy on the way out.
   const memory = redactingStore(deps.memory, deps.leaks);
@@ -132,6 +132,8 @@ export function createMemoryRoutes(deps: Pick<AppDeps, 'memory' | 'logger' | 'le
     .delete('/memory/:user_id', deps.guard, validParam(userParam), docs.clear, async (c) => {
       const { user_id } = c.req.valid('param');
       const removed = await query('clear', c.get('requestId'), () => memory.clear(user_id));
+      // The user's stored runs (their answers) go with their memory (CONTRACT.md "Resuming a stream").
+      await query('clear runs', c.get('requestId'), () => deps.runs.forgetOwner(user_id));
       return c.json({ status: 'cleared', removed });
     });
 }

@@ -100,6 +100,17 @@ export const factHistorySchema = z
 export const factDeletedSchema = z.object({ status: z.literal('deleted'), id: z.string(), type: z.enum(FACT_KINDS) }).meta({ id: 'FactDeleted' });
 export const memoryClearedSchema = z.object({ status: z.literal('cleared'), removed: z.number().int().min(0) }).meta({ id: 'MemoryCleared' });
 
+/** `GET /agent/runs/{run_id}` and the cancel route (CONTRACT.md "Resuming a stream"). */
+export const runStateSchema = z
+  .object({
+    run_id: z.string().describe('the id the stream named in `X-Run-Id`'),
+    status: z.enum(['running', 'done', 'failed', 'cancelled', 'interrupted']),
+    last_seq: z.number().int().min(0).describe('the seq of the last frame stored'),
+    response: completeResponseSchema.optional().describe('the complete response object, when done'),
+    error: envelopeSchema.optional().describe('the envelope, when failed'),
+  })
+  .meta({ id: 'RunState' });
+
 export const healthSchema = z
   .looseObject({
     status: z.enum(['ok', 'degraded']),

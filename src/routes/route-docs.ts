@@ -25,7 +25,7 @@ type Schema = Parameters<typeof resolver>[0];
 const ERROR_STATUS: Record<string, string> = {
   400: 'malformed JSON, an invalid field or parameter, a model outside ALLOWED_MODELS',
   401: 'missing or wrong bearer token',
-  404: 'no such item',
+  404: 'no such item (for a run: unknown, expired or another user\'s, all alike)',
   413: 'body over the route\'s limit',
   415: 'a body not sent as JSON (`Content-Type: application/json`): a form, `text/plain`, XML or no content type, refused before it is read',
   429: 'the daily token or spending budget is spent (`Retry-After` until 00:00 UTC, `X-Should-Retry: false`), or too many turns of this user in flight (`Retry-After` a few seconds)',
@@ -84,10 +84,10 @@ export function route(spec: {
 export const agentStreamFrameSchema = z
   .union(
     (Object.keys(streamEventSchemas) as (keyof typeof streamEventSchemas)[]).map((event) =>
-      z.object({ event: z.literal(event), data: streamEventSchemas[event] }),
+      z.object({ id: z.string().describe('`<run_id>:<seq>`, seq counting the run\'s frames from 1'), event: z.literal(event), data: streamEventSchemas[event] }),
     ) as unknown as [z.ZodObject, z.ZodObject, ...z.ZodObject[]],
   )
-  .meta({ id: 'AgentStreamFrame', description: 'one SSE frame: `event: <event>` then `data: <data as one line of JSON>`' });
+  .meta({ id: 'AgentStreamFrame', description: 'one SSE frame: `event: <event>`, `data: <data as one line of JSON>`, then `id: <run_id>:<seq>`' });
 
 /** One frame of a streamed `/v1/chat/completions`: a chunk, an error, or the final `[DONE]`. */
 export const openAIStreamFrameSchema = z

@@ -38,6 +38,9 @@ import type { BackgroundTasks } from '../lifecycle/background-tasks.js';
 import type { Database } from '../db/client.js';
 import type { TurnMemory } from '../memory/turn-memory.js';
 import { OpenedParts } from './opened-parts.js';
+import { Runs } from '../runs/runs.js';
+import { MemoryRunStore } from '../runs/memory-run-store.js';
+import { PostgresRunStore } from '../runs/postgres-run-store.js';
 
 /** What a turn's memory is built from, for an override that builds its own over the built parts. */
 export type TurnMemoryParts = Pick<AppDeps, 'memory' | 'gateway' | 'background' | 'jobs' | 'logger' | 'leaks' | 'admission'>;
@@ -182,6 +185,7 @@ async function openParts(build: Build, catalog: Catalog, jobsWhere: 'configured'
   const admission = given.admission ?? (await admissionOver(build, database, moderation, now));
   const turnMemory = turnMemoryOver(build, { memory, gateway, background, jobs, logger, leaks, admission });
   await startWork(build, { jobs, background }, turnMemory);
+  const runs = given.runs ?? runLog(build, database);
   return {
     config,
     logger,
@@ -190,6 +194,7 @@ async function openParts(build: Build, catalog: Catalog, jobsWhere: 'configured'
     background,
     jobs,
     turns,
+    runs,
     overload,
     now,
     catalog,
@@ -321,6 +326,19 @@ async function startWork(
   if (given.jobs) return;
   await work.jobs.start();
   opened.own('job queue', work.jobs, (queue, deadline) => queue.stop(Math.max(0, deadline - Date.now())));
+}
+
+/**
+ * Resumable runs: their log on Postgres when there is a database (every replica reads it), else in this
+ * process. Owned after the work, so on SIGTERM the runs finish (or end at the deadline) first, while
+ * the job queue still takes their memory extraction and the database is still open.
+ */
+function runLog({ config, logger, telemetry, opened }: Build, database: Database | null): Runs {
+  const store = database
+    ? new PostgresRunStore(database, config.runs.retentionSeconds, (err) => logger.warn('listening for run notices failed; readers poll', { err }))
+    : new MemoryRunStore(config.runs.retentionSeconds);
+  const runs = new Runs({ store, graceMs: config.runs.detachedGraceMs, logger, metrics: telemetry.metrics });
+  return opened.own('runs', runs, (r, deadline) => r.close(deadline));
 }
 
 /** Refuses new background tasks and waits for those running, until the deadline. */

@@ -1,6 +1,6 @@
 /**
  * Server-sent events at the edge, on Hono's `streamSSE` (CONTRACT.md "Stream"): the one place events
- * become frames. Each event is `event: <type>\ndata: <one line of JSON>\n\n`.
+ * become frames. Each event is `event: <type>\ndata: <one line of JSON>\nid: <run_id>:<seq>\n\n`.
  *
  * - Backpressure: the next event is pulled only after the previous frame was accepted by the socket
  *   (`writeSSE` is awaited; Hono's stream and the Node adapter wait for `drain`), so a slow reader holds
@@ -16,10 +16,14 @@ import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { INTERNAL_ERROR } from '../http/errors.js';
 
-/** One frame: the event name (none: a bare `data:` frame, as OpenAI's stream has) and its one line of data. */
+/**
+ * One frame: the event name (none: a bare `data:` frame, as OpenAI's stream has), its one line of data,
+ * and its `id:` (a run's `<run_id>:<seq>`, CONTRACT.md "Stream"; none on OpenAI's stream).
+ */
 export interface SseEvent {
   event?: string;
   data: string;
+  id?: string;
 }
 
 export const KEEP_ALIVE_COMMENT = ': keep-alive\n\n';
@@ -55,7 +59,7 @@ export function sseStream<T = SseEvent>(c: Context, events: AsyncIterable<T>, op
         if (sse.aborted) break;
         const e = frame(item);
         keepAlive.writing = true;
-        await sse.writeSSE(e.event === undefined ? { data: e.data } : { event: e.event, data: e.data });
+        await sse.writeSSE(e);
         keepAlive.writing = false;
         keepAlive.last = now();
       }
@@ -63,7 +67,7 @@ export function sseStream<T = SseEvent>(c: Context, events: AsyncIterable<T>, op
       options.onError(err);
       if (!sse.aborted) {
         const failure = options.failure ?? { event: 'error', data: JSON.stringify(INTERNAL_ERROR) };
-        await sse.writeSSE(failure.event === undefined ? { data: failure.data } : { event: failure.event, data: failure.data });
+        await sse.writeSSE(failure);
       }
     } finally {
       keepAlive.stop();

@@ -209,6 +209,15 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
     unit: '1',
     description: "A model's cost as the gateway reports it over its cost at MODEL_PRICES, by gen_ai.request.model, once above 1: reservations hold this multiple",
   });
+  const runEvents = meter.createCounter('campus.runs.events', {
+    unit: '{run}',
+    description: 'Resumable runs by campus.run.event: detached (the reader went away), resumed, completed_detached, abandoned (no reader within the grace), interrupted (its replica died)',
+  });
+  const resumeLag = meter.createHistogram('campus.runs.resume_lag', {
+    unit: '{frame}',
+    description: 'Frames a resumed reader was behind when it came back (replayed before it was live)',
+    advice: { explicitBucketBoundaries: [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] },
+  });
   const storeErrors = meter.createCounter('campus.memory.store_errors', { unit: '{error}', description: 'Failed memory store operations' });
 
   const metrics: ServiceMetrics = {
@@ -246,6 +255,10 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
       serviceSpendLimit.record(o.limitUsd);
     },
     priceRatio: (o) => priceRatio.record(o.ratio, { 'gen_ai.request.model': o.model }),
+    runEvent(event, lagFrames) {
+      runEvents.add(1, { 'campus.run.event': event });
+      if (lagFrames !== undefined) resumeLag.record(lagFrames);
+    },
     groundingClaims(counts) {
       for (const [cls, c] of counts) {
         if (c.checked > c.unverified) claims.add(c.checked - c.unverified, { 'campus.claim.class': cls, 'campus.claim.outcome': 'verified' });

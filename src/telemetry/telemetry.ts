@@ -63,6 +63,8 @@ export interface ModelOperation {
 
 export type TurnOutcomeLabel = 'completed' | 'refused' | 'failed' | 'aborted';
 export type RefusalReason = 'budget' | 'service_cap' | 'moderation' | 'overload' | 'turns_in_flight';
+/** What happened to a resumable run (issue 62): its reader went away, one came back, how it ended while none was there. */
+export type RunEventLabel = 'detached' | 'resumed' | 'completed_detached' | 'abandoned' | 'interrupted';
 
 /** The service's metrics (DEPLOY.md "Telemetry" says what each one means). */
 export interface ServiceMetrics {
@@ -85,6 +87,8 @@ export interface ServiceMetrics {
   serviceSpend(o: { usd: number; limitUsd: number }): void;
   /** A model's reported cost against its MODEL_PRICES price, once it ran above it (issue 61); reservations hold this multiple. */
   priceRatio(o: { model: string; ratio: number }): void;
+  /** A resumable run's event (issue 62); `lagFrames` on `resumed`: the frames the reader was behind when it came back. */
+  runEvent(event: RunEventLabel, lagFrames?: number): void;
 }
 
 export interface Telemetry {
@@ -130,6 +134,7 @@ const noMetrics: ServiceMetrics = {
   spend: () => undefined,
   serviceSpend: () => undefined,
   priceRatio: () => undefined,
+  runEvent: () => undefined,
 };
 
 /** Export off: nothing is recorded, nothing is loaded. */

@@ -1,6 +1,6 @@
 /**
  * Reads a `text/event-stream` body into `{type, data}` events, the client side of src/sse's framing:
- * frames end at a blank line, `event:` names the type, `data:` lines carry JSON, comment lines
+ * frames end at a blank line, `event:` names the type, `data:` lines carry JSON, `id:` the cursor, comment lines
  * (`: keep-alive`) are skipped. Works on chunks split anywhere, including inside a UTF-8 character.
  * `parse` replaces JSON.parse for streams whose data is not always JSON (OpenAI's `data: [DONE]`).
  */
@@ -8,6 +8,8 @@
 export interface WireEvent {
   type: string;
   data: unknown;
+  /** The frame's `id:` (a run's `<run_id>:<seq>`), when it has one: the cursor a resume starts after. */
+  id?: string;
 }
 
 export interface ReadSseOptions {
@@ -17,14 +19,16 @@ export interface ReadSseOptions {
 
 function parseFrame(frame: string, parse: (data: string) => unknown): WireEvent | null {
   let type = 'message';
+  let id: string | undefined;
   const data: string[] = [];
   for (const line of frame.split('\n')) {
     if (line.startsWith(':')) continue;
     if (line.startsWith('event:')) type = line.slice(6).trim();
     else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+    else if (line.startsWith('id:')) id = line.slice(3).trim();
   }
   if (data.length === 0) return null;
-  return { type, data: parse(data.join('\n')) };
+  return id === undefined ? { type, data: parse(data.join('\n')) } : { type, data: parse(data.join('\n')), id };
 }
 
 /** Yields each event of the stream as soon as its frame is complete. */

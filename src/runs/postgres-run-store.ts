@@ -1,0 +1,214 @@
+/**
+ * The run log on Postgres (issue 62): the `agent_runs` and `agent_run_frames` tables (drizzle migration
+ * 0011), read and written through the service's one `postgres` pool, shared by every replica.
+ *
+ * - Each write is one statement: the run's row is updated only while it is `running` and this
+ *   replica's (the fence: a run cancelled or marked interrupted elsewhere takes no more frames), its
+ *   frames are inserted in the same statement, and `pg_notify` tells the other replicas in the same
+ *   transaction, so a follower woken by it always finds the frames.
+ * - One `LISTEN campus_runs` connection per replica hears three kinds of notice: `f <run>` (frames or
+ *   state changed: its followers here read again), `w <run>` (a reader on another replica follows a
+ *   run produced here) and `c <run>` (cancelled there). Followers also read on a slow timer, so a lost
+ *   notice (the listening connection reconnecting) delays a frame by at most that timer.
+ * - Liveness: each replica heartbeats the runs it is producing once a second in one statement (not one
+ *   per run; a run whose end could not be written is no longer among them, so it goes stale too); a running row whose heartbeat is HEARTBEAT_STALE_SECONDS old belongs to a dead replica. Its
+ *   first reader marks it `interrupted` (fenced on the stale heartbeat, so a live producer is never
+ *   marked).
+ * - Retention: ended runs older than RUN_RETENTION_SECONDS, and a dead replica's running rows as old,
+ *   are deleted by `prune`, one replica at a time (a transaction-scoped advisory lock).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/client.js';
+import type { Frame, RunEnd, RunSignal, RunStatus, RunStore, StoredRun } from './run-log.js';
+
+/** How often a replica heartbeats its running runs. */
+export const HEARTBEAT_MS = 1_000;
+/** A running run whose heartbeat is this old belongs to a dead replica (three beats missed). */
+export const HEARTBEAT_STALE_SECONDS = 3;
+
+const CHANNEL = 'campus_runs';
+/** The advisory lock the pruning replica holds for its transaction (a fixed number of the run log's own). */
+const PRUNE_LOCK = 7_261_032_562;
+
+const SIGNAL_OF: Record<string, RunSignal | undefined> = { w: 'want', c: 'cancel' };
+
+interface RunRow {
+  owner: string;
+  status: RunStatus;
+  last_seq: number;
+  closed: boolean;
+  response: StoredRun['response'];
+  error: StoredRun['error'];
+  stale: boolean;
+  frames: Frame[];
+}
+
+export class PostgresRunStore implements RunStore {
+  readonly kind = 'postgres';
+  /** This process as a producer: its running rows carry it, and its heartbeat keeps them alive. */
+  readonly replica = randomUUID();
+  private readonly watchers = new Map<string, Set<() => void>>();
+  private handler: (runId: string, kind: RunSignal) => void = () => undefined;
+  private listening: Promise<{ unlisten(): Promise<void> } | null> | null = null;
+
+  constructor(
+    private readonly database: Database,
+    /** RUN_RETENTION_SECONDS. */
+    private readonly retentionSeconds: number,
+    private readonly onListenError: (err: unknown) => void = () => undefined,
+  ) {}
+
+  private get sql() {
+    return this.database.sql;
+  }
+
+  /** Starts the replica's one LISTEN (lazily: a replica that never streams opens no second connection). */
+  private listen(): void {
+    this.listening ??= this.sql
+      .listen(CHANNEL, (payload) => this.notice(payload))
+      .catch((err: unknown) => {
+        // Followers still read on their timer; the next watch tries again.
+        this.listening = null;
+        this.onListenError(err);
+        return null;
+      });
+  }
+
+  private notice(payload: string): void {
+    const kind = payload.slice(0, 1);
+    const runId = payload.slice(2);
+    for (const w of this.watchers.get(runId) ?? []) w();
+    const signal = SIGNAL_OF[kind];
+    if (signal) this.handler(runId, signal);
+  }
+
+  async begin(runId: string, owner: string): Promise<void> {
+    this.listen();
+    await this.sql`insert into agent_runs (id, owner, replica) values (${runId}, ${owner}, ${this.replica})`;
+  }
+
+  async append(runId: string, frames: readonly Frame[], lastSeq: number): Promise<void> {
+    await this.sql`
+      with r as (
+        update agent_runs set last_seq = greatest(last_seq, ${lastSeq}), heartbeat_at = now()
+        where id = ${runId} and status = 'running' and replica = ${this.replica}
+        returning id
+      ), f as (${this.insertFrames(frames)})
+      select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
+  }
+
+  async end(runId: string, frames: readonly Frame[], end: RunEnd): Promise<void> {
+    await this.sql`
+      with r as (
+        update agent_runs
+        set status = ${end.status}, last_seq = ${end.lastSeq}, closed = true, ended_at = now(),
+            response = ${end.response === null ? null : JSON.stringify(end.response)}::jsonb,
+            error = ${end.error === null ? null : JSON.stringify(end.error)}::jsonb
+        where id = ${runId} and status = 'running' and replica = ${this.replica}
+        returning id
+      ), f as (${this.insertFrames(frames)})
+      select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
+  }
+
+  /** The frames' insert, for the run the statement's `r` returned (none when the fence held it back). */
+  private insertFrames(frames: readonly Frame[]) {
+    return this.sql`
+      insert into agent_run_frames (run_id, seq, event, data)
+      select r.id, u.seq, u.event, u.data
+      from r, jsonb_to_recordset(${JSON.stringify(frames)}::jsonb) as u(seq integer, event text, data text)
+      on conflict do nothing`;
+  }
+
+  async read(runId: string, afterSeq: number): Promise<StoredRun | null> {
+    const [row] = await this.sql<RunRow[]>`
+      select r.owner, r.status, r.last_seq, r.closed, r.response, r.error,
+             (r.status = 'running' and r.heartbeat_at < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS})) as stale,
+             coalesce((
+               select json_agg(json_build_object('seq', f.seq, 'event', f.event, 'data', f.data) order by f.seq)
+               from agent_run_frames f where f.run_id = r.id and f.seq > ${afterSeq}
+             ), '[]'::json) as frames
+      from agent_runs r
+      where r.id = ${runId} and (r.ended_at is null or r.ended_at > now() - make_interval(secs => ${this.retentionSeconds}))`;
+    if (!row) return null;
+    return {
+      owner: row.owner,
+      status: row.status,
+      lastSeq: row.last_seq,
+      closed: row.closed,
+      response: row.response,
+      error: row.error,
+      stale: row.stale,
+      frames: row.frames,
+    };
+  }
+
+  async interrupt(runId: string): Promise<boolean> {
+    const rows = await this.sql`
+      with r as (
+        update agent_runs set status = 'interrupted', ended_at = now()
+        where id = ${runId} and status = 'running' and heartbeat_at < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS})
+        returning id
+      )
+      select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
+    return rows.length > 0;
+  }
+
+  async cancel(runId: string, owner: string): Promise<boolean> {
+    const rows = await this.sql`
+      with r as (
+        update agent_runs set status = 'cancelled', ended_at = now()
+        where id = ${runId} and owner = ${owner} and status = 'running'
+        returning id
+      )
+      select pg_notify(${CHANNEL}, 'c ' || r.id) from r`;
+    return rows.length > 0;
+  }
+
+  async forgetOwner(owner: string): Promise<number> {
+    const rows = await this.sql`delete from agent_runs where owner = ${owner}`;
+    return rows.count;
+  }
+
+  async prune(): Promise<number> {
+    return this.sql.begin(async (tx) => {
+      const [lock] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${PRUNE_LOCK}) as locked`;
+      if (!lock?.locked) return 0;
+      const rows = await tx`
+        delete from agent_runs
+        where ended_at < now() - make_interval(secs => ${this.retentionSeconds})
+           or (status = 'running' and heartbeat_at < now() - make_interval(secs => ${this.retentionSeconds}))`;
+      return rows.count;
+    });
+  }
+
+  async heartbeat(runIds: readonly string[]): Promise<void> {
+    if (runIds.length === 0) return;
+    await this.sql`update agent_runs set heartbeat_at = now() where id = any(${runIds as string[]}::uuid[]) and replica = ${this.replica} and status = 'running'`;
+  }
+
+  watch(runId: string, onChange: () => void): () => void {
+    this.listen();
+    let set = this.watchers.get(runId);
+    if (!set) this.watchers.set(runId, (set = new Set()));
+    set.add(onChange);
+    return () => {
+      set.delete(onChange);
+      if (set.size === 0 && this.watchers.get(runId) === set) this.watchers.delete(runId);
+    };
+  }
+
+  async signal(runId: string, kind: RunSignal): Promise<void> {
+    await this.sql`select pg_notify(${CHANNEL}, ${kind === 'want' ? 'w ' : 'c '} || ${runId})`;
+  }
+
+  onSignal(handler: (runId: string, kind: RunSignal) => void): void {
+    this.handler = handler;
+  }
+
+  async close(): Promise<void> {
+    this.watchers.clear();
+    const listening = await this.listening;
+    this.listening = null;
+    await listening?.unlisten().catch(() => undefined);
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * The shapes of resumable runs (CONTRACT.md "Resuming a stream", issue 62) and the shared log they are
+ * kept in. A run is one `/agent/respond/stream` turn apart from its connection: every client event it
+ * emits becomes a frame (`seq` from 1, its SSE event name and its one line of JSON data), kept by the
+ * producing process while the run is live and written to a `RunStore` that every replica reads.
+ *
+ * Two stores, one interface: Postgres (runs/postgres-run-store.ts) when DATABASE_URL is set, shared by
+ * the replicas, and in memory (runs/memory-run-store.ts) otherwise, bounded, for one process. What the
+ * producing process does with them is runs/runs.ts; docs/design/runs.md says why it is built this way.
+ */
+import type { Envelope } from '../http/errors.js';
+import type { CompleteResponse } from '../pipeline/complete-response.js';
+import { RunCancelledError } from '../pipeline/turn-errors.js';
+
+/** One SSE frame of a run: `id: <run_id>:<seq>`, `event: <event>`, `data: <data>`. */
+export interface Frame {
+  seq: number;
+  event: string;
+  data: string;
+}
+
+export type RunStatus = 'running' | 'done' | 'failed' | 'cancelled' | 'interrupted';
+
+/** `GET /agent/runs/{run_id}`: the run's state as CONTRACT.md shapes it. */
+export interface RunState {
+  run_id: string;
+  status: RunStatus;
+  last_seq: number;
+  response?: CompleteResponse;
+  error?: Envelope;
+}
+
+/** How a run ended, as its producer writes it. */
+export interface RunEnd {
+  status: Exclude<RunStatus, 'running' | 'interrupted'>;
+  lastSeq: number;
+  response: CompleteResponse | null;
+  error: Envelope | null;
+}
+
+/** A run as the shared log holds it, with the frames after a cursor. */
+export interface StoredRun {
+  owner: string;
+  status: RunStatus;
+  lastSeq: number;
+  response: CompleteResponse | null;
+  error: Envelope | null;
+  /** Running, but its replica stopped heartbeating (it died): the run is to be marked `interrupted`. */
+  stale: boolean;
+  /** The log holds the run's own last frame (`done` or `error`), written by its producer. */
+  closed: boolean;
+  /** The stored frames after the cursor asked for, in order. */
+  frames: Frame[];
+}
+
+/** Signals between replicas: a reader elsewhere wants a run's frames, or asked to cancel it. */
+export type RunSignal = 'want' | 'cancel';
+
+export interface RunStore {
+  /** `postgres`: shared by the replicas; `memory`: this process only. */
+  readonly kind: 'postgres' | 'memory';
+  /** Records a new running run of `owner`, produced by this replica. */
+  begin(runId: string, owner: string): Promise<void>;
+  /** Appends frames of a running run this replica produces (ignored once the run is no longer running here). */
+  append(runId: string, frames: readonly Frame[], lastSeq: number): Promise<void>;
+  /** Appends the last frames and the run's end, in one write; ignored if the run was already ended elsewhere (cancelled). */
+  end(runId: string, frames: readonly Frame[], end: RunEnd): Promise<void>;
+  /** The run and its frames after `afterSeq`; null when unknown or expired (ended more than RUN_RETENTION_SECONDS ago). */
+  read(runId: string, afterSeq: number): Promise<StoredRun | null>;
+  /** Marks a stale running run `interrupted`; true when this call did. */
+  interrupt(runId: string): Promise<boolean>;
+  /** Marks `owner`'s running run `cancelled` and tells its replica; true when it was running. */
+  cancel(runId: string, owner: string): Promise<boolean>;
+  /** Deletes every run of `owner` (clearing a user's memory); the number deleted. */
+  forgetOwner(owner: string): Promise<number>;
+  /** Deletes runs ended more than RUN_RETENTION_SECONDS ago (and a dead replica's as old); one replica at a time does it. */
+  prune(): Promise<number>;
+  /** Keeps the runs this replica is producing alive in the others' eyes (Postgres: one statement a beat, not one per run). */
+  heartbeat(runIds: readonly string[]): Promise<void>;
+  /** Wakes `onChange` when the run's stored frames or state change (another replica wrote them); returns the unsubscribe. */
+  watch(runId: string, onChange: () => void): () => void;
+  /** Tells the run's replica that a reader elsewhere follows it (it writes the frames through while one does). */
+  signal(runId: string, kind: RunSignal): Promise<void>;
+  /** Where this replica hears the others' signals for the runs it produces. */
+  onSignal(handler: (runId: string, kind: RunSignal) => void): void;
+  close(): Promise<void>;
+}
+
+/** The `error` event of a run whose replica died before its end (CONTRACT.md). */
+export const INTERRUPTED_ENVELOPE: Envelope = {
+  error: 'interrupted',
+  detail: 'the service restarted before this answer was finished; please ask again',
+};
+
+/** The `error` event of a run cancelled on another replica while that one was producing it: what the turn itself ends with when cancelled. */
+export const CANCELLED_ENVELOPE: Envelope = new RunCancelledError().toEnvelope();
+
+/**
+ * The frame a reader ends on when the log holds no end of its own: a run interrupted, or cancelled from
+ * another replica, ends with the `error` event of its state (`seq` one past the stored frames); null
+ * when the log ends itself, the run is still running, or the reader already had that frame.
+ */
+export function closingFrame(run: Pick<StoredRun, 'status' | 'closed' | 'lastSeq'>, afterSeq: number): Frame | null {
+  if (run.closed || (run.status !== 'interrupted' && run.status !== 'cancelled') || afterSeq > run.lastSeq) return null;
+  const envelope = run.status === 'interrupted' ? INTERRUPTED_ENVELOPE : CANCELLED_ENVELOPE;
+  return { seq: run.lastSeq + 1, event: 'error', data: JSON.stringify(envelope) };
+}
+
+/** The wire state of a stored run. */
+export function runState(runId: string, run: Pick<StoredRun, 'status' | 'lastSeq' | 'response' | 'error'>): RunState {
+  return {
+    run_id: runId,
+    status: run.status,
+    last_seq: run.lastSeq,
+    ...(run.status === 'done' && run.response && { response: run.response }),
+    ...(run.error && { error: run.error }),
+  };
+}
+
+/** A run's frame as its SSE carries it: `id: <run_id>:<seq>` (CONTRACT.md "Stream"). */
+export function sseFrameOf(runId: string) {
+  return (f: Frame) => ({ id: `${runId}:${f.seq}`, event: f.event, data: f.data });
+}

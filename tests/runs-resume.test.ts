@@ -1,0 +1,151 @@
+/**
+ * Issue 62 on one process, over real sockets: a streamed turn is a run that outlives its connection.
+ * Cut at random byte offsets (inside frames too) and resumed with `Last-Event-ID`, the client has every
+ * frame once, in order, and its deltas equal `done.response_text`; a run with no reader is aborted after
+ * the grace (and charged once), not before; cancel aborts at once; another user, an unknown id and an
+ * expired run are the same 404; clearing a user's memory deletes their runs; a resume calls no model
+ * and charges nothing.
+ */
+import { describe, expect, it } from 'vitest';
+import { testConfig } from './support/deps.js';
+import { listen } from './support/listen.js';
+import { startTurnHarness } from './support/turn-harness.js';
+import { closeAfterEach } from './support/cleanup.js';
+import { completeFrames, resumeRun, seqsOf, streamCutAfter } from './support/run-client.js';
+import { until } from './support/until.js';
+
+const defer = closeAfterEach();
+
+async function start(env: Record<string, string> = {}) {
+  const h = await startTurnHarness({ deps: { config: testConfig({ ANSWER_BATCH_MS: '0', ...env }) } });
+  const server = await listen(h.app.fetch);
+  defer(() => h.close(), () => server.close());
+  return { ...h, base: server.base };
+}
+
+/** A deterministic stream of pseudo-random numbers (a test that fails can be re-run as it was). */
+function random(seed: number) {
+  let s = seed;
+  return () => ((s = (s * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+}
+
+const WORDS = ['The ', 'library ', 'opens ', 'at ', 'nine ', 'and ', 'closes ', 'late; ', 'bring ', 'your ', 'ID ', 'card.'];
+
+describe('resumable runs on one process', () => {
+  it('cut anywhere, resumed with Last-Event-ID: every frame once, in order, deltas equal done.response_text', async () => {
+    const s = await start();
+    const next = random(62);
+    let cutMidway = 0;
+    for (let i = 0; i < 40; i++) {
+      s.gw.enqueue({ text: WORDS, chunkDelayMs: 2 });
+      const cut = await streamCutAfter(s.base, { query: 'When does the library open?', user_id: 'walker' }, Math.floor(next() * 900));
+      expect(cut.runId).toMatch(/^[0-9a-f-]{36}$/);
+      const had = await completeFrames(cut.raw);
+      if (!cut.whole && cut.raw.length > 0) cutMidway++;
+      const last = had.at(-1)?.id;
+      const rest = await resumeRun(s.base, cut.runId, { owner: 'walker', ...(last && { lastEventId: last }) });
+      expect(rest.status).toBe(200);
+      const all = [...had, ...rest.events];
+      expect(seqsOf(all)).toEqual(all.map((_, k) => k + 1));
+      const done = all.at(-1)!;
+      expect(done.type).toBe('done');
+      expect(all.filter((e) => e.type === 'delta').map((e) => e.data.text).join('')).toBe(done.data.response_text);
+      expect(done.data.response_text).toBe(WORDS.join(''));
+    }
+    // Most cuts fell inside the answer (the rest before its first byte).
+    expect(cutMidway).toBeGreaterThan(25);
+    // Forty turns, forty model calls: no resume called the model.
+    expect(s.gw.chatRequests()).toHaveLength(40);
+  });
+
+  it('a finished run replays after `after` and closes; its state carries the response', async () => {
+    const s = await start();
+    s.gw.enqueue({ text: ['Wean ', 'Hall ', 'is on the main campus.'] });
+    const whole = await streamCutAfter(s.base, { query: 'Where is Wean?' }, Infinity);
+    expect(whole.whole).toBe(true);
+    const frames = await completeFrames(whole.raw);
+    const replay = await resumeRun(s.base, whole.runId, { after: 1 });
+    expect(replay.events).toEqual(frames.slice(1));
+    const state = await (await fetch(`${s.base}/agent/runs/${whole.runId}`)).json();
+    expect(state).toEqual({ run_id: whole.runId, status: 'done', last_seq: frames.length, response: frames.at(-1)!.data });
+    // Past its end: nothing to replay, and no end frame twice.
+    expect((await resumeRun(s.base, whole.runId, { after: frames.length })).events).toEqual([]);
+  });
+
+  it('with no reader, the run goes on for the grace and is aborted then, charged once', async () => {
+    const s = await start({ RUN_DETACHED_GRACE_MS: '400' });
+    s.gw.enqueue({ text: ['Partial ', 'answer'], hang: true, usage: null });
+    const cut = await streamCutAfter(s.base, { query: 'tell me a long story', user_id: 'gone' }, 60);
+    const cutAt = Date.now();
+    await s.gw.waitForAbort();
+    const waited = s.gw.abortTimes[0]! - cutAt;
+    expect(waited).toBeGreaterThanOrEqual(350);
+    expect(waited).toBeLessThan(2_000);
+    await until('the charge', () => s.charges.length === 1);
+    const state = await (await fetch(`${s.base}/agent/runs/${cut.runId}?user_id=gone`)).json();
+    expect(state).toMatchObject({ status: 'failed', error: { error: 'abandoned' } });
+  });
+
+  it('a reader that comes back within the grace holds the run to its end', async () => {
+    const s = await start({ RUN_DETACHED_GRACE_MS: '300' });
+    s.gw.enqueue({ text: WORDS, chunkDelayMs: 60 });
+    const cut = await streamCutAfter(s.base, { query: 'When?', user_id: 'back' }, 40);
+    await new Promise((r) => setTimeout(r, 150));
+    const rest = await resumeRun(s.base, cut.runId, { owner: 'back' });
+    expect(rest.events.at(-1)!.type).toBe('done');
+    expect(s.gw.abortTimes).toHaveLength(0);
+  });
+
+  it('cancel aborts the model call at once, is idempotent, and the run ends with the cancelled error event', async () => {
+    const s = await start();
+    s.gw.enqueue({ text: ['Partial'], hang: true });
+    const cut = await streamCutAfter(s.base, { query: 'a story', user_id: 'canceller' }, 30);
+    const cancel = () =>
+      fetch(`${s.base}/agent/runs/${cut.runId}/cancel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user_id: 'canceller' }) });
+    const first = await cancel();
+    expect(first.status).toBe(200);
+    expect((await first.json()).status).toBe('cancelled');
+    await s.gw.waitForAbort();
+    await until('the cancelled end', async () => (await (await fetch(`${s.base}/agent/runs/${cut.runId}?user_id=canceller`)).json()).status === 'cancelled');
+    expect((await (await cancel()).json()).status).toBe('cancelled');
+    const replay = await resumeRun(s.base, cut.runId, { owner: 'canceller' });
+    expect(replay.events.at(-1)).toMatchObject({ type: 'error', data: { error: 'cancelled' } });
+  });
+
+  it('another user, an unknown id and an expired run are the same 404; clearing memory deletes the runs', async () => {
+    const s = await start({ RUN_RETENTION_SECONDS: '1' });
+    s.gw.enqueue({ text: 'One.' }, { text: 'Two.' });
+    const mine = await streamCutAfter(s.base, { query: 'hi', user_id: 'owner-a' }, Infinity);
+    const statusOf = async (id: string, owner: string) => (await fetch(`${s.base}/agent/runs/${id}?user_id=${owner}`)).status;
+    expect(await statusOf(mine.runId, 'owner-a')).toBe(200);
+    const other = await fetch(`${s.base}/agent/runs/${mine.runId}?user_id=owner-b`);
+    const unknown = await fetch(`${s.base}/agent/runs/00000000-0000-4000-8000-000000000000?user_id=owner-a`);
+    expect(other.status).toBe(404);
+    expect(unknown.status).toBe(404);
+    expect(await other.json()).toEqual(await unknown.json());
+    expect((await resumeRun(s.base, mine.runId, { owner: 'owner-b' })).status).toBe(404);
+    expect((await resumeRun(s.base, mine.runId, { owner: 'owner-a', lastEventId: 'other-run:1' })).status).toBe(400);
+    // Anonymous runs belong to the anonymous bucket: a signed-in user cannot read them.
+    const anon = await streamCutAfter(s.base, { query: 'hi' }, Infinity);
+    expect(await statusOf(anon.runId, 'owner-a')).toBe(404);
+    expect((await fetch(`${s.base}/agent/runs/${anon.runId}`)).status).toBe(200);
+    // Clearing the user's memory deletes their runs.
+    expect((await fetch(`${s.base}/memory/owner-a`, { method: 'DELETE' })).status).toBe(200);
+    expect(await statusOf(mine.runId, 'owner-a')).toBe(404);
+    // Expired: a second past its end (RUN_RETENTION_SECONDS=1).
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect((await fetch(`${s.base}/agent/runs/${anon.runId}`)).status).toBe(404);
+  });
+
+  it('a resume charges nothing and calls no model: the budget sees one turn', async () => {
+    const s = await start();
+    s.gw.enqueue({ text: WORDS, chunkDelayMs: 5 });
+    const cut = await streamCutAfter(s.base, { query: 'When?', user_id: 'payer' }, 120);
+    await resumeRun(s.base, cut.runId, { owner: 'payer' });
+    for (let i = 0; i < 5; i++) await resumeRun(s.base, cut.runId, { owner: 'payer', after: i });
+    await until('the charge', () => s.charges.length >= 1);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(s.charges).toHaveLength(1);
+    expect(s.gw.chatRequests()).toHaveLength(1);
+  });
+});
