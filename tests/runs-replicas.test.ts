@@ -1,0 +1,151 @@
+/**
+ * Issue 62 across replicas on the real Postgres (TEST_DATABASE_URL; CI starts it): two replicas, each
+ * its own app, pool and run log over one database, one fake gateway.
+ *
+ * - Turns streamed from replica 0, cut at random byte offsets (inside frames too, and while the tool
+ *   pass runs), resumed on replica 0 or 1: every frame once, in order, deltas equal `done.response_text`.
+ * - 100 readers of one run on the other replica at once: each gets the whole run.
+ * - Another user on the other replica: 404. A resumed turn is charged as an uninterrupted one.
+ * - A producing replica SIGKILLed mid-answer (the real entry point in a child process): its reader on
+ *   the other replica gets the `interrupted` error event within 5 s, and so does a new resume.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.js';
+import { createDatabase, type Database } from '../src/db/client.js';
+import { runMigrations } from '../src/db/migrate.js';
+import { silentLogger } from '../src/logger.js';
+import { PostgresRunStore } from '../src/runs/postgres-run-store.js';
+import { Runs } from '../src/runs/runs.js';
+import { readSseEvents } from '../src/sandbox/chat/sse-reader.js';
+import { noTelemetry } from '../src/telemetry/telemetry.js';
+import { recordingAdmission } from './support/admission-fakes.js';
+import { createTestDeps, testConfig } from './support/deps.js';
+import { gatewayClient, startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
+import { listen, type Listening } from './support/listen.js';
+import { realPostgresSkipReason, startTestPostgres, type TestPostgres } from './support/postgres.js';
+import { completeFrames, resumeRun, seqsOf, streamCutAfter } from './support/run-client.js';
+import { spawnService } from './support/spawn-service.js';
+import { openAdmission } from '../src/admission/admission.js';
+
+const skip = realPostgresSkipReason();
+const TURNS = Number(process.env.RUN_CUT_TURNS ?? 1_000);
+/** Turns cut and resumed at once. */
+const AT_ONCE = 8;
+const WORDS = ['Schatz ', 'Dining ', 'Room ', 'is ', 'open ', 'until ', 'eight ', 'tonight; ', 'the ', 'salad ', 'bar ', 'closes ', 'earlier.'];
+
+interface Replica {
+  server: Listening;
+  database: Database;
+  runs: Runs;
+}
+
+describe.skipIf(skip !== null)(`resumable runs across two replicas on Postgres${skip ? ` (skipped: ${skip})` : ''}`, () => {
+  let pg: TestPostgres;
+  let gw: FakeGateway;
+  const replicas: Replica[] = [];
+  const admission = recordingAdmission(openAdmission);
+
+  beforeAll(async () => {
+    pg = await startTestPostgres();
+    gw = await startFakeGateway();
+    const config = testConfig({ ANSWER_BATCH_MS: '0', MAX_TURNS_IN_FLIGHT: '200', MAX_ANONYMOUS_TURNS_IN_FLIGHT: '200' });
+    for (let i = 0; i < 2; i++) {
+      const database = createDatabase(pg.url);
+      if (i === 0) await runMigrations(database);
+      const runs = new Runs({ store: new PostgresRunStore(database, 600), graceMs: 30_000, logger: silentLogger, metrics: noTelemetry.metrics });
+      const deps = await createTestDeps({ config, gateway: gatewayClient(gw), admission, runs });
+      replicas.push({ server: await listen(createApp(deps).fetch), database, runs });
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const r of replicas) {
+      await r.server.close();
+      await r.runs.close(Date.now() + 2_000);
+      await r.database.close();
+    }
+    await gw?.close();
+    await pg?.stop();
+  });
+
+  it(`${TURNS} turns cut at random points and resumed on either replica: no frame missing or twice`, async () => {
+    let seed = 4242;
+    const next = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    // Every third turn runs a tool pass first (its question names the tool), so some cuts fall while it runs.
+    gw.handler = (body) =>
+      String(body.messages.at(-1)?.content).includes('(with a tool)') && body.messages.at(-1)?.role === 'user'
+        ? { toolCalls: [{ name: 'maps_search_buildings', arguments: { query: 'Schatz' } }] }
+        : { text: WORDS, chunkDelayMs: 1 };
+    const one = async (i: number) => {
+      const query = i % 3 === 0 ? 'Is Schatz open? (with a tool)' : 'Is Schatz open?';
+      const cut = await streamCutAfter(replicas[0]!.server.base, { query, user_id: `walker-${i % 7}` }, Math.floor(next() * 1_200));
+      const had = await completeFrames(cut.raw);
+      const last = had.at(-1)?.id;
+      const rest = await resumeRun(replicas[i % 2]!.server.base, cut.runId, { owner: `walker-${i % 7}`, ...(last && { lastEventId: last }) });
+      expect(rest.status).toBe(200);
+      const all = [...had, ...rest.events];
+      expect(seqsOf(all)).toEqual(all.map((_, k) => k + 1));
+      expect(all.at(-1)!.type).toBe('done');
+      expect(all.filter((e) => e.type === 'delta').map((e) => e.data.text).join('')).toBe(all.at(-1)!.data.response_text);
+    };
+    for (let i = 0; i < TURNS; i += AT_ONCE) await Promise.all(Array.from({ length: Math.min(AT_ONCE, TURNS - i) }, (_, k) => one(i + k)));
+    gw.handler = null;
+  }, 300_000);
+
+  it('100 readers of one run on the other replica each get the whole run; another user gets 404', async () => {
+    gw.enqueue({ text: WORDS, chunkDelayMs: 20 });
+    const cut = await streamCutAfter(replicas[0]!.server.base, { query: 'Is Schatz open?', user_id: 'crowd' }, 50);
+    expect((await resumeRun(replicas[1]!.server.base, cut.runId, { owner: 'someone-else' })).status).toBe(404);
+    const readers = await Promise.all(Array.from({ length: 100 }, () => resumeRun(replicas[1]!.server.base, cut.runId, { owner: 'crowd' })));
+    const first = readers[0]!.events;
+    expect(first.at(-1)!.type).toBe('done');
+    expect(seqsOf(first)).toEqual(first.map((_, k) => k + 1));
+    for (const r of readers) expect(r.events).toEqual(first);
+  }, 60_000);
+
+  it('a resumed turn is charged as an uninterrupted one', async () => {
+    const before = admission.charges.length;
+    gw.enqueue({ text: WORDS, chunkDelayMs: 2 }, { text: WORDS, chunkDelayMs: 2 });
+    const whole = await streamCutAfter(replicas[0]!.server.base, { query: 'Is Schatz open?', user_id: 'payer' }, Infinity);
+    const cut = await streamCutAfter(replicas[0]!.server.base, { query: 'Is Schatz open?', user_id: 'payer' }, 200);
+    await resumeRun(replicas[1]!.server.base, cut.runId, { owner: 'payer' });
+    await resumeRun(replicas[1]!.server.base, cut.runId, { owner: 'payer', after: 2 });
+    expect(whole.whole).toBe(true);
+    const charged = admission.charges.slice(before);
+    expect(charged).toHaveLength(2);
+    expect(charged[1]!.totalTokens).toBe(charged[0]!.totalTokens);
+  });
+
+  it('a producing replica killed mid-answer: its reader elsewhere gets `interrupted` within 5 s, and so does a new resume', async () => {
+    gw.enqueue({ text: ['The ', 'answer ', 'starts'], hang: true });
+    const producer = await spawnService({
+      entry: 'source',
+      env: { DATABASE_URL: pg.url, LLM_GATEWAY_API_KEY: 'sk-chat-key', LLM_GATEWAY_BASE_URL: gw.baseUrl, ANSWER_BATCH_MS: '0' },
+    });
+    try {
+      const res = await fetch(`${producer.url}/agent/respond/stream`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'Tell me about Schatz', user_id: 'victim' }),
+      });
+      const runId = res.headers.get('x-run-id')!;
+      const events = readSseEvents(res.body!);
+      for await (const e of events) if (e.type === 'delta') break;
+      // A reader on the other replica follows the run live.
+      const follower = resumeRun(replicas[1]!.server.base, runId, { owner: 'victim' });
+      await new Promise((r) => setTimeout(r, 300));
+      const killedAt = Date.now();
+      await producer.stop('SIGKILL');
+      const followed = await follower;
+      expect(Date.now() - killedAt).toBeLessThan(5_000);
+      expect(followed.events.at(-1)).toMatchObject({ type: 'error', data: { error: 'interrupted' } });
+      expect(seqsOf(followed.events)).toEqual(followed.events.map((_, k) => k + 1));
+      const again = await resumeRun(replicas[0]!.server.base, runId, { owner: 'victim' });
+      expect(again.events.at(-1)).toMatchObject({ type: 'error', data: { error: 'interrupted' } });
+      const state = await (await fetch(`${replicas[0]!.server.base}/agent/runs/${runId}?user_id=victim`)).json();
+      expect(state.status).toBe('interrupted');
+    } finally {
+      await producer.stop('SIGKILL').catch(() => undefined);
+    }
+  }, 90_000);
+});
