@@ -42,6 +42,9 @@ export interface ChatTurnRequest {
   disabled_tools: string[];
 }
 
+/** Tries to resume a dropped turn, 250 ms apart and growing to 2 s: about the service's 30 s grace in all. */
+export const RESUME_ATTEMPTS = 20;
+
 export function createServiceClient(options: ServiceClientOptions) {
   const doFetch = options.fetch ?? fetch;
   const headers = (json: boolean): Record<string, string> => ({
@@ -62,16 +65,43 @@ export function createServiceClient(options: ServiceClientOptions) {
   const memoryPath = (userId: string) => `/memory/${encodeURIComponent(userId)}`;
 
   return {
-    /** Streams one turn's events; the HTTP errors before the stream starts are thrown. */
+    /**
+     * Streams one turn's events; the HTTP errors before the stream starts are thrown. A connection that
+     * drops before the turn's last event is resumed (`GET /agent/runs/{run_id}/stream` after the last
+     * frame read, CONTRACT.md "Resuming a stream"), so every event arrives once.
+     */
     async *streamTurn(body: ChatTurnRequest, signal?: AbortSignal): AsyncGenerator<WireEvent> {
-      const res = await request('/agent/respond/stream', {
+      let res: Response | null = await request('/agent/respond/stream', {
         method: 'POST',
         headers: headers(true),
         body: JSON.stringify(body),
         ...(signal ? { signal } : {}),
       });
-      if (!res.body) return;
-      yield* readSseEvents(res.body);
+      const runId = res.headers.get('x-run-id');
+      let lastId: string | undefined;
+      for (let attempt = 0; ; ) {
+        try {
+          for await (const e of res?.body ? readSseEvents(res.body) : []) {
+            if (e.id) lastId = e.id;
+            yield e;
+            if (e.type === 'done' || e.type === 'error') return;
+          }
+        } catch (err) {
+          if (!runId || signal?.aborted) throw err;
+        }
+        if (!runId || ++attempt > RESUME_ATTEMPTS) throw new ServiceError(0, { error: 'connection lost', detail: 'the answer could not be resumed' });
+        await new Promise((r) => setTimeout(r, Math.min(250 * attempt, 2_000)));
+        const query = body.user_id ? `?user_id=${encodeURIComponent(body.user_id)}` : '';
+        res = await request(`/agent/runs/${encodeURIComponent(runId)}/stream${query}`, {
+          headers: { ...headers(false), ...(lastId && { 'Last-Event-ID': lastId }) },
+          ...(signal ? { signal } : {}),
+        }).catch((err: unknown) => {
+          // The service answered (the run expired, another replica lost it): that is the end. A network
+          // failure is tried again.
+          if (err instanceof ServiceError || signal?.aborted) throw err;
+          return null;
+        });
+      }
     },
     async listMemory(userId: string): Promise<{ items: MemoryItem[]; total: number }> {
       return (await request(memoryPath(userId), { headers: headers(false) })).json() as Promise<{ items: MemoryItem[]; total: number }>;

@@ -101,20 +101,36 @@ const SCRIPT = `
     return 'Request failed (' + status + ')';
   }
 
-  // SSE frames are separated by a blank line; comment lines (": keep-alive") are ignored.
+  // SSE frames are separated by a blank line; comment lines (": keep-alive") are ignored; "id:" is the
+  // run's cursor (<run_id>:<seq>), what a resume starts after.
   function drain(buffer, onEvent) {
     var parts = buffer.replace(/\\r\\n/g, '\\n').split('\\n\\n');
     var rest = parts.pop();
     parts.forEach(function (frame) {
-      var type = 'message', data = [];
+      var type = 'message', data = [], id = null;
       frame.split('\\n').forEach(function (line) {
         if (line.indexOf('event:') === 0) type = line.slice(6).trim();
         else if (line.indexOf('data:') === 0) data.push(line.slice(5).replace(/^ /, ''));
+        else if (line.indexOf('id:') === 0) id = line.slice(3).trim();
       });
-      if (data.length) onEvent(type, JSON.parse(data.join('\\n')));
+      if (data.length) onEvent(type, JSON.parse(data.join('\\n')), id);
     });
     return rest;
   }
+
+  // Reads a stream body to its end, frame by frame.
+  async function readStream(res, onEvent) {
+    var reader = res.body.getReader(), decoder = new TextDecoder(), buffer = '';
+    for (;;) {
+      var chunk = await reader.read();
+      if (chunk.done) return;
+      buffer = drain(buffer + decoder.decode(chunk.value, { stream: true }), onEvent);
+    }
+  }
+
+  // A dropped connection (Wi-Fi to cellular, a tunnel) resumes the run where it stopped: the service keeps
+  // it RUN_DETACHED_GRACE_MS (30 s by default); these attempts span about that long.
+  var RESUME_ATTEMPTS = 20;
 
   async function send(event) {
     event.preventDefault();
@@ -159,6 +175,12 @@ const SCRIPT = `
         follow(bottom);
       } else if (type === 'error') { bubble.classList.add('error'); text.textContent = describe(data, 500); }
     }
+    var lastId = null, ended = false;
+    function onFrame(type, data, id) {
+      if (id) lastId = id;
+      if (type === 'done' || type === 'error') ended = true;
+      onEvent(type, data);
+    }
     try {
       var res = await fetch('/agent/respond/stream', { method: 'POST', headers: headers(true), body: JSON.stringify(body) });
       if (!res.ok) {
@@ -167,11 +189,26 @@ const SCRIPT = `
         text.textContent = describe(envelope, res.status);
         return;
       }
-      var reader = res.body.getReader(), decoder = new TextDecoder(), buffer = '';
-      for (;;) {
-        var chunk = await reader.read();
-        if (chunk.done) break;
-        buffer = drain(buffer + decoder.decode(chunk.value, { stream: true }), onEvent);
+      var runId = res.headers.get('X-Run-Id');
+      for (var attempt = 0; ; ) {
+        if (res) {
+          try { await readStream(res, onFrame); } catch (err) { if (!runId) throw err; }
+        }
+        if (ended) break;
+        if (!runId || ++attempt > RESUME_ATTEMPTS) throw new Error('the answer could not be resumed');
+        // Resumed after the last frame shown: every frame once, so no text is repeated.
+        status.textContent = 'Reconnecting...';
+        await new Promise(function (r) { window.setTimeout(r, Math.min(250 * attempt, 2000)); });
+        var resumeHeaders = headers(false);
+        if (lastId) resumeHeaders['Last-Event-ID'] = lastId;
+        res = await fetch('/agent/runs/' + encodeURIComponent(runId) + '/stream' + (body.user_id ? '?user_id=' + encodeURIComponent(body.user_id) : ''),
+          { headers: resumeHeaders }).catch(function () { return null; });
+        if (res && !res.ok) {
+          var lost = await res.json().catch(function () { return null; });
+          bubble.classList.add('error');
+          text.textContent = describe(lost, res.status);
+          return;
+        }
       }
     } catch (err) {
       bubble.classList.add('error');
