@@ -13,14 +13,41 @@ import { startTurnHarness } from './support/turn-harness.js';
 import { closeAfterEach } from './support/cleanup.js';
 import { completeFrames, resumeRun, seqsOf, streamCutAfter } from './support/run-client.js';
 import { until } from './support/until.js';
+import { MemoryRunStore } from '../src/runs/memory-run-store.js';
+import { Runs } from '../src/runs/runs.js';
+import { silentLogger } from '../src/logger.js';
+import type { RunEventLabel, ServiceMetrics } from '../src/telemetry/telemetry.js';
+import { noTelemetry } from '../src/telemetry/telemetry.js';
 
 const defer = closeAfterEach();
 
+/** The run log's writes, counted by kind, and the run events telemetry saw. */
+class CountingStore extends MemoryRunStore {
+  readonly writes = { begin: 0, append: 0, end: 0 };
+  override begin(...args: Parameters<MemoryRunStore['begin']>) {
+    this.writes.begin++;
+    return super.begin(...args);
+  }
+  override append(...args: Parameters<MemoryRunStore['append']>) {
+    this.writes.append++;
+    return super.append(...args);
+  }
+  override end(...args: Parameters<MemoryRunStore['end']>) {
+    this.writes.end++;
+    return super.end(...args);
+  }
+}
+
 async function start(env: Record<string, string> = {}) {
-  const h = await startTurnHarness({ deps: { config: testConfig({ ANSWER_BATCH_MS: '0', ...env }) } });
+  const config = testConfig({ ANSWER_BATCH_MS: '0', ...env });
+  const store = new CountingStore(config.runs.retentionSeconds);
+  const events: Array<[RunEventLabel, number | undefined]> = [];
+  const metrics: ServiceMetrics = { ...noTelemetry.metrics, runEvent: (e, lag) => events.push([e, lag]) };
+  const runs = new Runs({ store, graceMs: config.runs.detachedGraceMs, logger: silentLogger, metrics });
+  const h = await startTurnHarness({ deps: { config, runs } });
   const server = await listen(h.app.fetch);
   defer(() => h.close(), () => server.close());
-  return { ...h, base: server.base };
+  return { ...h, base: server.base, store, events };
 }
 
 /** A deterministic stream of pseudo-random numbers (a test that fails can be re-run as it was). */
@@ -70,6 +97,9 @@ describe('resumable runs on one process', () => {
     expect(state).toEqual({ run_id: whole.runId, status: 'done', last_seq: frames.length, response: frames.at(-1)!.data });
     // Past its end: nothing to replay, and no end frame twice.
     expect((await resumeRun(s.base, whole.runId, { after: frames.length })).events).toEqual([]);
+    // Read whole on its own connection, the run cost the log two writes: its start and its end, none per frame.
+    expect(s.store.writes).toEqual({ begin: 1, append: 0, end: 1 });
+    expect(s.events).toEqual([['resumed', frames.length - 1], ['resumed', 0]]);
   });
 
   it('with no reader, the run goes on for the grace and is aborted then, charged once', async () => {
@@ -84,6 +114,7 @@ describe('resumable runs on one process', () => {
     await until('the charge', () => s.charges.length === 1);
     const state = await (await fetch(`${s.base}/agent/runs/${cut.runId}?user_id=gone`)).json();
     expect(state).toMatchObject({ status: 'failed', error: { error: 'abandoned' } });
+    expect(s.events.map(([e]) => e)).toEqual(['detached', 'abandoned']);
   });
 
   it('a reader that comes back within the grace holds the run to its end', async () => {
@@ -94,6 +125,9 @@ describe('resumable runs on one process', () => {
     const rest = await resumeRun(s.base, cut.runId, { owner: 'back' });
     expect(rest.events.at(-1)!.type).toBe('done');
     expect(s.gw.abortTimes).toHaveLength(0);
+    expect(s.events.map(([e]) => e)).toEqual(['detached', 'resumed']);
+    // Detached, the run wrote its frames through (a reader could have come back on another replica).
+    expect(s.store.writes.append).toBeGreaterThan(0);
   });
 
   it('cancel aborts the model call at once, is idempotent, and the run ends with the cancelled error event', async () => {
