@@ -3,11 +3,13 @@
  * become frames. Each event is `event: <type>\ndata: <one line of JSON>\nid: <run_id>:<seq>\n\n`.
  *
  * - Backpressure: the next event is pulled only after the previous frame was accepted by the socket
- *   (`writeSSE` is awaited; Hono's stream and the Node adapter wait for `drain`), so a slow reader holds
- *   one event in memory, not the answer.
+ *   (`writeSSE` is awaited; Hono's stream and the Node adapter wait for `drain`). Pulled from a turn
+ *   (`/v1`), a slow reader holds one event, not the answer; pulled from a run (runs/), the run holds
+ *   the frames, bounded by the answer cap, for readers that come back.
  * - Keep-alive: one timer per stream, re-armed only when it fires; each frame just records the time,
  *   and a `: keep-alive` comment goes out only after `keepAliveMs` of silence.
- * - A client that goes away: Hono aborts the stream; `onAbort` ends the turn and the loop stops.
+ * - A client that goes away: Hono aborts the stream; `onAbort` detaches the reader (a run goes on for its
+ *   grace) or ends the turn, and the loop stops.
  * - Failure: `streamSSE`'s own error path writes `e.message` as the event data, which could carry
  *   internals; so nothing is allowed to throw out of the callback: a failure of the event source is
  *   logged by the caller and sent as the generic `error` envelope here.
