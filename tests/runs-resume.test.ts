@@ -182,4 +182,26 @@ describe('resumable runs on one process', () => {
     expect(s.charges).toHaveLength(1);
     expect(s.gw.chatRequests()).toHaveLength(1);
   });
+
+  it('the run log away: the run routes answer 503 with the envelope, and a live run here is still served', async () => {
+    const config = testConfig({ ANSWER_BATCH_MS: '0' });
+    class DownStore extends MemoryRunStore {
+      override read(): never {
+        throw new Error('connect ECONNREFUSED 10.0.0.7:5432');
+      }
+    }
+    const runs = new Runs({ store: new DownStore(600), graceMs: 30_000, logger: silentLogger, metrics: noTelemetry.metrics });
+    const h = await startTurnHarness({ deps: { config, runs } });
+    const server = await listen(h.app.fetch);
+    defer(() => h.close(), () => server.close());
+    const res = await fetch(`${server.base}/agent/runs/00000000-0000-4000-8000-000000000000`);
+    expect(res.status).toBe(503);
+    const body = await res.text();
+    expect(JSON.parse(body)).toEqual({ error: 'runs unavailable', detail: expect.any(String) });
+    expect(body).not.toContain('10.0.0.7');
+    h.gw.enqueue({ text: WORDS, chunkDelayMs: 20 });
+    const cut = await streamCutAfter(server.base, { query: 'When?' }, 40);
+    const rest = await resumeRun(server.base, cut.runId, {});
+    expect(rest.events.at(-1)!.type).toBe('done');
+  });
 });

@@ -30,7 +30,7 @@ const ERROR_STATUS: Record<string, string> = {
   415: 'a body not sent as JSON (`Content-Type: application/json`): a form, `text/plain`, XML or no content type, refused before it is read',
   429: 'the daily token or spending budget is spent (`Retry-After` until 00:00 UTC, `X-Should-Retry: false`), or too many turns of this user in flight (`Retry-After` a few seconds)',
   default: 'unexpected failure: 500, with a generic message; the cause goes to the log only',
-  503: 'saturated (`Retry-After` seconds), the service-wide spending cap reached (`assistant paused`, `Retry-After` until 00:00 UTC), a dependency unavailable (memory store, budget store, no model gateway), or the turn timed out',
+  503: 'saturated (`Retry-After` seconds), the service-wide spending cap reached (`assistant paused`, `Retry-After` until 00:00 UTC), a dependency unavailable (memory store, budget store, run log, no model gateway), or the turn timed out',
 };
 
 const header = (description: string) => ({ description, schema: { type: 'string' as const } });

@@ -3,14 +3,14 @@
  * cursor, and its cancel. Each goes through the guard (auth) and overload protection like any request;
  * a user holds at most MAX_READERS_PER_USER resumed streams at once. The owner is `user_id` (query or
  * body) or `X-User-Id`, else the `anonymous` bucket; an unknown, expired or other user's run is the same
- * 404, and so is an id that is not a run id at all. None of these calls the model, touches the budget,
- * or runs moderation or tools.
+ * 404, and so is an id that is not a run id at all; the run log unreachable is a 503. None of these
+ * calls the model, touches the budget, or runs moderation or tools.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/app-env.js';
-import { AppError, BadRequestError, NotFoundError } from '../http/errors.js';
+import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../http/errors.js';
 import { validHeader, validJson, validParam, validQuery } from '../http/validate.js';
 import { ANONYMOUS_BUCKET, TURNS_IN_FLIGHT_RETRY_AFTER_S } from '../lifecycle/turns-in-flight.js';
 import { userIdSchema } from '../request/chat-request.js';
@@ -91,8 +91,17 @@ const docs = {
 };
 
 export function createRunRoutes(deps: Pick<AppDeps, 'runs' | 'overload' | 'logger' | 'config'> & { guard: MiddlewareHandler }) {
-  const { runs } = deps;
   const readers = new Map<string, number>();
+
+  /** A call on the run log; the database away is a 503 envelope, the cause logged. */
+  async function log<T>(what: string, requestId: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      deps.logger.error('run log query failed', { op: what, request_id: requestId, err });
+      throw new ServiceUnavailableError('stored answers cannot be reached right now; try again later', 'runs unavailable');
+    }
+  }
 
   /** Counts a resumed stream of `owner` until its frames end (its client gone or the run over). */
   async function* counted(owner: string, frames: AsyncIterable<Frame>): AsyncGenerator<Frame> {
@@ -110,7 +119,7 @@ export function createRunRoutes(deps: Pick<AppDeps, 'runs' | 'overload' | 'logge
       deps.overload.admit();
       const { run_id } = c.req.valid('param');
       const owner = ownerOf(c.req.valid('query').user_id, c.req.valid('header')['x-user-id']);
-      const state = RUN_ID.test(run_id) ? await runs.state(run_id, owner) : null;
+      const state = RUN_ID.test(run_id) ? await log('state', c.get('requestId'), () => deps.runs.state(run_id, owner)) : null;
       if (!state) throw new NotFoundError('no such run');
       return c.json(state);
     })
@@ -122,7 +131,7 @@ export function createRunRoutes(deps: Pick<AppDeps, 'runs' | 'overload' | 'logge
       const owner = ownerOf(query.user_id, headers['x-user-id']);
       const after = cursorOf(run_id, headers['last-event-id'], query.after);
       if ((readers.get(owner) ?? 0) >= MAX_READERS_PER_USER) throw new TooManyReadersError();
-      const follower = RUN_ID.test(run_id) ? await runs.follow(run_id, owner, after) : null;
+      const follower = RUN_ID.test(run_id) ? await log('follow', c.get('requestId'), () => deps.runs.follow(run_id, owner, after)) : null;
       if (!follower) throw new NotFoundError('no such run');
       readers.set(owner, (readers.get(owner) ?? 0) + 1);
       c.header('X-Run-Id', run_id);
@@ -137,7 +146,7 @@ export function createRunRoutes(deps: Pick<AppDeps, 'runs' | 'overload' | 'logge
       deps.overload.admit();
       const { run_id } = c.req.valid('param');
       const owner = ownerOf(c.req.valid('json').user_id, c.req.valid('header')['x-user-id']);
-      const state = RUN_ID.test(run_id) ? await runs.cancel(run_id, owner) : null;
+      const state = RUN_ID.test(run_id) ? await log('cancel', c.get('requestId'), () => deps.runs.cancel(run_id, owner)) : null;
       if (!state) throw new NotFoundError('no such run');
       return c.json(state);
     });
