@@ -4,7 +4,7 @@
  * Behaves as the Postgres store does for one replica: watchers are woken on every write, and signals
  * reach this process's own handler. A run is never stale here: its producer is this process.
  */
-import type { Frame, RunEnd, RunSignal, RunStatus, RunStore, StoredRun } from './run-log.js';
+import { RunWatchers, type Frame, type RunEnd, type RunSignal, type RunStatus, type RunStore, type StoredRun } from './run-log.js';
 
 /** Runs kept at most (running and ended). */
 export const MAX_KEPT_RUNS = 2_000;
@@ -26,7 +26,7 @@ export class MemoryRunStore implements RunStore {
   readonly kind = 'memory';
   /** In insertion order: the oldest first, which is what eviction takes. */
   private readonly runs = new Map<string, KeptRun>();
-  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly watchers = new RunWatchers();
   private handler: (runId: string, kind: RunSignal) => void = () => undefined;
   private chars = 0;
 
@@ -112,13 +112,7 @@ export class MemoryRunStore implements RunStore {
   async heartbeat(): Promise<void> {}
 
   watch(runId: string, onChange: () => void): () => void {
-    let set = this.watchers.get(runId);
-    if (!set) this.watchers.set(runId, (set = new Set()));
-    set.add(onChange);
-    return () => {
-      set.delete(onChange);
-      if (set.size === 0 && this.watchers.get(runId) === set) this.watchers.delete(runId);
-    };
+    return this.watchers.add(runId, onChange);
   }
 
   async signal(runId: string, kind: RunSignal): Promise<void> {
@@ -148,7 +142,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   private wake(runId: string): void {
-    for (const w of this.watchers.get(runId) ?? []) w();
+    this.watchers.wake(runId);
   }
 
   private drop(id: string, run: KeptRun): void {

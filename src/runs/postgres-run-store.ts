@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/client.js';
-import type { Frame, RunEnd, RunSignal, RunStatus, RunStore, StoredRun } from './run-log.js';
+import { RunWatchers, type Frame, type RunEnd, type RunSignal, type RunStatus, type RunStore, type StoredRun } from './run-log.js';
 
 /** How often a replica heartbeats its running runs. */
 export const HEARTBEAT_MS = 1_000;
@@ -47,7 +47,7 @@ export class PostgresRunStore implements RunStore {
   readonly kind = 'postgres';
   /** This process as a producer: its running rows carry it, and its heartbeat keeps them alive. */
   readonly replica = randomUUID();
-  private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly watchers = new RunWatchers();
   private handler: (runId: string, kind: RunSignal) => void = () => undefined;
   private listening: Promise<{ unlisten(): Promise<void> } | null> | null = null;
 
@@ -77,7 +77,7 @@ export class PostgresRunStore implements RunStore {
   private notice(payload: string): void {
     const kind = payload.slice(0, 1);
     const runId = payload.slice(2);
-    for (const w of this.watchers.get(runId) ?? []) w();
+    this.watchers.wake(runId);
     const signal = SIGNAL_OF[kind];
     if (signal) this.handler(runId, signal);
   }
@@ -188,13 +188,7 @@ export class PostgresRunStore implements RunStore {
 
   watch(runId: string, onChange: () => void): () => void {
     this.listen();
-    let set = this.watchers.get(runId);
-    if (!set) this.watchers.set(runId, (set = new Set()));
-    set.add(onChange);
-    return () => {
-      set.delete(onChange);
-      if (set.size === 0 && this.watchers.get(runId) === set) this.watchers.delete(runId);
-    };
+    return this.watchers.add(runId, onChange);
   }
 
   async signal(runId: string, kind: RunSignal): Promise<void> {

@@ -121,3 +121,27 @@ export function runState(runId: string, run: Pick<StoredRun, 'status' | 'lastSeq
 export function sseFrameOf(runId: string) {
   return (f: Frame) => ({ id: `${runId}:${f.seq}`, event: f.event, data: f.data });
 }
+
+/** Who waits on which run: both stores wake a run's watchers when its frames or state change. */
+export class RunWatchers {
+  private readonly byRun = new Map<string, Set<() => void>>();
+
+  /** Adds `onChange` for `runId`; returns the unsubscribe. */
+  add(runId: string, onChange: () => void): () => void {
+    let set = this.byRun.get(runId);
+    if (!set) this.byRun.set(runId, (set = new Set()));
+    set.add(onChange);
+    return () => {
+      set.delete(onChange);
+      if (set.size === 0 && this.byRun.get(runId) === set) this.byRun.delete(runId);
+    };
+  }
+
+  wake(runId: string): void {
+    for (const w of this.byRun.get(runId) ?? []) w();
+  }
+
+  clear(): void {
+    this.byRun.clear();
+  }
+}
