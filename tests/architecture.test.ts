@@ -59,6 +59,17 @@ describe('architecture', () => {
     expect(upward.map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
 
+  it('validates requests with @hono/zod-validator, through src/http/validate.ts only (issue 63)', () => {
+    const files = [...new Set(src.flatMap((e) => [e.from, e.to]))].filter((f) => f.startsWith('src/'));
+    const validators = files.filter((f) => /from '@hono\/(zod|standard)-validator'/.test(readFileSync(join(REPO_ROOT, f), 'utf8')));
+    expect(validators).toEqual(['src/http/validate.ts']);
+    expect(readFileSync(join(REPO_ROOT, 'src/http/validate.ts'), 'utf8')).toContain("import { zValidator } from '@hono/zod-validator';");
+    // hono-openapi documents; it does not validate here (its own `validator` is never imported).
+    for (const file of ['src/http/validate.ts', 'src/routes/route-docs.ts', 'src/routes/api-docs.ts']) {
+      expect(readFileSync(join(REPO_ROOT, file), 'utf8')).not.toMatch(/import \{[^}]*\bvalidator\b[^}]*\} from 'hono-openapi'/);
+    }
+  });
+
   it('keeps the database schema out of memory/', () => {
     expect(src.filter((e) => roomOf(e.from) === 'db' && roomOf(e.to) === 'memory')).toEqual([]);
   });

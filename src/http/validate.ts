@@ -1,12 +1,15 @@
 /**
- * zod validation at the boundary with hono-openapi's `validator` (Hono's Standard Schema validator,
- * `@hono/standard-validator`, which also tells the OpenAPI document each route's body, path and query
- * from the same schema, issue 49): a failure is our 400 envelope (the hook throws), never the
- * validator's default body; handlers read typed values with `c.req.valid(target)`. Malformed JSON is
- * rejected by Hono's validator (an HTTPException that `onError` answers as a 400).
+ * zod validation at the boundary with `@hono/zod-validator` (the design card's validator, issue 63),
+ * each validator also carrying its schema for hono-openapi's document generator (the mark hono-openapi's
+ * own `validator` puts on its middleware: the target and the schema resolved to JSON Schema), so the
+ * OpenAPI document tells each route's body, path, query and headers from the same schema that checks
+ * them (issue 49). A failure is our 400 envelope (the hook throws), never the validator's default body;
+ * handlers read typed values with `c.req.valid(target)`. Malformed JSON is rejected by Hono's validator
+ * underneath (an HTTPException that `onError` answers as a 400).
  */
-import type { MiddlewareHandler } from 'hono';
-import { validator } from 'hono-openapi';
+import { zValidator } from '@hono/zod-validator';
+import type { MiddlewareHandler, ValidationTargets } from 'hono';
+import { resolver, uniqueSymbol } from 'hono-openapi';
 import type { z } from 'zod';
 import { BadRequestError, UnsupportedMediaTypeError } from './errors.js';
 
@@ -28,9 +31,14 @@ export function describeIssues(error: { issues: readonly Issue[] }): string {
 }
 
 /** The validators' hook: a failure throws our 400 (onError answers it with the envelope). */
-const hook = (result: { success: true } | { success: false; error: readonly Issue[] }): void => {
-  if (!result.success) throw new BadRequestError(describeIssues({ issues: result.error }), 'invalid request');
+const hook = (result: { success: true } | { success: false; error: { issues: readonly Issue[] } }): void => {
+  if (!result.success) throw new BadRequestError(describeIssues(result.error), 'invalid request');
 };
+
+/** `zValidator` for `target`, marked for the OpenAPI document as hono-openapi's own validator marks it. */
+function documented<T extends keyof ValidationTargets, S extends z.ZodType, M extends MiddlewareHandler>(target: T, schema: S, middleware: M): M {
+  return Object.assign(middleware, { [uniqueSymbol]: { target, ...resolver(schema) } });
+}
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
@@ -65,13 +73,17 @@ function carriesBody(req: Request): boolean {
  * megabytes for as long as its stream is open.
  */
 export const validJson = <S extends z.ZodType>(schema: S) =>
-  validator('json', schema, (result, c) => {
-    hook(result);
-    c.req.bodyCache = {};
-  });
+  documented(
+    'json',
+    schema,
+    zValidator('json', schema, (result, c) => {
+      hook(result);
+      c.req.bodyCache = {};
+    }),
+  );
 /** Validates the path parameters. */
-export const validParam = <S extends z.ZodType>(schema: S) => validator('param', schema, hook);
+export const validParam = <S extends z.ZodType>(schema: S) => documented('param', schema, zValidator('param', schema, hook));
 /** Validates the query string. */
-export const validQuery = <S extends z.ZodType>(schema: S) => validator('query', schema, hook);
+export const validQuery = <S extends z.ZodType>(schema: S) => documented('query', schema, zValidator('query', schema, hook));
 /** Validates request headers (their names lower-case, as Hono reads them). */
-export const validHeader = <S extends z.ZodType>(schema: S) => validator('header', schema, hook);
+export const validHeader = <S extends z.ZodType>(schema: S) => documented('header', schema, zValidator('header', schema, hook));
