@@ -37,6 +37,7 @@ const TURN_ERRORS = [...GUARDED_BODY, 400, 429, 503] as const;
 const docs = {
   respond: route({
     summary: 'One chat turn, answered as one JSON object',
+    description: 'The whole turn (tools, memory, grounding) answered once it is done: the complete response object. Refusals (400, 429, 503) are the envelope.',
     tags: ['chat'],
     responses: { 200: json('the complete response object', completeResponseSchema), ...errors(TURN_ERRORS) },
   }),

@@ -25,7 +25,8 @@ import { errors, GUARDED, json, route } from './route-docs.js';
 /** The document's `info`; `version` is the API's, raised when a shape changes. */
 export const API_INFO = {
   title: 'Campus assistant agent service',
-  version: '1.1.0',
+  version: '1.2.0',
+  license: { name: 'Proprietary: the university\'s; not for redistribution' },
   description:
     'The chat turn (JSON, Server-Sent Events and the OpenAI chat completions protocol), chat titles, long-term memory and ' +
     'health. Every error is the envelope `{"error", "detail"}`; the `/v1` routes answer OpenAI\'s error shape instead. ' +
@@ -49,6 +50,15 @@ export function apiDocument(app: Hono<AppEnv>): Promise<Document> {
       generateSpecs(app, {
         documentation: {
           info: API_INFO,
+          // Relative: the service's own origin, wherever it is deployed.
+          servers: [{ url: '/', description: 'this service (the origin that serves this document)' }],
+          tags: [
+            { name: 'chat', description: 'A chat turn: one JSON object, or Server-Sent Events' },
+            { name: 'runs', description: 'Streamed turns apart from their connections: state, resume, cancel' },
+            { name: 'memory', description: "A user's long-term facts and their history" },
+            { name: 'openai', description: "OpenAI's chat completions protocol, under /v1 and at the root" },
+            { name: 'operations', description: 'Health, this document and its page' },
+          ],
           components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'AGENT_SHARED_SECRET' } } },
         },
         exclude: [...NOT_THE_API],
@@ -132,6 +142,7 @@ const docs = {
   }),
   asset: route({
     summary: "One of Swagger UI's files, from the installed swagger-ui-dist package",
+    description: 'Only the files the page loads; anything else is a 404.',
     tags: ['operations'],
     open: true,
     responses: {

@@ -9,6 +9,7 @@ import { errors, json, route } from './route-docs.js';
 
 const docs = route({
   summary: 'Readiness: 200 ok, or 503 degraded when the memory store cannot be queried',
+  description: 'Open (no token): for the platform\'s probes. The memory store (its backend and whether it answers), the model\'s mode and the background job queue\'s depth, without naming where anything is.',
   tags: ['operations'],
   open: true,
   responses: { 200: json('ready', healthSchema), 503: json('degraded: the memory store cannot be queried', healthSchema), ...errors([]) },

@@ -73,21 +73,25 @@ const MEMORY_ERRORS = [...GUARDED, 400, 503] as const;
 const docs = {
   page: route({
     summary: "A page of the user's facts, newest first",
+    description: '`q` filters by a case-insensitive substring of the text, `kind` by learned or remembered; `limit` (1-200) and `offset` page through `total`.',
     tags: ['memory'],
     responses: { 200: json('the memory page', memoryPageSchema), ...errors(MEMORY_ERRORS) },
   }),
   history: route({
     summary: "One fact's changes, oldest first",
+    description: 'Each change with its source (extraction, remember, forget or user) and the text after it (null for a deletion). 404 for a fact of another kind or another user.',
     tags: ['memory'],
     responses: { 200: json('the fact history', factHistorySchema), ...errors([...MEMORY_ERRORS, 404]) },
   }),
   remove: route({
     summary: 'Deletes one fact and its history',
+    description: 'The fact named by its kind and id; 404 if absent, of another kind or another user\'s.',
     tags: ['memory'],
     responses: { 200: json('the fact deleted', factDeletedSchema), ...errors([...MEMORY_ERRORS, 404]) },
   }),
   clear: route({
     summary: "Deletes all of the user's facts and their history",
+    description: 'Also deletes the user\'s stored runs (resumable streams). Answers how many facts were removed.',
     tags: ['memory'],
     responses: { 200: json('how many facts were removed', memoryClearedSchema), ...errors(MEMORY_ERRORS) },
   }),

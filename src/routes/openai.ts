@@ -103,6 +103,7 @@ const docs = (prefix: string) => {
   return {
     models: route({
       summary: `The models a request may name: campus-agent, then ALLOWED_MODELS${alias}`,
+      description: 'An OpenAI model list; `campus-agent` is the assistant with its tools and memory, the others the same assistant on that model.',
       tags: ['openai'],
       responses: { 200: json('the model list', modelListSchema), ...errors(GUARDED, 'openai') },
     }),

@@ -85,6 +85,7 @@ const docs = {
   }),
   cancel: route({
     summary: 'Cancels a run (its model call is aborted); idempotent',
+    description: 'The run ends at once with the `error` event `cancelled` (an answer already whole stays `done`). The body `{"user_id"}` (or `X-User-Id`) names the owner; a body is optional.',
     tags: ['runs'],
     responses: { 200: json('the run state after the cancel', runStateSchema), ...errors([...GUARDED_BODY, 400, 404, 503]) },
   }),
