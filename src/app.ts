@@ -44,8 +44,10 @@ export function createApp(deps: AppDeps) {
     cors({
       origin: (origin) => (config.allowedOrigins.includes(origin) ? origin : null),
       allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-      allowHeaders: ['Authorization', 'Content-Type', 'X-User-Id'],
-      exposeHeaders: ['Retry-After', 'X-Request-Id', 'X-Should-Retry'],
+      // Last-Event-ID: a browser's resume of a run (CONTRACT.md "Resuming a stream") sends it.
+      allowHeaders: ['Authorization', 'Content-Type', 'X-User-Id', 'Last-Event-ID'],
+      // X-Run-Id: the front end on its own origin reads it to resume a stream it lost.
+      exposeHeaders: ['Retry-After', 'X-Request-Id', 'X-Should-Retry', 'X-Run-Id'],
       maxAge: 600,
     }),
   );

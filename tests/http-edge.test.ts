@@ -183,6 +183,13 @@ describe('CORS', () => {
     }
     const simple = await app.request('/api/health', { headers: { Origin: 'https://chat.example.edu' } });
     expect(simple.headers.get('access-control-allow-origin')).toBe('https://chat.example.edu');
+    // A front end on its own origin reads a stream's run id, and resumes with Last-Event-ID (issue 62).
+    expect((simple.headers.get('access-control-expose-headers') ?? '').toLowerCase()).toContain('x-run-id');
+    const resume = await app.request('/agent/runs/x/stream', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://chat.example.edu', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization, last-event-id, x-user-id' },
+    });
+    expect((resume.headers.get('access-control-allow-headers') ?? '').toLowerCase()).toContain('last-event-id');
   });
 });
 
