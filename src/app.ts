@@ -25,7 +25,7 @@ import { createHealthRoutes } from './routes/health.js';
 import { createMemoryRoutes } from './routes/memory.js';
 import { createRunRoutes } from './routes/runs.js';
 import { createOpenAIRoutes } from './routes/openai.js';
-import { openAIError } from './routes/openai-shapes.js';
+import { OPENAI_ERROR_PATHS, openAIError } from './routes/openai-shapes.js';
 import { createTitleRoutes } from './routes/title.js';
 
 export function createApp(deps: AppDeps) {
@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps) {
     }),
   );
   // The OpenAI-compatible routes answer errors in OpenAI's shape (outside the 405 handler, so it too).
-  for (const path of ['/v1/*', '/chat/completions', '/models']) app.use(path, openAIErrorShape(openAIError));
+  for (const path of OPENAI_ERROR_PATHS) app.use(path, openAIErrorShape(openAIError));
   app.use(
     methodNotAllowed({
       app,

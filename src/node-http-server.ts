@@ -8,7 +8,8 @@
  *   Content-Length, a NUL in a header, headers over the size limit) never become requests: Node emits
  *   `clientError` with the socket, and its default writes a bare status line with no body. Here the
  *   socket gets the envelope with the right status (431 for oversized headers, 413 for an oversized
- *   chunk extension, 408 for a request timeout, else 400) and is closed.
+ *   chunk extension, 408 for a request timeout, else 400), in OpenAI's shape when the request line the
+ *   parser read names a `/v1` path (issue 63), and is closed.
  * - A client that went away mid-request (ECONNRESET, EPIPE) is logged at debug as what it is.
  * - `CONNECT` (a proxy tunnel request, `CONNECT host:22 HTTP/1.1`) never becomes a request either: Node
  *   emits `connect`, and with no listener closes the socket without a word. No route answers it, and
@@ -20,6 +21,7 @@ import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { BadRequestError, INTERNAL_ERROR, MethodNotAllowedError, type Envelope } from './http/errors.js';
 import type { Logger } from './logger.js';
+import { openAIError, speaksOpenAI } from './routes/openai-shapes.js';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',
@@ -43,9 +45,24 @@ export function parserErrorResponse(code: string | undefined): { status: number;
   }
 }
 
-/** A whole HTTP/1.1 response carrying `envelope`, closing the connection. */
-function rawEnvelope(status: number, envelope: Envelope, headers: Record<string, string> = {}): string {
-  const body = JSON.stringify(envelope);
+/**
+ * The path of a request the parser refused, from the bytes it had (its request line), or null. Only to
+ * choose the error's shape: nothing of it is logged or answered.
+ */
+export function refusedPath(raw: Buffer | undefined): string | null {
+  if (!raw) return null;
+  const line = raw.toString('latin1', 0, Math.min(raw.length, 8_192));
+  const target = line.slice(0, line.search(/\r?\n|$/)).split(' ')[1];
+  if (!target?.startsWith('/')) return null;
+  return URL.canParse(target, 'http://x') ? new URL(target, 'http://x').pathname : null;
+}
+
+/**
+ * A whole HTTP/1.1 response carrying `envelope` (in OpenAI's shape on the `/v1` paths, as the app answers
+ * there), closing the connection.
+ */
+function rawEnvelope(status: number, envelope: Envelope, headers: Record<string, string> = {}, path: string | null = null): string {
+  const body = JSON.stringify(path !== null && speaksOpenAI(path) ? openAIError(status, envelope) : envelope);
   return (
     `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +
@@ -83,7 +100,8 @@ export function createNodeHttpServer(fetch: (request: Request) => Response | Pro
     const { status, envelope } = parserErrorResponse(err.code);
     logger.debug('malformed request refused', { code: err.code, status });
     // Nothing was written on this socket yet (Node calls clientError before any response starts).
-    if (socket.writable) socket.end(rawEnvelope(status, envelope));
+    const path = refusedPath((err as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket);
+    if (socket.writable) socket.end(rawEnvelope(status, envelope, {}, path));
     else socket.destroy();
   });
   server.on('connect', (_req, socket: Duplex) => {

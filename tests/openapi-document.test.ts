@@ -10,6 +10,9 @@
  *   (path, method, status) of the document was seen, and an unexpected failure matched `default`.
  */
 import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
+import { createNodeHttpServer } from '../src/node-http-server.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BASIC } from '@hyperjump/json-schema/experimental';
@@ -35,6 +38,20 @@ import { REPO_ROOT } from './support/spawn-service.js';
 import { sseEventsOf } from './support/sse.js';
 
 const FILE = join(REPO_ROOT, 'openapi.json');
+
+/** Sends `request` as raw bytes and reads the whole answer (the server closes after a parser refusal). */
+function rawRequest(port: number, request: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(request));
+    let text = '';
+    socket.on('data', (c: Buffer) => (text += c.toString('utf8')));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const split = text.indexOf('\r\n\r\n');
+      resolve({ status: Number(text.slice(9, 12)), body: text.slice(split + 4) });
+    });
+  });
+}
 const DOC_URI = pathToFileURL(FILE).href;
 const doc = JSON.parse(readFileSync(FILE, 'utf8')) as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> };
 const SECRET = 'openapi-document-test-secret-0123456789';
@@ -87,6 +104,7 @@ describe('every route, driven over HTTP, answers as the document says', () => {
   let offline: Listening;
   let production: Listening;
   let overloaded: Listening;
+  let nodeServer: Server;
   let budget: TokenBudgetStore;
   let memory: ReturnType<typeof breakableStore>;
   const seen = new Set<string>();
@@ -152,6 +170,9 @@ describe('every route, driven over HTTP, answers as the document says', () => {
       turnMemory: ({ leaks }) => testTurnMemory({ store: memory.store, gateway, leaks, reserve: admission.reserveCall }),
     });
     server = await listen(createApp(deps).fetch);
+    // The same app in the service's own Node server (node-http-server.ts): the parser's refusals are its.
+    nodeServer = createNodeHttpServer(createApp(deps).fetch, silentLogger);
+    await new Promise<void>((resolve) => nodeServer.listen(0, '127.0.0.1', resolve));
     // The same routes on a saturated process: the run routes' 503.
     const saturated = { admit: () => { throw new OverloadedError('event_loop'); }, close: () => undefined };
     overloaded = await listen(createApp(await createTestDeps({ config, overload: saturated, runs: deps.runs })).fetch);
@@ -174,6 +195,8 @@ describe('every route, driven over HTTP, answers as the document says', () => {
     await offline?.close();
     await production?.close();
     await overloaded?.close();
+    nodeServer?.closeAllConnections();
+    await new Promise((r) => nodeServer?.close(r));
     await gw?.close();
     await budget?.close();
   });
@@ -320,6 +343,22 @@ describe('every route, driven over HTTP, answers as the document says', () => {
     expect((await drive(server.base, '/docs/assets/{file}', 'get', '/docs/assets/package.json', { token: null })).status).toBe(404);
     expect((await drive(server.base, '/docs/assets/{file}', 'get', '/docs/assets/..%2Fpackage.json', { token: null })).status).toBe(404);
     expect((await drive(server.base, '/docs/assets/{file}', 'get', `/docs/assets/${'x'.repeat(65)}.js`, { token: null })).status).toBe(400);
+  });
+
+  it("every operation: the HTTP parser's 431 (headers over 16 KB) and 400 (a duplicated Content-Length) as documented, OpenAI's shape on /v1", async () => {
+    const SAMPLE: Record<string, string> = { user_id: 'doc-user', run_id: '00000000-0000-4000-8000-000000000000', kind: 'learned', item_id: 'x', file: 'swagger-ui.css' };
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => ({ path, method })));
+    for (const { path, method } of operations) {
+      const url = path.replace(/\{(\w+)\}/g, (_, name: string) => SAMPLE[name]!);
+      const port = (nodeServer.address() as AddressInfo).port;
+      const big = await fetch(`http://127.0.0.1:${port}${url}`, { method: method.toUpperCase(), headers: { 'x-pad': 'a'.repeat(20_000) } });
+      expect(big.status, `${method} ${path}`).toBe(431);
+      await check(path, method, 431, 'application/json', await big.json());
+      const raw = await rawRequest(port, `${method.toUpperCase()} ${url} HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n`);
+      expect(raw.status, `${method} ${path}`).toBe(400);
+      await check(path, method, 400, 'application/json', JSON.parse(raw.body));
+      if (path.startsWith('/v1') || path === '/models' || path === '/chat/completions') expect(JSON.parse(raw.body).error.type).toBeDefined();
+    }
   });
 
   it('saw every status the document lists, and an unexpected failure as `default`', () => {

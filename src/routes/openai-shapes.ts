@@ -79,6 +79,14 @@ function errorType(status: number): string {
 }
 
 /** The service's envelope in OpenAI's error shape: the detail as the message, the error as the code. */
+/** The paths whose errors are in OpenAI's shape (Hono patterns): `/v1/*`, and the root aliases of its two routes. */
+export const OPENAI_ERROR_PATHS = ['/v1/*', '/chat/completions', '/models'] as const;
+
+/** Whether a request path is one of OPENAI_ERROR_PATHS (for errors made before the app sees the request). */
+export function speaksOpenAI(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/') || path === '/chat/completions' || path === '/models';
+}
+
 export function openAIError(status: number, envelope: Envelope) {
   return { error: { message: envelope.detail, type: errorType(status), code: envelope.error.replace(/\W+/g, '_') } };
 }

@@ -23,10 +23,11 @@ type Schema = Parameters<typeof resolver>[0];
  * so. An unexpected failure is each operation's `default` response: 500 with the envelope.
  */
 const ERROR_STATUS: Record<string, string> = {
-  400: 'malformed JSON, an invalid field or parameter, a model outside ALLOWED_MODELS',
+  400: 'malformed JSON, an invalid field or parameter, a model outside ALLOWED_MODELS; or a request the HTTP parser refuses before any route (a malformed or duplicated header, Transfer-Encoding with Content-Length)',
   401: 'missing or wrong bearer token',
   404: 'no such item (for a run: unknown, expired or another user\'s, all alike)',
   413: 'body over the route\'s limit',
+  431: 'request headers over 16 KB, refused by the HTTP parser before any route',
   415: 'a body not sent as JSON (`Content-Type: application/json`): a form, `text/plain`, XML or no content type, refused before it is read',
   429: 'the daily token or spending budget is spent (`Retry-After` until 00:00 UTC, `X-Should-Retry: false`), or too many turns of this user in flight (`Retry-After` a few seconds)',
   default: 'unexpected failure: 500, with a generic message; the cause goes to the log only',
@@ -45,14 +46,18 @@ export function json(description: string, schema: Schema) {
   return { description, content: { 'application/json': { schema: resolver(schema) } } };
 }
 
+/** What the HTTP parser refuses on any path, before a route sees the request (node-http-server.ts). */
+const PARSER_REFUSALS = [400, 431] as const;
+
 /**
  * The error responses of a route, each the envelope (or, on `/v1`, OpenAI's error shape) with its
- * headers, and the `default` (500) every operation may answer.
+ * headers: its own, the parser's (400, 431), and the `default` (500) every operation may answer.
  */
 export function errors(statuses: readonly number[], shape: 'envelope' | 'openai' = 'envelope') {
   const body = shape === 'openai' ? openAIErrorSchema : envelopeSchema;
+  const all = [...new Set([...statuses, ...PARSER_REFUSALS])].sort((a, b) => a - b);
   return Object.fromEntries(
-    [...statuses.map(String), 'default'].map((status) => [status, { ...json(ERROR_STATUS[status] ?? 'error', body), ...(HEADERS[status] && { headers: HEADERS[status] }) }]),
+    [...all.map(String), 'default'].map((status) => [status, { ...json(ERROR_STATUS[status] ?? 'error', body), ...(HEADERS[status] && { headers: HEADERS[status] }) }]),
   );
 }
 
