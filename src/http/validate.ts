@@ -10,7 +10,7 @@
 import { zValidator } from '@hono/zod-validator';
 import type { MiddlewareHandler, ValidationTargets } from 'hono';
 import { resolver, uniqueSymbol } from 'hono-openapi';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { BadRequestError, UnsupportedMediaTypeError } from './errors.js';
 
 /** The part of a validation issue a client is shown (a zod issue, or a Standard Schema one). */
@@ -87,3 +87,13 @@ export const validParam = <S extends z.ZodType>(schema: S) => documented('param'
 export const validQuery = <S extends z.ZodType>(schema: S) => documented('query', schema, zValidator('query', schema, hook));
 /** Validates request headers (their names lower-case, as Hono reads them). */
 export const validHeader = <S extends z.ZodType>(schema: S) => documented('header', schema, zValidator('header', schema, hook));
+
+/**
+ * A whole-number query parameter: decimal digits, or absent/empty for `fallback`; typed as an integer
+ * in the OpenAPI document (issue 63), read from the query's text here.
+ */
+export const integerParam = (fallback: number, min: number, max: number, description: string) =>
+  z
+    .preprocess((v) => (v === undefined || v === '' ? undefined : typeof v === 'string' && /^\d{1,16}$/.test(v) ? Number(v) : v), z.number({ error: 'must be an integer' }).int().min(min).max(max).optional())
+    .transform((n) => n ?? fallback)
+    .meta({ description: `${description}; default ${fallback}` });

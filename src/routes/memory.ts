@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { AppEnv } from '../http/app-env.js';
 import type { AppDeps } from '../deps.js';
 import { NotFoundError, ServiceUnavailableError } from '../http/errors.js';
-import { validParam, validQuery } from '../http/validate.js';
+import { integerParam, validParam, validQuery } from '../http/validate.js';
 import { removeUnstorable } from '../memory/fact-text.js';
 import { redactingStore } from '../memory/fact-guard.js';
 import { MAX_PAGE_LIMIT } from '../memory/store-rules.js';
@@ -30,16 +30,6 @@ const itemParams = userParam.extend({
   item_id: z.string().min(1).max(128),
 });
 
-/** A non-negative integer written in decimal digits, or absent/empty for the default. */
-const intParam = (fallback: number, min: number, max: number, range: string) =>
-  z
-    .string()
-    .regex(/^\d{0,9}$/, 'must be an integer')
-    .optional()
-    .transform((s) => (s ? Number(s) : fallback))
-    .pipe(z.number().int().min(min).max(max))
-    .meta({ description: `an integer, ${range}; default ${fallback}` });
-
 const pageQuery = z.object({
   q: z
     .string()
@@ -53,8 +43,8 @@ const pageQuery = z.object({
     .enum(FACT_KINDS, { error: 'kind must be learned or remembered' })
     .optional()
     .or(z.literal('').transform(() => undefined)),
-  limit: intParam(MAX_PAGE_LIMIT, 1, MAX_PAGE_LIMIT, `1-${MAX_PAGE_LIMIT}`),
-  offset: intParam(0, 0, Number.MAX_SAFE_INTEGER, '0 or more'),
+  limit: integerParam(MAX_PAGE_LIMIT, 1, MAX_PAGE_LIMIT, `an integer, 1-${MAX_PAGE_LIMIT}`),
+  offset: integerParam(0, 0, Number.MAX_SAFE_INTEGER, 'an integer, 0 or more'),
 });
 
 /** A fact as the front end reads it (`type` is the kind; snake_case, ISO-8601 UTC time). */

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/app-env.js';
 import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../http/errors.js';
-import { validHeader, validJson, validParam, validQuery } from '../http/validate.js';
+import { integerParam, validHeader, validJson, validParam, validQuery } from '../http/validate.js';
 import { ANONYMOUS_BUCKET, TURNS_IN_FLIGHT_RETRY_AFTER_S } from '../lifecycle/turns-in-flight.js';
 import { userIdSchema } from '../request/chat-request.js';
 import { sseFrameOf, type Frame } from '../runs/run-log.js';
@@ -34,11 +34,7 @@ const resumeHeaders = ownerHeaders.extend({
 });
 const ownerQuery = z.object({ user_id: userIdSchema.optional().meta({ description: "the run's user (the chat request's `user_id`); absent: anonymous" }) });
 const resumeQuery = ownerQuery.extend({
-  after: z
-    .string()
-    .regex(/^\d{1,10}$/, 'after must be a whole number')
-    .optional()
-    .meta({ description: 'the seq of the last frame the client has; default 0 (from the start)' }),
+  after: integerParam(0, 0, MAX_SEQ, 'the seq of the last frame the client has (0: from the start)'),
 });
 const cancelBody = z.object({ user_id: userIdSchema.nullish() });
 
@@ -55,8 +51,8 @@ function ownerOf(given: string | null | undefined, header: string | undefined): 
   return given ?? header ?? ANONYMOUS_BUCKET;
 }
 
-/** The cursor: `Last-Event-ID` (it must name this run) or `after`, else 0. */
-function cursorOf(runId: string, lastEventId: string | undefined, after: string | undefined): number {
+/** The cursor: `Last-Event-ID` (it must name this run) or `after` (0 when absent). */
+function cursorOf(runId: string, lastEventId: string | undefined, after: number): number {
   if (lastEventId !== undefined && lastEventId.trim() !== '') {
     const at = lastEventId.lastIndexOf(':');
     const seq = lastEventId.slice(at + 1);
@@ -65,7 +61,7 @@ function cursorOf(runId: string, lastEventId: string | undefined, after: string 
     }
     return Math.min(Number(seq), MAX_SEQ);
   }
-  return after === undefined ? 0 : Math.min(Number(after), MAX_SEQ);
+  return after;
 }
 
 const RUN_ERRORS = [...GUARDED, 400, 404, 503] as const;
