@@ -26,7 +26,8 @@ import { errors, GUARDED, json, route } from './route-docs.js';
 export const API_INFO = {
   title: 'Campus assistant agent service',
   version: '1.2.0',
-  license: { name: 'Proprietary: the university\'s; not for redistribution' },
+  license: { name: 'Proprietary: the university\'s; not for redistribution', identifier: 'LicenseRef-Proprietary' },
+  contact: { name: 'The campus assistant backend team (the repository\'s issues)' },
   description:
     'The chat turn (JSON, Server-Sent Events and the OpenAI chat completions protocol), chat titles, long-term memory and ' +
     'health. Every error is the envelope `{"error", "detail"}`; the `/v1` routes answer OpenAI\'s error shape instead. ' +
