@@ -35,9 +35,17 @@ const hook = (result: { success: true } | { success: false; error: { issues: rea
   if (!result.success) throw new BadRequestError(describeIssues(result.error), 'invalid request');
 };
 
-/** `zValidator` for `target`, marked for the OpenAPI document as hono-openapi's own validator marks it. */
-function documented<T extends keyof ValidationTargets, S extends z.ZodType, M extends MiddlewareHandler>(target: T, schema: S, middleware: M): M {
-  return Object.assign(middleware, { [uniqueSymbol]: { target, ...resolver(schema) } });
+/**
+ * `zValidator` for `target`, marked for the OpenAPI document as hono-openapi's own validator marks it;
+ * `examples` go into the request's schema (zod leaves a schema's own `examples` out of its input side).
+ */
+function documented<T extends keyof ValidationTargets, S extends z.ZodType, M extends MiddlewareHandler>(target: T, schema: S, middleware: M, examples?: readonly unknown[]): M {
+  const resolved = resolver(schema);
+  const toOpenAPISchema: typeof resolved.toOpenAPISchema = async (options) => {
+    const out = await resolved.toOpenAPISchema(options);
+    return examples ? { ...out, schema: { ...out.schema, examples: [...examples] } } : out;
+  };
+  return Object.assign(middleware, { [uniqueSymbol]: { target, ...resolved, toOpenAPISchema } });
 }
 
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
@@ -72,7 +80,7 @@ function carriesBody(req: Request): boolean {
  * keeps what validation made of it (earlier attachments already replaced by notes), not a chat of
  * megabytes for as long as its stream is open.
  */
-export const validJson = <S extends z.ZodType>(schema: S) =>
+export const validJson = <S extends z.ZodType>(schema: S, examples?: readonly unknown[]) =>
   documented(
     'json',
     schema,
@@ -80,6 +88,7 @@ export const validJson = <S extends z.ZodType>(schema: S) =>
       hook(result);
       c.req.bodyCache = {};
     }),
+    examples,
   );
 /** Validates the path parameters. */
 export const validParam = <S extends z.ZodType>(schema: S) => documented('param', schema, zValidator('param', schema, hook));

@@ -19,6 +19,7 @@ import { ModelAllowlist } from '../model/model-allowlist.js';
 import { chatRequestSchema, toTurnRequest } from '../request/chat-request.js';
 import { sseStream } from '../sse/sse-stream.js';
 import { completeResponseSchema } from './response-schemas.js';
+import { EXAMPLES } from './examples.js';
 import { agentStreamFrameSchema, errors, eventStream, GUARDED_BODY, json, route } from './route-docs.js';
 
 export interface AgentRouteDeps extends TurnDeps {
@@ -39,7 +40,7 @@ const docs = {
     summary: 'One chat turn, answered as one JSON object',
     description: 'The whole turn (tools, memory, grounding) answered once it is done: the complete response object. Refusals (400, 429, 503) are the envelope.',
     tags: ['chat'],
-    responses: { 200: json('the complete response object', completeResponseSchema), ...errors(TURN_ERRORS) },
+    responses: { 200: json('the complete response object', completeResponseSchema, EXAMPLES.completeResponse), ...errors(TURN_ERRORS) },
   }),
   stream: route({
     summary: 'One chat turn, streamed as Server-Sent Events',
@@ -49,7 +50,7 @@ const docs = {
       'Every frame has `id: <run_id>:<seq>` and the response the header `X-Run-Id`: a client that lost the stream resumes it with `GET /agent/runs/{run_id}/stream`.',
     tags: ['chat'],
     responses: {
-      200: { ...eventStream('the turn as a stream of events', agentStreamFrameSchema), headers: { 'X-Run-Id': { description: 'the run this stream is, for resuming it', schema: { type: 'string' as const } } } },
+      200: { ...eventStream('the turn as a stream of events', agentStreamFrameSchema, EXAMPLES.deltaFrame), headers: { 'X-Run-Id': { description: 'the run this stream is, for resuming it', schema: { type: 'string' as const } } } },
       ...errors(TURN_ERRORS),
     },
   }),
@@ -61,11 +62,11 @@ export function createAgentRoutes(deps: AgentRouteDeps) {
   const request = (body: Parameters<typeof toTurnRequest>[0]) => toTurnRequest(body, models);
 
   return new Hono<AppEnv>()
-    .post('/agent/respond', deps.guard, validJson(chatRequestSchema), docs.respond, async (c) => {
+    .post('/agent/respond', deps.guard, validJson(chatRequestSchema, [EXAMPLES.chatRequest]), docs.respond, async (c) => {
       const turn = await startTurn(request(c.req.valid('json')), { signal: c.req.raw.signal, requestId: c.get('requestId'), trace: requestTrace(c) });
       return c.json(await drainTurn(turn.events));
     })
-    .post('/agent/respond/stream', deps.guard, validJson(chatRequestSchema), docs.stream, async (c) => {
+    .post('/agent/respond/stream', deps.guard, validJson(chatRequestSchema, [EXAMPLES.chatRequest]), docs.stream, async (c) => {
       const requestId = c.get('requestId');
       const turnRequest = request(c.req.valid('json'));
       const turn = await startTurn(turnRequest, { signal: RUN_OWNED, requestId, trace: requestTrace(c) });

@@ -20,6 +20,7 @@ import type { Config } from '../config.js';
 import type { AppEnv } from '../http/app-env.js';
 import { NotFoundError } from '../http/errors.js';
 import { validParam } from '../http/validate.js';
+import { EXAMPLES } from './examples.js';
 import { errors, GUARDED, json, route } from './route-docs.js';
 
 /** The document's `info`; `version` is the API's, raised when a shape changes. */
@@ -126,20 +127,20 @@ export interface ApiDocsDeps {
   document: () => Promise<Document>;
 }
 
-const text = (description: string, media: string) => ({ description, content: { [media]: { schema: { type: 'string' as const } } } });
+const text = (description: string, media: string, example: string) => ({ description, content: { [media]: { schema: { type: 'string' as const }, example } } });
 const docs = {
   document: route({
     summary: 'This OpenAPI 3.1 document',
     description: 'Open outside production; behind the bearer token in production.',
     tags: ['operations'],
-    responses: { 200: json('the document', z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) })), ...errors(GUARDED) },
+    responses: { 200: json('the document', z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }), EXAMPLES.document), ...errors(GUARDED) },
   }),
   page: route({
     summary: 'Swagger UI over this document',
     description: 'Served when API_DOCS is on (the default outside production); 404 otherwise.',
     tags: ['operations'],
     open: true,
-    responses: { 200: text('the page', 'text/html'), ...errors([404]) },
+    responses: { 200: text('the page', 'text/html', EXAMPLES.page), ...errors([404]) },
   }),
   asset: route({
     summary: "One of Swagger UI's files, from the installed swagger-ui-dist package",
@@ -147,13 +148,13 @@ const docs = {
     tags: ['operations'],
     open: true,
     responses: {
-      200: { description: 'the file', content: { 'text/css': { schema: { type: 'string' } }, 'text/javascript': { schema: { type: 'string' } } } },
+      200: { description: 'the file', content: { 'text/css': { schema: { type: 'string' }, example: EXAMPLES.asset }, 'text/javascript': { schema: { type: 'string' }, example: 'window.SwaggerUIBundle=function(){};' } } },
       ...errors([400, 404]),
     },
   }),
 };
 
-const assetParam = z.object({ file: z.string().max(64) });
+const assetParam = z.object({ file: z.string().max(64).meta({ examples: ['swagger-ui.css'] }) });
 
 export function createApiDocsRoutes(deps: ApiDocsDeps) {
   const production = deps.config.env === 'production';

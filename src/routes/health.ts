@@ -5,6 +5,7 @@
 import { Hono } from 'hono';
 import type { AppDeps } from '../deps.js';
 import { healthSchema } from './response-schemas.js';
+import { EXAMPLES } from './examples.js';
 import { errors, json, route } from './route-docs.js';
 
 const docs = route({
@@ -12,7 +13,11 @@ const docs = route({
   description: 'Open (no token): for the platform\'s probes. The memory store (its backend and whether it answers), the model\'s mode and the background job queue\'s depth, without naming where anything is.',
   tags: ['operations'],
   open: true,
-  responses: { 200: json('ready', healthSchema), 503: json('degraded: the memory store cannot be queried', healthSchema), ...errors([]) },
+  responses: {
+    200: json('ready', healthSchema, EXAMPLES.health),
+    503: json('degraded: the memory store cannot be queried', healthSchema, { ...EXAMPLES.health, status: 'degraded', memory: { ...EXAMPLES.health.memory, ready: false } }),
+    ...errors([]),
+  },
 });
 
 export function createHealthRoutes(deps: Pick<AppDeps, 'memory' | 'config' | 'jobs'>) {

@@ -22,6 +22,7 @@ import { ModelAllowlist } from '../model/model-allowlist.js';
 import { sseStream, type SseEvent } from '../sse/sse-stream.js';
 import { INTERNAL_ERROR } from '../http/errors.js';
 import { chatCompletionSchema, modelListSchema } from './response-schemas.js';
+import { EXAMPLES } from './examples.js';
 import { errors, eventStream, GUARDED, GUARDED_BODY, json, openAIStreamFrameSchema, route } from './route-docs.js';
 import {
   completionChunk,
@@ -105,7 +106,7 @@ const docs = (prefix: string) => {
       summary: `The models a request may name: campus-agent, then ALLOWED_MODELS${alias}`,
       description: 'An OpenAI model list; `campus-agent` is the assistant with its tools and memory, the others the same assistant on that model.',
       tags: ['openai'],
-      responses: { 200: json('the model list', modelListSchema), ...errors(GUARDED, 'openai') },
+      responses: { 200: json('the model list', modelListSchema, EXAMPLES.modelList), ...errors(GUARDED, 'openai') },
     }),
     completions: route({
       summary: `One chat turn in OpenAI's chat completions protocol${alias}`,
@@ -115,8 +116,8 @@ const docs = (prefix: string) => {
         200: {
           description: 'the answer',
           content: {
-            ...json('', chatCompletionSchema).content,
-            ...eventStream('', openAIStreamFrameSchema).content,
+            ...json('', chatCompletionSchema, EXAMPLES.chatCompletion).content,
+            ...eventStream('', openAIStreamFrameSchema, EXAMPLES.chatCompletionFrame).content,
           },
         },
         ...errors([...GUARDED_BODY, 400, 429, 503], 'openai'),
@@ -134,7 +135,7 @@ export function createOpenAIRoutes(deps: OpenAIRouteDeps) {
   for (const prefix of OPENAI_PREFIXES) {
     const described = docs(prefix);
     routes.get(`${prefix}/models`, deps.guard, described.models, (c) => c.json(listed));
-    routes.post(`${prefix}/chat/completions`, deps.chatGuard, validJson(openAIChatRequestSchema), described.completions, async (c) => {
+    routes.post(`${prefix}/chat/completions`, deps.chatGuard, validJson(openAIChatRequestSchema, [EXAMPLES.openAIRequest]), described.completions, async (c) => {
       const body = c.req.valid('json');
       const request = toTurnRequest(toChatRequestBody(body, c.req.header('x-user-id')), models);
       const requestId = c.get('requestId');

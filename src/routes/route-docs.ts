@@ -41,9 +41,9 @@ const HEADERS: Record<string, Record<string, ReturnType<typeof header>>> = {
   503: { 'Retry-After': header('seconds to wait'), 'X-Should-Retry': header('`false` when the assistant is paused until the daily reset') },
 };
 
-/** A JSON response of `schema`. */
-export function json(description: string, schema: Schema) {
-  return { description, content: { 'application/json': { schema: resolver(schema) } } };
+/** A JSON response of `schema`, with its example (routes/examples.ts). */
+export function json(description: string, schema: Schema, example?: unknown) {
+  return { description, content: { 'application/json': { schema: resolver(schema), ...(example !== undefined && { example }) } } };
 }
 
 /** What the HTTP parser refuses on any path, before a route sees the request (node-http-server.ts). */
@@ -99,7 +99,7 @@ export const openAIStreamFrameSchema = z
   .object({ data: z.union([chatCompletionChunkSchema, openAIErrorSchema, z.literal('[DONE]')]) })
   .meta({ id: 'ChatCompletionStreamFrame', description: 'one SSE frame with no event name: `data: <chunk as JSON>`, last `data: [DONE]`' });
 
-/** An SSE response whose frames are described by `frame`. */
-export function eventStream(description: string, frame: Schema) {
-  return { description, content: { 'text/event-stream': { schema: resolver(frame) } } };
+/** An SSE response whose frames are described by `frame`, with an example frame. */
+export function eventStream(description: string, frame: Schema, example?: unknown) {
+  return { description, content: { 'text/event-stream': { schema: resolver(frame), ...(example !== undefined && { example }) } } };
 }

@@ -17,6 +17,7 @@ import { userIdSchema } from '../request/chat-request.js';
 import { sseFrameOf, type Frame } from '../runs/run-log.js';
 import { MAX_SEQ } from '../runs/runs.js';
 import { sseStream } from '../sse/sse-stream.js';
+import { EXAMPLE_RUN_ID, EXAMPLE_USER_ID, EXAMPLES } from './examples.js';
 import { runStateSchema } from './response-schemas.js';
 import { agentStreamFrameSchema, errors, eventStream, GUARDED, GUARDED_BODY, json, route } from './route-docs.js';
 
@@ -25,14 +26,15 @@ export const MAX_READERS_PER_USER = 128;
 
 const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-const runParam = z.object({ run_id: z.string().max(64).meta({ description: 'the id the stream named in `X-Run-Id`' }) });
+const runParam = z.object({ run_id: z.string().max(64).meta({ description: 'the id the stream named in `X-Run-Id`', examples: [EXAMPLE_RUN_ID] }) });
+const ownerId = userIdSchema.meta({ examples: [EXAMPLE_USER_ID] });
 const ownerHeaders = z.object({
-  'x-user-id': userIdSchema.optional().meta({ description: "the run's user, when `user_id` is not given (the chat request's `user_id`; absent: anonymous)" }),
+  'x-user-id': ownerId.optional().meta({ description: "the run's user, when `user_id` is not given (the chat request's `user_id`; absent: anonymous)" }),
 });
 const resumeHeaders = ownerHeaders.extend({
   'last-event-id': z.string().max(200).optional().meta({ description: '`<run_id>:<seq>` of the last frame the client has (what EventSource sends on its own); wins over `after`' }),
 });
-const ownerQuery = z.object({ user_id: userIdSchema.optional().meta({ description: "the run's user (the chat request's `user_id`); absent: anonymous" }) });
+const ownerQuery = z.object({ user_id: ownerId.optional().meta({ description: "the run's user (the chat request's `user_id`); absent: anonymous" }) });
 const resumeQuery = ownerQuery.extend({
   after: integerParam(0, 0, MAX_SEQ, 'the seq of the last frame the client has (0: from the start)'),
 });
@@ -70,20 +72,20 @@ const docs = {
     summary: "A run's state, and its answer once done",
     description: 'For a client that lost the stream: `status` running, done (with `response`), failed (with `error`), cancelled or interrupted.',
     tags: ['runs'],
-    responses: { 200: json('the run state', runStateSchema), ...errors(RUN_ERRORS) },
+    responses: { 200: json('the run state', runStateSchema, EXAMPLES.runDone), ...errors(RUN_ERRORS) },
   }),
   resume: route({
     summary: "A run's stream, resumed after a cursor",
     description:
       'Every frame after `Last-Event-ID` (or `after`) once, in order, then live until `done` or `error`, on any replica. A run whose replica died ends with the `error` event `interrupted`.',
     tags: ['runs'],
-    responses: { 200: eventStream('the run\'s frames after the cursor', agentStreamFrameSchema), ...errors([...RUN_ERRORS, 429]) },
+    responses: { 200: eventStream('the run\'s frames after the cursor', agentStreamFrameSchema, EXAMPLES.deltaFrame), ...errors([...RUN_ERRORS, 429]) },
   }),
   cancel: route({
     summary: 'Cancels a run (its model call is aborted); idempotent',
     description: 'The run ends at once with the `error` event `cancelled` (an answer already whole stays `done`). The body `{"user_id"}` (or `X-User-Id`) names the owner; a body is optional.',
     tags: ['runs'],
-    responses: { 200: json('the run state after the cancel', runStateSchema), ...errors([...GUARDED_BODY, 400, 404, 503]) },
+    responses: { 200: json('the run state after the cancel', runStateSchema, EXAMPLES.runCancelled), ...errors([...GUARDED_BODY, 400, 404, 503]) },
   }),
 };
 
@@ -139,7 +141,7 @@ export function createRunRoutes(deps: Pick<AppDeps, 'runs' | 'overload' | 'logge
         onError: (err) => deps.logger.error('resumed stream failed', { request_id: c.get('requestId'), run_id, err }),
       });
     })
-    .post('/agent/runs/:run_id/cancel', deps.guard, validParam(runParam), validJson(cancelBody), validHeader(ownerHeaders), docs.cancel, async (c) => {
+    .post('/agent/runs/:run_id/cancel', deps.guard, validParam(runParam), validJson(cancelBody, [EXAMPLES.cancelRequest]), validHeader(ownerHeaders), docs.cancel, async (c) => {
       deps.overload.admit();
       const { run_id } = c.req.valid('param');
       const owner = ownerOf(c.req.valid('json').user_id, c.req.valid('header')['x-user-id']);

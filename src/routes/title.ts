@@ -17,6 +17,7 @@ import type { ModelGateway } from '../model/gateway.js';
 import { generateTitle } from '../model/title.js';
 import { MAX_QUERY_CHARS, userIdSchema } from '../request/chat-request.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
+import { EXAMPLES } from './examples.js';
 import { titleResponseSchema } from './response-schemas.js';
 import { errors, GUARDED_BODY, json, route } from './route-docs.js';
 
@@ -45,11 +46,11 @@ const titleDocs = route({
   summary: 'A 2-5 word title for a new chat',
   description: 'null when no title could be made (no model, a spent budget or spending cap, a failed call): the front end keeps its placeholder.',
   tags: ['chat'],
-  responses: { 200: json('the title, or null', titleResponseSchema), ...errors([...GUARDED_BODY, 400]) },
+  responses: { 200: json('the title, or null', titleResponseSchema, EXAMPLES.title), ...errors([...GUARDED_BODY, 400]) },
 });
 
 export function createTitleRoutes(deps: TitleRouteDeps) {
-  return new Hono<AppEnv>().post('/agent/title', deps.guard, validJson(titleRequestSchema), titleDocs, async (c) => {
+  return new Hono<AppEnv>().post('/agent/title', deps.guard, validJson(titleRequestSchema, [EXAMPLES.titleRequest]), titleDocs, async (c) => {
     const { query, user_id } = c.req.valid('json');
     const signal = c.req.raw.signal;
     const verdict = await deps.moderation.check(query, signal);
