@@ -6,8 +6,8 @@
  * the documented schema, checked with ajv (JSON Schema 2020-12, formats on) against the committed
  * document.
  */
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import formats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { createInMemoryStore } from '../src/memory/in-memory-store.js';
@@ -24,7 +24,8 @@ const MUTATIONS_PER_OPERATION = 16;
 type Parameter = { in: string; name: string; required?: boolean; schema?: { examples?: unknown[] } };
 
 const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
-addFormats(ajv);
+// ajv-formats is CommonJS: its plugin is the module's `default` under Node's ESM loader.
+formats.default(ajv);
 ajv.addSchema({ ...apiDocument, $id: 'openapi.json' });
 const validators = new Map<string, ReturnType<typeof ajv.compile>>();
 function validatorAt(path: string) {
