@@ -20,7 +20,7 @@ import { silentLogger } from '../src/logger.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
 import type { Usage } from '../src/model/usage.js';
 import { postgresLabel, startTestPostgres } from '../tests/support/postgres.js';
-import { ms, quantile, timeRuns } from './stats.js';
+import { ms, quantile, timeRuns } from './support/stats.js';
 
 const RUNS = 2_000;
 /** Users the turns are spread over, so reads and upserts hit many rows, as in service. */

@@ -9,8 +9,8 @@
 import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServiceProcess } from '../tests/support/spawn-service.js';
-import { imageNodeOptions, mb, procStatusKb, resetPeak } from './proc.js';
-import { BENCH_SECRET as SECRET, startProductionFixtures, type ProductionFixtures } from './production-fixtures.js';
+import { imageNodeOptions, mb, procStatusKb, resetPeak } from './support/proc.js';
+import { BENCH_SECRET as SECRET, startProductionFixtures, type ProductionFixtures } from './support/production-fixtures.js';
 import { postgresLabel } from '../tests/support/postgres.js';
 
 const CONCURRENT = 100;

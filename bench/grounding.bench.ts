@@ -13,7 +13,7 @@
  *    shaping) over the corpus's honest answers and over a claim-free answer, in 4-character deltas,
  *    with the grounding check against the same stream with an identity stage in its place (the floor).
  *    The held-streams and first-delta figures of the whole service before and after are measured with
- *    `bench/before-after.ts` (BENCHMARKS.md says which).
+ *    `bench/tools/before-after.ts` (BENCHMARKS.md says which).
  */
 import { parseConfig } from '../src/config.js';
 import { loadCatalog } from '../src/campus/catalog.js';

@@ -19,7 +19,7 @@ import { unmeteredBudget } from '../src/admission/admission.js';
 import { createAnswerStream } from '../src/guards/answer-stream.js';
 import { FAKE_SECRETS_ENV } from '../tests/support/fake-secrets.js';
 import { groundingOver, verifyOptions } from '../tests/support/verify.js';
-import { ms, quantile } from './stats.js';
+import { ms, quantile } from './support/stats.js';
 import { noSpan, noTelemetry } from '../src/telemetry/telemetry.js';
 
 const GAP_MS = 10;

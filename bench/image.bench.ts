@@ -6,7 +6,7 @@
  * - the platform's health-check command, run inside the container (`wget -qO- …/api/health`), passes,
  *   and the image's own HEALTHCHECK reports healthy; the time from start to the first healthy answer;
  * - an authenticated turn is answered, against a real PostgreSQL with pgvector and the fakes (the
- *   gateway and MCP server of bench/fakes-process.ts) on the host;
+ *   gateway and MCP server of bench/helpers/fakes-process.ts) on the host;
  * - RSS of the service process idle, and its peak while 100 streams are held open;
  * - a non-production start (AGENT_ENV=development, services configured) is healthy, and one that would
  *   need the sandbox the image leaves out stops with a message naming what to set;
@@ -23,9 +23,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startTestPostgres } from '../tests/support/postgres.js';
 import { REPO_ROOT } from '../tests/support/spawn-service.js';
-import { procStatusKb, mb } from './proc.js';
-import { BENCH_SECRET, HELD_MARK, startHelper } from './production-fixtures.js';
-import { ensureRealPostgres } from './real-postgres.js';
+import { procStatusKb, mb } from './support/proc.js';
+import { BENCH_SECRET, HELD_MARK, startHelper } from './support/production-fixtures.js';
+import { ensureRealPostgres } from './support/real-postgres.js';
 
 const TOOL = join(REPO_ROOT, '..', 'shared', 'tools', 'container');
 const STORE = process.env.IMAGE_STORE ?? '/var/tmp/campus-image-store';
@@ -70,7 +70,7 @@ check("the image carries wget for the platform's health check", wget === '/usr/l
 process.env.HELD_TOKENS ??= '60';
 const server = ensureRealPostgres();
 const db = await startTestPostgres();
-const fakes = await startHelper('bench/fakes-process.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; mcp: string }) : null));
+const fakes = await startHelper('bench/helpers/fakes-process.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; mcp: string }) : null));
 
 const env = (extra: Record<string, string> = {}) => {
   const all: Record<string, string> = {

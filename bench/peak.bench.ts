@@ -3,11 +3,11 @@
  * service (`node dist/src/server.js` from a clean production install, the image's heap flags,
  * AGENT_ENV=production) sharing one real PostgreSQL with pgvector (memory, budget and job queue), the
  * sandbox campus tool server in its own process, and a gateway paced like a real model in its own process
- * (bench/peak-fakes.ts). The load generator is this process.
+ * (bench/helpers/peak-fakes.ts). The load generator is this process.
  *
  * Per level (PEAK_LEVELS turns/s, default 4,8,12,16): a fresh database and fresh replicas, PEAK_WARMUP s
  * (10) of arrivals not measured, then PEAK_SECONDS (60) measured; arrivals are Poisson at the level's
- * rate, 80% signed in, the mix of bench/peak-load.ts, 55% on the streamed route, 25% JSON, 20% `/v1`
+ * rate, 80% signed in, the mix of bench/support/peak-load.ts, 55% on the streamed route, 25% JSON, 20% `/v1`
  * streamed. Measured: turns answered / refused (429 or 503 with Retry-After) / failed (anything else);
  * the service's overhead on the first delta (the time to the first answer text less the model's own
  * first-token waits for that turn, as the gateway scripted them; tool calls to the local tool server count
@@ -24,7 +24,7 @@
  * CPU 1 (`taskset`), and Postgres's CPU per turn is measured apart (its process tree over the measured
  * window). Needs two CPUs and a Postgres on this machine.
  *
- * PEAK_MIX=outside: the mix of issue 46's outside run (bench/peak-load.ts OUTSIDE_MIX) in place of the campus mix.
+ * PEAK_MIX=outside: the mix of issue 46's outside run (bench/support/peak-load.ts OUTSIDE_MIX) in place of the campus mix.
  * PEAK_ONLY=<kind> and PEAK_ANSWER_TOKENS=N narrow the mix to one kind of turn and one answer length, to
  * split a turn's cost (BENCHMARKS.md, "What a turn costs, by kind and length"); PEAK_SERVICE_ENV=KEY=VALUE,...
  * passes settings on to the replicas (ANSWER_BATCH_MS=250; EMBEDDINGS_API_KEY= for no moderation and no
@@ -41,14 +41,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { prepareProductionInstall } from '../tests/support/production-install.js';
 import { startTestPostgres } from '../tests/support/postgres.js';
-import { queuedJobs } from './queue-depth.js';
+import { queuedJobs } from './support/queue-depth.js';
 import type { ServiceProcess } from '../tests/support/spawn-service.js';
 import { spawnService } from '../tests/support/spawn-service.js';
-import { BENCH_SECRET, productionEnv, serviceSettingsFrom, startHelper } from './production-fixtures.js';
-import { imageNodeOptions, mb, pinToCpu, pinTreeToCpu, procCpuMs, procStatusKb, processTreeCpuMs } from './proc.js';
-import { HOMES, mixEnv, mixFromEnv, peakTurn, type PeakTurn } from './peak-load.js';
-import { ensureRealPostgres } from './real-postgres.js';
-import { quantile } from './stats.js';
+import { BENCH_SECRET, productionEnv, serviceSettingsFrom, startHelper } from './support/production-fixtures.js';
+import { imageNodeOptions, mb, pinToCpu, pinTreeToCpu, procCpuMs, procStatusKb, processTreeCpuMs } from './support/proc.js';
+import { HOMES, mixEnv, mixFromEnv, peakTurn, type PeakTurn } from './support/peak-load.js';
+import { ensureRealPostgres } from './support/real-postgres.js';
+import { quantile } from './support/stats.js';
 
 const LEVELS = (process.env.PEAK_LEVELS ?? '4,8,12,16').split(',').map(Number);
 const REPLICA_COUNTS = (process.env.PEAK_REPLICAS ?? '1,2').split(',').map(Number);
@@ -62,7 +62,7 @@ const TARGETS = { overheadP99Ms: 250, lagP99Ms: 10_000, drainMs: 15_000, peakRss
 const SPEND = process.env.PEAK_SPEND === '1';
 /** The platform's one vCPU (issue 46): replicas and Postgres on CPU 0, the rest of the bench on CPU 1. */
 const ONE_CORE = process.env.PEAK_CORES === '1';
-/** PEAK_MIX=outside: the mix of issue 46's outside run (bench/peak-load.ts) in place of the campus mix. */
+/** PEAK_MIX=outside: the mix of issue 46's outside run (bench/support/peak-load.ts) in place of the campus mix. */
 const MIX = mixFromEnv();
 /** PEAK_STORED_FACTS=N (at most 3): each signed-in student of the mix starts with N facts of their own. */
 const STORED_FACTS = Number(process.env.PEAK_STORED_FACTS ?? 0);
@@ -112,7 +112,7 @@ const server = ensureRealPostgres();
 const log = (line: string) => process.stderr.write(`peak: ${line}\n`);
 const [install, fakes, tools] = await Promise.all([
   prepareProductionInstall({ reuseDependencies: true, log }),
-  startHelper('bench/peak-fakes.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; stats: string }) : null), mixEnv()),
+  startHelper('bench/helpers/peak-fakes.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; stats: string }) : null), mixEnv()),
   startHelper(
     'src/sandbox/campus/main.ts',
     [],

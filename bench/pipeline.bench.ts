@@ -15,7 +15,7 @@ import { ModelAllowlist } from '../src/model/model-allowlist.js';
 import { toTurnRequest, chatRequestSchema } from '../src/request/chat-request.js';
 import { startFakeGateway } from '../tests/support/fake-gateway.js';
 import { createTestDeps } from '../tests/support/deps.js';
-import { ms, quantile, timeRuns } from './stats.js';
+import { ms, quantile, timeRuns } from './support/stats.js';
 
 const RUNS = 400;
 const CHUNKS = Array.from({ length: 20 }, (_, i) => `word${i} `);

@@ -17,7 +17,7 @@ import { createRecall } from '../src/memory/recall.js';
 import type { MemoryStore } from '../src/memory/store.js';
 import type { ModelGateway } from '../src/model/gateway.js';
 import { startPgliteServer } from '../tests/support/pglite-server.js';
-import { ms, quantile, timeRuns } from './stats.js';
+import { ms, quantile, timeRuns } from './support/stats.js';
 import { baseLeakPolicy } from '../src/security/leak-policy.js';
 
 const USERS = 1_000;

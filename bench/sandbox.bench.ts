@@ -12,7 +12,7 @@ import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import { wrapUntrustedResult } from '../src/tools/untrusted-result.js';
 import { spawnService } from '../tests/support/spawn-service.js';
-import { ms, quantile, timeRuns } from './stats.js';
+import { ms, quantile, timeRuns } from './support/stats.js';
 import { PARAPHRASE_SUITE, paraphraseTable, runParaphraseSuite } from '../tests/fixtures/offline-paraphrases.js';
 import { startOfflineService } from '../tests/support/offline-service.js';
 

@@ -1,10 +1,10 @@
 /**
  * Streamed turns and held streams on one core, the service against the floor, on the production entry
  * point (`node dist/src/server.js` from a clean production install, AGENT_ENV=production, Postgres +
- * pgvector over the wire, a real MCP server, the fake gateway; bench/production-fixtures.ts, isolated:
+ * pgvector over the wire, a real MCP server, the fake gateway; bench/support/production-fixtures.ts, isolated:
  * PGlite and the fakes each in a process of their own).
  *
- * The floor (bench/floor-server.mjs) is the same stack without the service: Hono `streamSSE` and the
+ * The floor (bench/helpers/floor-server.mjs) is the same stack without the service: Hono `streamSSE` and the
  * openai client, each gateway chunk re-framed as a `delta` event. The service and the floor run as
  * child processes pinned to one core, measured the same way in the same run; the load generator (this
  * process), PGlite and the fakes are pinned to the other core. CPU is user + system time from /proc.
@@ -23,9 +23,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT, type ServiceProcess } from '../tests/support/spawn-service.js';
-import { imageNodeOptions, mb, procCpuMs, procStatusKb, resetPeak } from './proc.js';
-import { BENCH_SECRET, HELD_MARK, startIsolatedFixtures } from './production-fixtures.js';
-import { ms, quantile } from './stats.js';
+import { imageNodeOptions, mb, procCpuMs, procStatusKb, resetPeak } from './support/proc.js';
+import { BENCH_SECRET, HELD_MARK, startIsolatedFixtures } from './support/production-fixtures.js';
+import { ms, quantile } from './support/stats.js';
 import { postgresLabel } from '../tests/support/postgres.js';
 
 const CHUNKS = Array.from({ length: 20 }, (_, i) => `word${i} `);
@@ -59,7 +59,7 @@ interface Floor {
 
 function startFloor(nodeArgs: string[] = flags): Promise<Floor> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, join(REPO_ROOT, 'bench', 'floor-server.mjs')], {
+    const child = spawn(process.execPath, [...nodeArgs, join(REPO_ROOT, 'bench', 'helpers', 'floor-server.mjs')], {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? '', GATEWAY_URL: fixtures.gatewayUrl },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -137,7 +137,7 @@ async function startCollector(): Promise<{ url: string; exports: () => number; c
 }
 
 async function cpuSection(): Promise<string[]> {
-  // The fakes answer a streamed request without the held mark with 20 chunks at once (bench/fakes-process.ts).
+  // The fakes answer a streamed request without the held mark with 20 chunks at once (bench/helpers/fakes-process.ts).
   const service = await fixtures.start(flags, extraEnv);
   const collector = await startCollector();
   // The same service with export on: every trace sampled, protobuf (the default protocol), metrics every 10 s.
@@ -189,7 +189,7 @@ async function cpuSection(): Promise<string[]> {
       '## Streamed turns on one core, against the floor',
       '',
       `Method: the production entry point (image flags \`${flags.join(' ')}\`, AGENT_ENV=production, Postgres budget and memory, ` +
-        'access log at info) and the floor (`bench/floor-server.mjs`: Hono + `streamSSE` + the openai client, each gateway chunk ' +
+        'access log at info) and the floor (`bench/helpers/floor-server.mjs`: Hono + `streamSSE` + the openai client, each gateway chunk ' +
         `re-framed as a \`delta\` event, no pipeline) as child processes pinned to one core; the client (this process), ${postgresLabel()} and the ` +
         `fakes, each in a process of its own, pinned to the other. The same anonymous plain answer (20 chunks + usage, zero latency) per turn; ${WARM_UP} warm-up turns each, then ` +
         `${ROUNDS} interleaved rounds of ${BATCH} sequential turns per variant. CPU = the server process's user + system time from ` +

@@ -4,7 +4,7 @@
  * sends the history, "remember that I live in …", "thanks") through the service (`src/server.ts`,
  * AGENT_ENV=test, memory in process), the sandbox campus tool server for real results, and a gateway
  * that makes the tool calls a real model would and counts what it was sent with the o200k tokenizer
- * (bench/token-gateway.ts), each in a process of its own.
+ * (bench/helpers/token-gateway.ts), each in a process of its own.
  *
  * Reported per answered turn: requests to /chat/completions and prompt / completion tokens by purpose,
  * the share a provider's prefix cache could reuse (OpenAI's rule), tokens by part, the distinct tool
@@ -16,7 +16,7 @@
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO_ROOT, spawnService } from '../tests/support/spawn-service.js';
-import { startHelper } from './production-fixtures.js';
+import { startHelper } from './support/production-fixtures.js';
 
 interface Turn {
   query: string;
@@ -81,7 +81,7 @@ interface Stats {
 /** Plays the script through the service of `tree`, with a fresh gateway and tool server; the gateway's counts. */
 async function measure(tree: string): Promise<{ stats: Stats; answered: number }> {
   const [gatewayProcess, tools] = await Promise.all([
-    startHelper('bench/token-gateway.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; stats: string }) : null)),
+    startHelper('bench/helpers/token-gateway.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; stats: string }) : null)),
     startHelper('src/sandbox/campus/main.ts', [], (line) => (line.startsWith('{') ? ((JSON.parse(line) as { url?: string }).url ?? null) : null), {
       SANDBOX_TOOLS_PORT: '0',
       LOG_LEVEL: 'info',
@@ -155,7 +155,7 @@ const lines = [
   `Method: ${after.answered} scripted turns (three signed-in students and one anonymous, five turns each: a building, food open now, ` +
     'prerequisites, a follow-up with the history, "remember that I live in …", thanks; each chat then asks for a title) through ' +
     'the service (`src/server.ts`, memory in process, no embeddings), the sandbox campus tool server and a gateway that makes ' +
-    'the tool calls a real model would (bench/token-gateway.ts), each in a process of its own. Tokens are counted with ' +
+    'the tool calls a real model would (bench/helpers/token-gateway.ts), each in a process of its own. Tokens are counted with ' +
     "gpt-tokenizer's o200k_base over exactly what was sent (tool definitions and messages). Cacheable: per request, the longest " +
     "prefix (tools first, then messages) shared with an earlier request, counted from 1,024 tokens in steps of 128 (OpenAI's " +
     'rule), over all prompt tokens.' +

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { imageNodeOptions } from './support/image-flags.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_CUT_NOTE, TAIL_ROOM } from '../src/guards/answer-stream.js';
-import { procStatusKb } from '../bench/proc.js';
+import { procStatusKb } from '../bench/support/proc.js';
 import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { REPO_ROOT, spawnService, type ServiceProcess } from './support/spawn-service.js';

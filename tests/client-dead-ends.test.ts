@@ -28,7 +28,7 @@ import { utcDay } from '../src/admission/token-budget.js';
 import { createApp } from '../src/app.js';
 import { MAX_LARGE_BODIES } from '../src/http/body-limit.js';
 import { silentLogger } from '../src/logger.js';
-import { procStatusKb } from '../bench/proc.js';
+import { procStatusKb } from '../bench/support/proc.js';
 import { createTestDeps, testConfig } from './support/deps.js';
 import { startFakeGateway, type FakeGateway, gatewayClient } from './support/fake-gateway.js';
 import { imageNodeOptions } from './support/image-flags.js';

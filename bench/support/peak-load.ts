@@ -1,6 +1,6 @@
 /**
  * The campus-peak load, shared by the load generator (bench/peak.bench.ts) and the paced gateway
- * (bench/peak-fakes.ts): the marker that names a turn, the model's pace drawn from it, and the mix of
+ * (bench/helpers/peak-fakes.ts): the marker that names a turn, the model's pace drawn from it, and the mix of
  * turns students send.
  */
 

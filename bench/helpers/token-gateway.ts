@@ -11,10 +11,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import { REMEMBER_SYSTEM_PROMPT } from '../src/memory/remember-tool.js';
-import { USER_MEMORY_CLOSE, USER_MEMORY_OPEN } from '../src/security/leak-policy.js';
-import { TITLE_SYSTEM_PROMPT } from '../src/model/title.js';
-import { startFakeGateway, type FakeReply } from '../tests/support/fake-gateway.js';
+import { REMEMBER_SYSTEM_PROMPT } from '../../src/memory/remember-tool.js';
+import { USER_MEMORY_CLOSE, USER_MEMORY_OPEN } from '../../src/security/leak-policy.js';
+import { TITLE_SYSTEM_PROMPT } from '../../src/model/title.js';
+import { startFakeGateway, type FakeReply } from '../../tests/support/fake-gateway.js';
 
 type Purpose = 'chat pass 1' | 'chat pass 2' | 'chat pass 3+' | 'extraction' | 'reconciliation' | 'title';
 type Part = 'system prompt' | 'tool definitions' | 'history' | 'message' | 'tool calls and results' | 'recalled facts';

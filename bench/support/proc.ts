@@ -75,6 +75,6 @@ export function pinTreeToCpu(pid: number, cpu: number): void {
   }
 }
 
-export { imageNodeOptions } from '../tests/support/image-flags.js';
+export { imageNodeOptions } from '../../tests/support/image-flags.js';
 
 export const mb = (kb: number) => (kb / 1024).toFixed(1);

@@ -2,14 +2,14 @@
  * What the service holds when idle (issue 46, the held streams' RSS gap): the production entry point with
  * the image's heap flags, Postgres and the fakes in processes of their own, one signed-in warm-up turn,
  * then a heap snapshot (`--heapsnapshot-signal`), summed by the snapshot's node type and by constructor
- * or string, largest first. RSS and V8's heap statistics beside it. `npx tsx bench/idle-heap.ts`.
+ * or string, largest first. RSS and V8's heap statistics beside it. `npx tsx bench/tools/idle-heap.ts`.
  */
 import { readdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { procStatusKb } from './proc.js';
-import { startIsolatedFixtures, warmUpTurn } from './production-fixtures.js';
+import { procStatusKb } from '../support/proc.js';
+import { startIsolatedFixtures, warmUpTurn } from '../support/production-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'idle-heap-'));
 const fixtures = await startIsolatedFixtures('idle-heap');

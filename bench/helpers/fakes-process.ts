@@ -1,5 +1,5 @@
 /**
- * The bench's fake gateway and MCP server in a process of their own (bench/production-fixtures.ts
+ * The bench's fake gateway and MCP server in a process of their own (bench/support/production-fixtures.ts
  * starts it with `isolated: true`), so under hundreds of streams their work does not share an event
  * loop with the load generator. Prints one line of JSON, `{"gateway": <base URL>, "mcp": <URL>}`, once
  * both listen; stops on SIGTERM.
@@ -9,9 +9,9 @@
  * - any other streamed request: 20 chunks at once (a short plain answer);
  * - a non-streamed request (memory extraction, titles): no memory operations.
  */
-import { startFakeGateway } from '../tests/support/fake-gateway.js';
-import { startTestMcpServer } from '../tests/support/test-mcp-server.js';
-import { HELD_MARK } from './production-fixtures.js';
+import { startFakeGateway } from '../../tests/support/fake-gateway.js';
+import { startTestMcpServer } from '../../tests/support/test-mcp-server.js';
+import { HELD_MARK } from '../support/production-fixtures.js';
 const HELD_TOKENS = Number(process.env.HELD_TOKENS ?? 300);
 const HELD_GAP_MS = Number(process.env.HELD_GAP_MS ?? 100);
 

@@ -2,22 +2,22 @@
  * Postgres round trips of one turn of each kind (issue 46), and of a service that does nothing: the
  * service (`src/server.ts`, AGENT_ENV=production, Postgres for memory, budget and job queue) with the
  * peak bench's gateway and the sandbox tool server, each in a process of its own, on a real PostgreSQL
- * that preloads pg_stat_statements. Per kind of the peak mix (bench/peak-load.ts): the statistics are
+ * that preloads pg_stat_statements. Per kind of the peak mix (bench/support/peak-load.ts): the statistics are
  * reset, one signed-in turn is streamed, its memory extraction (if any) is waited for, and the statements
  * the database ran are counted by text. Idle: the same count over IDLE_S seconds with no turn. A turn's
  * own statements are those of a text the idle service never ran (the job queue's polling and upkeep, and
  * the transactions around them, are left out; a turn's own BEGIN/COMMIT are left out with them).
  *
- * `TEST_DATABASE_URL=postgres://…/postgres npx tsx bench/turn-statements.ts` (the server started with
+ * `TEST_DATABASE_URL=postgres://…/postgres npx tsx bench/tools/turn-statements.ts` (the server started with
  * `shared_preload_libraries = 'pg_stat_statements'`; BENCHMARKS.md says how).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
-import { startTestPostgres } from '../tests/support/postgres.js';
-import { queuedJobs } from './queue-depth.js';
-import { spawnService } from '../tests/support/spawn-service.js';
-import { peakTurn, type TurnKind } from './peak-load.js';
-import { BENCH_SECRET, productionEnv, startHelper } from './production-fixtures.js';
+import { startTestPostgres } from '../../tests/support/postgres.js';
+import { queuedJobs } from '../support/queue-depth.js';
+import { spawnService } from '../../tests/support/spawn-service.js';
+import { peakTurn, type TurnKind } from '../support/peak-load.js';
+import { BENCH_SECRET, productionEnv, startHelper } from '../support/production-fixtures.js';
 
 const IDLE_S = Number(process.env.IDLE_S ?? 10);
 const MARK = '/* turn-statements */';
@@ -27,7 +27,7 @@ const db = await startTestPostgres();
 const sql = postgres(db.url, { max: 1, onnotice: () => undefined });
 await sql.unsafe('create extension if not exists pg_stat_statements');
 const [fakes, tools] = await Promise.all([
-  startHelper('bench/peak-fakes.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; stats: string }) : null)),
+  startHelper('bench/helpers/peak-fakes.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; stats: string }) : null)),
   startHelper('src/sandbox/campus/main.ts', [], (line) => (line.startsWith('{') ? ((JSON.parse(line) as { url?: string }).url ?? null) : null), {
     SANDBOX_TOOLS_PORT: '0',
     LOG_LEVEL: 'info',

@@ -3,20 +3,20 @@
  * (tests/support/production-install.ts, the Dockerfile's steps), Postgres with pgvector (PGlite over the
  * wire), a real MCP server and the fake gateway, with the environment that joins them. In the bench
  * process, where a bench sets the gateway's answers; or `isolated`: Postgres and the fakes each in a
- * process of their own (bench/fakes-process.ts answers by the message), so a load generator in the
+ * process of their own (bench/helpers/fakes-process.ts answers by the message), so a load generator in the
  * bench process does not share an event loop with them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { startFakeGateway, type FakeGateway } from '../tests/support/fake-gateway.js';
-import { realPostgresUrl, startTestPostgres } from '../tests/support/postgres.js';
-import { prepareProductionInstall } from '../tests/support/production-install.js';
-import { REPO_ROOT, spawnService, type ServiceProcess } from '../tests/support/spawn-service.js';
-import { startTestMcpServer } from '../tests/support/test-mcp-server.js';
+import { startFakeGateway, type FakeGateway } from '../../tests/support/fake-gateway.js';
+import { realPostgresUrl, startTestPostgres } from '../../tests/support/postgres.js';
+import { prepareProductionInstall } from '../../tests/support/production-install.js';
+import { REPO_ROOT, spawnService, type ServiceProcess } from '../../tests/support/spawn-service.js';
+import { startTestMcpServer } from '../../tests/support/test-mcp-server.js';
 
 export const BENCH_SECRET = 'production-bench-shared-secret-0123456789';
 
-/** In a question, asks bench/fakes-process.ts for a held answer (300 tokens 100 ms apart). */
+/** In a question, asks bench/helpers/fakes-process.ts for a held answer (300 tokens 100 ms apart). */
 export const HELD_MARK = '[held]';
 
 export interface ProductionFixtures {
@@ -87,7 +87,7 @@ export async function startIsolatedFixtures(name: string): Promise<IsolatedFixtu
   const [install, db, fakes] = await Promise.all([
     prepareProductionInstall({ reuseDependencies: true, log: (l) => process.stderr.write(`${name}: ${l}\n`) }),
     isolatedPostgres(),
-    startHelper('bench/fakes-process.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; mcp: string }) : null)),
+    startHelper('bench/helpers/fakes-process.ts', [], (line) => (line.startsWith('{') ? (JSON.parse(line) as { gateway: string; mcp: string }) : null)),
   ]);
   const env = productionEnv(db.url, fakes.value.mcp, fakes.value.gateway);
   return {

@@ -1,6 +1,6 @@
 /**
  * What one model chunk costs on its way in, layer by layer, against the raw socket (issue 46):
- * `taskset -c 1 npx tsx bench/chunk-path.ts`. A server in a process of its own streams a chat
+ * `taskset -c 1 npx tsx bench/tools/chunk-path.ts`. A server in a process of its own streams a chat
  * completion's SSE chunks one per write, 1 ms apart (so each arrives as its own socket read, as a paced
  * model's do), to STREAMS readers at once; this process reads them four ways, in rounds, and reports its
  * own CPU (user + system, `process.cpuUsage`) per chunk:
@@ -21,10 +21,10 @@ import { fork } from 'node:child_process';
 import { get, createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createOutboundFetch } from '../src/http/outbound-fetch.js';
-import { completionChunks } from '../src/model/completion-chunks.js';
-import { textBatches } from '../src/model/text-batches.js';
-import { quantile } from './stats.js';
+import { createOutboundFetch } from '../../src/http/outbound-fetch.js';
+import { completionChunks } from '../../src/model/completion-chunks.js';
+import { textBatches } from '../../src/model/text-batches.js';
+import { quantile } from '../support/stats.js';
 
 const CHUNKS = Number(process.env.CHUNK_PATH_CHUNKS ?? 4_000);
 const GAP_MS = Number(process.env.CHUNK_PATH_GAP_MS ?? 1);
@@ -151,7 +151,7 @@ if (process.argv[2] === 'server') {
   const socket = quantile(perChunk.get(ways[0]![0])!, 0.5);
   process.stdout.write(
     [
-      '## One model chunk on its way in, layer by layer (`bench/chunk-path.ts`)',
+      '## One model chunk on its way in, layer by layer (`bench/tools/chunk-path.ts`)',
       '',
       `Method: a server in its own process streams ${CHUNKS.toLocaleString('en-US')} chat-completion chunks, one write each ${GAP_MS} ms ` +
         `apart, to ${STREAMS} readers at once; this process reads them each way in turn, ${ROUNDS} rounds; its CPU (user + system) ` +

@@ -1,7 +1,7 @@
 /**
  * The parts of the service a CPU sample is counted to, by the code of a stack frame (its script URL and
- * function name): shared by the V8 profile reader (bench/cpu-profile.ts) and the perf reader
- * (bench/perf-phases.ts), so both tables use the same parts.
+ * function name): shared by the V8 profile reader (bench/tools/cpu-profile.ts) and the perf reader
+ * (bench/tools/perf-phases.ts), so both tables use the same parts.
  */
 /** Parts of the service, by the code a frame belongs to; first match wins. */
 export const PARTS: Array<[string, (url: string, fn: string) => boolean]> = [

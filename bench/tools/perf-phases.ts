@@ -5,17 +5,17 @@
  * sees the kernel's side of a socket write or read and the helper threads (GC, the optimising compiler).
  *
  * perf record -F 999 -g -p <replica pids, comma-separated> -o /tmp/perf.data -- sleep 20
- * perf script -i /tmp/perf.data -F comm,tid,ip,sym | npx tsx bench/perf-phases.ts
+ * perf script -i /tmp/perf.data -F comm,tid,ip,sym | npx tsx bench/tools/perf-phases.ts
  *
  * The replicas run with `--perf-basic-prof-only-functions` (the peak bench's PEAK_NODE_ARGS) so their
  * JavaScript frames have names. A sample's phase is the libuv function under `uv_run` on its stack; its
  * part is the first frame from the leaf that a part claims (a sample in the loop's epoll wait, whose
  * stack perf cannot unwind past libc, counts to I/O): the kernel (by system call), V8's garbage
- * collector or compiler, else the service's parts of bench/cpu-parts.ts (shared with cpu-profile.ts).
+ * collector or compiler, else the service's parts of bench/support/cpu-parts.ts (shared with cpu-profile.ts).
  * Prints a Markdown table: the share of all samples per part and phase.
  */
 import { readFileSync } from 'node:fs';
-import { partOfFrame } from './cpu-parts.js';
+import { partOfFrame } from '../support/cpu-parts.js';
 
 interface Frame {
   kernel: boolean;

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../tests/support/spawn-service.js';
+import { REPO_ROOT } from '../../tests/support/spawn-service.js';
 
 const SCRIPT = join(REPO_ROOT, '..', 'shared', 'tools', 'postgres-pgvector');
 

@@ -4,12 +4,12 @@
  * their own, one signed-in warm-up turn, five quiet seconds, then the CPU of each of the service's threads
  * over IDLE_SECONDS (default 30), from /proc/<pid>/task/<tid>/schedstat (nanoseconds of run time, where
  * /proc's stat counts whole 10 ms ticks). IDLE_SERVICE_ENV=KEY=VALUE,... sets the service's variables
- * (`OVERLOAD_MAX_LOOP_DELAY_MS=0`: no delay histogram). `npx tsx bench/idle-cpu.ts`.
+ * (`OVERLOAD_MAX_LOOP_DELAY_MS=0`: no delay histogram). `npx tsx bench/tools/idle-cpu.ts`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { imageNodeOptions } from '../tests/support/image-flags.js';
-import { serviceSettingsFrom, startIsolatedFixtures, warmUpTurn } from './production-fixtures.js';
+import { imageNodeOptions } from '../../tests/support/image-flags.js';
+import { serviceSettingsFrom, startIsolatedFixtures, warmUpTurn } from '../support/production-fixtures.js';
 
 const SECONDS = Number(process.env.IDLE_SECONDS ?? 30);
 const serviceEnv = serviceSettingsFrom('IDLE_SERVICE_ENV');

@@ -1,7 +1,7 @@
 /**
  * The memory-extraction jobs a bench's database holds, read from whichever queue the tree under test
  * has: the `jobs` table (drizzle migration 0007), or pg-boss's `pgboss.job` in a tree from before it
- * (`bench/before-after.ts` runs a bench against an older commit). Each bench run makes a fresh
+ * (`bench/tools/before-after.ts` runs a bench against an older commit). Each bench run makes a fresh
  * database, so it holds one or the other. Which one is read once per connection pool (one statement),
  * after the service has started: call it once before a measured window.
  */

@@ -15,8 +15,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startFakeGateway, type FakeReply } from '../tests/support/fake-gateway.js';
-import { mixFromEnv, modelPace, PEAK_MARK, TOKEN_GAP_MS } from './peak-load.js';
+import { startFakeGateway, type FakeReply } from '../../tests/support/fake-gateway.js';
+import { mixFromEnv, modelPace, PEAK_MARK, TOKEN_GAP_MS } from '../support/peak-load.js';
 
 const lastUser = (body: any): string =>
   String([...(body.messages ?? [])].reverse().find((m: any) => m.role === 'user')?.content ?? '');

@@ -1,6 +1,6 @@
 /**
  * One bench run against an earlier tree and this one, alternately, in the same session:
- * `npx tsx bench/before-after.ts <before tree> <bench file> [runs]` (the before tree a worktree of an
+ * `npx tsx bench/tools/before-after.ts <before tree> <bench file> [runs]` (the before tree a worktree of an
  * earlier commit with this repository's node_modules linked in). Each tree's own copy of the bench runs
  * `runs` times (default 5), before and after taking turns so drift spreads over both; every table row
  * the bench prints is then reported as the median of each figure over the runs, before → after, with
@@ -8,11 +8,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../tests/support/spawn-service.js';
+import { REPO_ROOT } from '../../tests/support/spawn-service.js';
 
 const [beforeTree, benchFile, runsArg] = process.argv.slice(2);
 if (!beforeTree || !benchFile) {
-  process.stderr.write('usage: tsx bench/before-after.ts <before tree> <bench file> [runs]\n');
+  process.stderr.write('usage: tsx bench/tools/before-after.ts <before tree> <bench file> [runs]\n');
   process.exit(2);
 }
 const runs = Number(runsArg ?? 5);
@@ -121,7 +121,7 @@ const after = collect(outputs.after);
 const lines = [
   `## ${benchFile}: before and after`,
   '',
-  `Method: \`npx tsx bench/before-after.ts <tree at ${commitOf(beforeTree)}> ${benchFile} ${runs}\`: the bench of each tree (before: ` +
+  `Method: \`npx tsx bench/tools/before-after.ts <tree at ${commitOf(beforeTree)}> ${benchFile} ${runs}\`: the bench of each tree (before: ` +
     `commit ${commitOf(beforeTree)}; after: ${commitOf(REPO_ROOT)}) run ${runs} times, alternating, in one session on this machine; ` +
     'each figure is the median over the runs; ratio = after ÷ before.',
   '',

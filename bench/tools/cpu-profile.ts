@@ -1,12 +1,12 @@
 /**
  * Where a process's CPU went, from a V8 CPU profile (`node --cpu-prof`; the peak bench's PEAK_NODE_ARGS):
- * `npx tsx bench/cpu-profile.ts <file.cpuprofile>…` prints a Markdown table of the share of samples per
+ * `npx tsx bench/tools/cpu-profile.ts <file.cpuprofile>…` prints a Markdown table of the share of samples per
  * part of the service. A sample belongs to the deepest frame on its stack that a part claims (so
  * `JSON.parse` called by the openai client counts as the model stream); garbage collection is its own
  * part; idle time is left out. Several profiles (one per replica) are added up.
  */
 import { readFileSync } from 'node:fs';
-import { partOfFrame } from './cpu-parts.js';
+import { partOfFrame } from '../support/cpu-parts.js';
 
 interface ProfileNode {
   id: number;

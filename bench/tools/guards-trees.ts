@@ -1,6 +1,6 @@
 /**
  * The answer guards of an earlier tree against this one's, in one process on the same input:
- * `npx tsx bench/guards-trees.ts <before tree>`. Each tree's own `leakPolicyFromConfig` is built from the
+ * `npx tsx bench/tools/guards-trees.ts <before tree>`. Each tree's own `leakPolicyFromConfig` is built from the
  * same configuration (tests/support/fake-secrets.ts). Two measurements, each in rounds alternating which
  * tree goes first, the figure the median round:
  * - the leak scanner alone: the same answer pushed in 4-character chunks through a new scanner per
@@ -12,17 +12,17 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { NO_MAP } from '../src/campus/cmu-maps.js';
-import type { createAnswerStream } from '../src/guards/answer-stream.js';
-import type { LeakPolicy } from '../src/security/leak-policy.js';
-import type { LeakScanner } from '../src/security/leak-scanner/index.js';
+import { NO_MAP } from '../../src/campus/cmu-maps.js';
+import type { createAnswerStream } from '../../src/guards/answer-stream.js';
+import type { LeakPolicy } from '../../src/security/leak-policy.js';
+import type { LeakScanner } from '../../src/security/leak-scanner/index.js';
 import { existsSync } from 'node:fs';
-import { FAKE_SECRETS_ENV } from '../tests/support/fake-secrets.js';
-import { REPO_ROOT } from '../tests/support/spawn-service.js';
+import { FAKE_SECRETS_ENV } from '../../tests/support/fake-secrets.js';
+import { REPO_ROOT } from '../../tests/support/spawn-service.js';
 
 const beforeTree = process.argv[2];
 if (!beforeTree) {
-  process.stderr.write('usage: tsx bench/guards-trees.ts <before tree>\n');
+  process.stderr.write('usage: tsx bench/tools/guards-trees.ts <before tree>\n');
   process.exit(2);
 }
 const ANSWERS = 3_000;
@@ -104,7 +104,7 @@ process.stdout.write(
   [
     '## Answer guards: before and after, same process, same input',
     '',
-    `Method: \`npx tsx bench/guards-trees.ts <tree at ${commit(beforeTree)}>\`: each tree's leak policy from the same ` +
+    `Method: \`npx tsx bench/tools/guards-trees.ts <tree at ${commit(beforeTree)}>\`: each tree's leak policy from the same ` +
       `configuration (${Object.keys(FAKE_SECRETS_ENV).length} secret-bearing variables), a ${prompt.length}-character system prompt, ` +
       `one ${answer.length}-character answer in ${chunks.length} chunks of 4 characters through a new scanner per answer; ` +
       `${ANSWERS.toLocaleString('en-US')} answers per round, ${ROUNDS} rounds alternating; median round.`,
