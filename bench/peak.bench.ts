@@ -26,7 +26,7 @@
  *
  * PEAK_MIX=outside: the mix of issue 46's outside run (bench/support/peak-load.ts OUTSIDE_MIX) in place of the campus mix.
  * PEAK_ONLY=<kind> and PEAK_ANSWER_TOKENS=N narrow the mix to one kind of turn and one answer length, to
- * split a turn's cost (BENCHMARKS.md, "What a turn costs, by kind and length"); PEAK_SERVICE_ENV=KEY=VALUE,...
+ * split a turn's cost (docs/perf-log/2026-11-26-issue-46-cuts.md, "What a turn costs, by kind and length"); PEAK_SERVICE_ENV=KEY=VALUE,...
  * passes settings on to the replicas (ANSWER_BATCH_MS=250; EMBEDDINGS_API_KEY= for no moderation and no
  * embeddings). PEAK_STORED_FACTS=N (1-3) plays returning students: each signed-in student starts with N
  * facts of their own, so their turns recall a memory block.

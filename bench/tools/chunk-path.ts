@@ -8,7 +8,7 @@
  * - transport: the provider transport's Response body read with its web-stream reader;
  * - chunk reader: `completionChunks` over it (SSE lines, JSON);
  * - batches: `textBatches` over that, as a streamed pass reads it (window 100 ms, each chunk's text held);
- * - socket held per window: a design tried and not taken (BENCHMARKS.md, "Issue 46, fifth session"):
+ * - socket held per window: a design tried and not taken (docs/perf-log/2026-11-26-issue-46-cuts.md, "Issue 46, fifth session"):
  *   node:http's `data` events, with the socket's reads stopped for 100 ms after each read, the window the
  *   batches already hold text for. `pause()` does not stop the reads (the response resumes its socket
  *   whenever it wants data, and a paused socket still reads up to its high-water mark); only the

@@ -27,7 +27,7 @@
  * statement per polling interval.
  *
  * Round trips of one job: its insert, a share of one fetch, its claim, and its completion (4); pg-boss
- * took 3 transactions of 6 statements around its own (BENCHMARKS.md, "Where a turn's CPU goes").
+ * took 3 transactions of 6 statements around its own (docs/perf-log/2026-11-25-issue-46-where-cpu-goes.md).
  *
  * A claim lost to a live worker does not drop the job (pg-boss's completion did): the row waits
  * RETRY_DELAY_SECONDS and is looked at again, so if that worker dies this copy runs the job, and once the

@@ -55,7 +55,7 @@ export interface ProcessReadings {
 
 /**
  * The delay histogram samples the loop with a timer every `resolution` ms, and each sample wakes an idle
- * loop: at 10 ms that was about 4 ms of CPU a second per idle replica (issue 46, BENCHMARKS.md). Sampled
+ * loop: at 10 ms that was about 4 ms of CPU a second per idle replica (issue 46, docs/perf-log/2026-11-26-issue-46-cuts.md). Sampled
  * every fifth of the limit (10-100 ms), a loop late by the limit is still read within a fifth of it.
  */
 export function loopDelayResolutionMs(limitMs: number): number {
