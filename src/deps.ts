@@ -15,6 +15,7 @@ import type { MemoryStore } from './memory/store.js';
 import type { LeakPolicy } from './security/leak-policy.js';
 import type { TurnMemory } from './memory/turn-memory.js';
 import type { ModelGateway } from './model/gateway.js';
+import type { ModelAllowlist } from './model/model-allowlist.js';
 import type { CampusTools } from './tools/campus-tools.js';
 import type { Hono } from 'hono';
 import type { ShowMapTool } from './pipeline/toolbox.js';
@@ -42,6 +43,8 @@ export interface AppDeps {
   catalog: Catalog;
   /** `maps_show_map`, bound by the planner unless maps are disabled; null turns maps off entirely. */
   showMapTool: ShowMapTool | null;
+  /** The models a request may name (ALLOWED_MODELS), built once for every route that reads `model`. */
+  models: ModelAllowlist;
   /** The chat model; null answers the chat routes with 503 "model gateway not configured". */
   gateway: ModelGateway | null;
   /** The campus tool server (MCP client). */

@@ -5,7 +5,6 @@
  * all within SHUTDOWN_TIMEOUT_MS, and exit 0.
  */
 import type { Server } from 'node:http';
-import { ModelAllowlist } from './model/model-allowlist.js';
 import { apiDocument } from './routes/api-docs.js';
 import { createApp } from './app.js';
 import { ConfigError, parseConfig, type Config } from './config.js';
@@ -70,15 +69,6 @@ async function main(): Promise<void> {
   if (config.env !== 'production' && config.defaultsInForce.length > 0) {
     logger.info('local defaults in force', { defaults: config.defaultsInForce });
   }
-  // What the university pays for, named once at start (DEPLOY.md "Models, prices and spend caps").
-  logger.info('models and spend', {
-    allowed_models: new ModelAllowlist(config.gateway).describe(),
-    title_model: config.gateway.titleModel,
-    extraction_model: config.gateway.extractionModel,
-    priced_models: Object.keys(config.gateway.prices),
-    daily_spend_limit_usd: config.budget.dailySpendLimitUsd,
-    service_daily_spend_limit_usd: config.budget.serviceDailySpendLimitUsd,
-  });
 
   let built: BuiltDeps;
   try {
@@ -91,6 +81,15 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const { deps } = built;
+  // What the university pays for, named once at start (DEPLOY.md "Models, prices and spend caps").
+  logger.info('models and spend', {
+    allowed_models: deps.models.describe(),
+    title_model: config.gateway.titleModel,
+    extraction_model: config.gateway.extractionModel,
+    priced_models: Object.keys(config.gateway.prices),
+    daily_spend_limit_usd: config.budget.dailySpendLimitUsd,
+    service_daily_spend_limit_usd: config.budget.serviceDailySpendLimitUsd,
+  });
   const app = createApp(deps);
   // The OpenAPI document is made once, here at start, never per request.
   await apiDocument(app);

@@ -15,7 +15,7 @@ import { drainTurn } from '../pipeline/drain-turn.js';
 import { createTurnStarter, type TurnDeps } from '../pipeline/turn.js';
 import type { Runs } from '../runs/runs.js';
 import { sseFrameOf } from '../runs/run-log.js';
-import { ModelAllowlist } from '../model/model-allowlist.js';
+import type { ModelAllowlist } from '../model/model-allowlist.js';
 import { chatRequestSchema, toTurnRequest } from '../request/chat-request.js';
 import { sseStream } from '../sse/sse-stream.js';
 import { completeResponseSchema } from './response-schemas.js';
@@ -25,6 +25,7 @@ import { agentStreamFrameSchema, errors, eventStream, GUARDED_BODY, json, route 
 export interface AgentRouteDeps extends TurnDeps {
   guard: MiddlewareHandler;
   runs: Runs;
+  models: ModelAllowlist;
 }
 
 /**
@@ -58,8 +59,7 @@ const docs = {
 
 export function createAgentRoutes(deps: AgentRouteDeps) {
   const startTurn = createTurnStarter(deps);
-  const models = new ModelAllowlist(deps.config.gateway);
-  const request = (body: Parameters<typeof toTurnRequest>[0]) => toTurnRequest(body, models);
+  const request = (body: Parameters<typeof toTurnRequest>[0]) => toTurnRequest(body, deps.models);
 
   return new Hono<AppEnv>()
     .post('/agent/respond', deps.guard, validJson(chatRequestSchema, [EXAMPLES.chatRequest]), docs.respond, async (c) => {

@@ -18,7 +18,7 @@ import { createTurnStarter, type StartedTurn, type TurnDeps } from '../pipeline/
 import type { ClientEvent } from '../pipeline/events.js';
 import { CAMPUS_AGENT_MODEL, openAIChatRequestSchema, toChatRequestBody } from '../request/openai-request.js';
 import { toTurnRequest } from '../request/chat-request.js';
-import { ModelAllowlist } from '../model/model-allowlist.js';
+import type { ModelAllowlist } from '../model/model-allowlist.js';
 import { sseStream, type SseEvent } from '../sse/sse-stream.js';
 import { INTERNAL_ERROR } from '../http/errors.js';
 import { chatCompletionSchema, modelListSchema } from './response-schemas.js';
@@ -39,6 +39,7 @@ export interface OpenAIRouteDeps extends TurnDeps {
   guard: MiddlewareHandler;
   /** The chat routes' guard: the larger body limit and its gate (http/body-limit.ts). */
   chatGuard: MiddlewareHandler;
+  models: ModelAllowlist;
 }
 
 /**
@@ -128,7 +129,7 @@ const docs = (prefix: string) => {
 
 export function createOpenAIRoutes(deps: OpenAIRouteDeps) {
   const startTurn = createTurnStarter(deps);
-  const models = new ModelAllowlist(deps.config.gateway);
+  const { models } = deps;
   const listed = modelList(models);
 
   const routes = new Hono<AppEnv>();

@@ -38,6 +38,7 @@ import type { BackgroundTasks } from '../lifecycle/background-tasks.js';
 import type { Database } from '../db/client.js';
 import type { TurnMemory } from '../memory/turn-memory.js';
 import { OpenedParts } from './opened-parts.js';
+import { ModelAllowlist } from '../model/model-allowlist.js';
 import { Runs } from '../runs/runs.js';
 import { MemoryRunStore } from '../runs/memory-run-store.js';
 import { PostgresRunStore } from '../runs/postgres-run-store.js';
@@ -187,6 +188,7 @@ async function openParts(build: Build, catalog: Catalog, jobsWhere: 'configured'
   await startWork(build, { jobs, background }, turnMemory);
   const runs = given.runs ?? runLog(build, database);
   return {
+    models: given.models ?? new ModelAllowlist(config.gateway),
     config,
     logger,
     leaks,
