@@ -37,55 +37,71 @@ export interface TextBatches<C> {
   close(): void;
 }
 
-export function textBatches<C>(source: AsyncIterable<C>, options: TextBatchOptions): TextBatches<C> {
-  const { windowMs, now } = options;
-  const chunks = source[Symbol.asyncIterator]();
-  let held = '';
-  let sentAt = -Infinity;
-  let sourceDone = false;
+/** The batching window of one pass: its state in fields, as the streaming engines keep theirs (issue 60). */
+class Batches<C> implements TextBatches<C> {
+  private readonly chunks: AsyncIterator<C>;
+  private held = '';
+  private sentAt = -Infinity;
+  private sourceDone = false;
   /** A read of the source started while text was waiting, and not yet given to the reader. */
-  let reading: Promise<IteratorResult<C>> | null = null;
-  let windowEnd: Promise<typeof WINDOW> | null = null;
-  let timer: unknown = null;
+  private reading: Promise<IteratorResult<C>> | null = null;
+  private windowEnd: Promise<typeof WINDOW> | null = null;
+  private timer: unknown = null;
 
-  const pass = (): IteratorResult<string, undefined> => {
-    const text = held;
-    held = '';
-    sentAt = now();
-    if (timer !== null) options.clearTimer(timer);
-    timer = null;
-    windowEnd = null;
+  constructor(
+    source: AsyncIterable<C>,
+    private readonly options: TextBatchOptions,
+  ) {
+    this.chunks = source[Symbol.asyncIterator]();
+  }
+
+  async next(): Promise<IteratorResult<C | string, undefined>> {
+    const { windowMs, now } = this.options;
+    if (this.held && (this.sourceDone || this.held.length >= MAX_HELD_CHARS || now() - this.sentAt >= windowMs)) return this.pass();
+    if (this.sourceDone) return { done: true, value: undefined };
+    this.reading ??= this.chunks.next();
+    let step: IteratorResult<C>;
+    if (this.held) {
+      this.windowEnd ??= new Promise<typeof WINDOW>((resolve) => {
+        this.timer = this.options.setTimer(() => resolve(WINDOW), Math.max(0, this.sentAt + windowMs - now()));
+      });
+      const first = await Promise.race([this.reading, this.windowEnd]);
+      if (first === WINDOW) return this.pass();
+      step = first;
+    } else step = await this.reading;
+    this.reading = null;
+    if (step.done) {
+      this.sourceDone = true;
+      return this.held ? this.pass() : { done: true, value: undefined };
+    }
+    return { done: false, value: step.value };
+  }
+
+  hold(piece: string): void {
+    this.held += piece;
+  }
+
+  close(): void {
+    this.stopTimer();
+    this.reading?.catch(() => undefined);
+  }
+
+  /** The held text, passed on now; the window starts again from here. */
+  private pass(): IteratorResult<string, undefined> {
+    const text = this.held;
+    this.held = '';
+    this.sentAt = this.options.now();
+    this.stopTimer();
+    this.windowEnd = null;
     return { done: false, value: text };
-  };
+  }
 
-  return {
-    async next() {
-      if (held && (sourceDone || held.length >= MAX_HELD_CHARS || now() - sentAt >= windowMs)) return pass();
-      if (sourceDone) return { done: true, value: undefined };
-      reading ??= chunks.next();
-      let step: IteratorResult<C>;
-      if (held) {
-        windowEnd ??= new Promise<typeof WINDOW>((resolve) => {
-          timer = options.setTimer(() => resolve(WINDOW), Math.max(0, sentAt + windowMs - now()));
-        });
-        const first = await Promise.race([reading, windowEnd]);
-        if (first === WINDOW) return pass();
-        step = first;
-      } else step = await reading;
-      reading = null;
-      if (step.done) {
-        sourceDone = true;
-        return held ? pass() : { done: true, value: undefined };
-      }
-      return { done: false, value: step.value };
-    },
-    hold(piece) {
-      held += piece;
-    },
-    close() {
-      if (timer !== null) options.clearTimer(timer);
-      timer = null;
-      reading?.catch(() => undefined);
-    },
-  };
+  private stopTimer(): void {
+    if (this.timer !== null) this.options.clearTimer(this.timer);
+    this.timer = null;
+  }
+}
+
+export function textBatches<C>(source: AsyncIterable<C>, options: TextBatchOptions): TextBatches<C> {
+  return new Batches(source, options);
 }
