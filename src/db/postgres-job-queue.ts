@@ -47,7 +47,7 @@ import { JobStatements, type TakenJob } from './job-statements.js';
 import { settleWithin } from '../lifecycle/settle-within.js';
 import type { BackgroundTasks } from '../lifecycle/background-tasks.js';
 import { createInProcessQueue, DEFAULT_JOB_CONCURRENCY, jobSignal, type JobHandler, type JobKind, type JobQueue, type QueueHealth } from '../lifecycle/job-queue.js';
-import { errorType, noTelemetry, spanned, type Telemetry } from '../telemetry/telemetry.js';
+import { errorType, noTelemetry, spanned, type Telemetry, type TraceSpan } from '../telemetry/telemetry.js';
 import type { Database } from './client.js';
 
 export interface PostgresJobQueueOptions {
@@ -98,241 +98,261 @@ export function retryDelaySeconds(attempt: number): number {
   return RETRY_DELAY_SECONDS * 2 ** Math.max(0, attempt - 1);
 }
 
-export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQueue {
-  const { database, logger } = options;
-  const { sql } = database;
-  const telemetry = options.telemetry ?? noTelemetry;
-  const concurrency = Math.max(1, options.concurrency ?? DEFAULT_JOB_CONCURRENCY);
-  const pollingMs = Math.max(50, (options.pollingSeconds ?? 2) * 1_000);
-  const retryLimit = options.retryLimit ?? 5;
-  const handlers = new Map<JobKind, JobHandler>();
+/** The job queue on Postgres (module note): the fetch loop and the jobs it runs, state in fields. */
+class PostgresJobQueue implements JobQueue {
+  readonly backend = 'postgres';
+  private readonly logger: Logger;
+  private readonly telemetry: Telemetry;
+  private readonly concurrency: number;
+  private readonly pollingMs: number;
+  private readonly retryLimit: number;
+  private readonly statements: JobStatements;
+  private readonly handlers = new Map<JobKind, JobHandler>();
   /** The jobs this replica runs, by id: their aborts (for stop) and their ends. */
-  const running = new Map<string, { job: TakenJob; abort: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<string, { job: TakenJob; abort: AbortController; done: Promise<void> }>();
   /** Jobs stop gave back while their handlers still ran. */
-  const released = new Set<string>();
-  let state: 'new' | 'started' | 'stopping' = 'new';
-  /** Set while the loop waits: resolves it early (a job queued here, a slot freed, stop). */
-  let wake: (() => void) | null = null;
-  /** A wake that came while the loop was fetching: it fetches again instead of sleeping. */
-  let wakePending = false;
-  /** The last fetch filled every free slot, so the table may hold more: a job's end fetches again. */
-  let lastFetchFull = false;
-  let loop: Promise<void> | null = null;
+  private readonly released = new Set<string>();
   /** Jobs whose insert failed run in this process: tracked by the background registry, `concurrency` at once. */
-  const here = createInProcessQueue({ background: options.background, logger, expireSeconds: options.expireSeconds, concurrency });
+  private readonly here: JobQueue;
+  private state: 'new' | 'started' | 'stopping' = 'new';
+  /** Set while the loop waits: resolves it early (a job queued here, a slot freed, stop). */
+  private wake: (() => void) | null = null;
+  /** A wake that came while the loop was fetching: it fetches again instead of sleeping. */
+  private wakePending = false;
+  /** The last fetch filled every free slot, so the table may hold more: a job's end fetches again. */
+  private lastFetchFull = false;
+  private loop: Promise<void> | null = null;
   /** The fetch outage under way: when it began, its failures so far, when it was last reported. */
-  let outage: { since: number; failures: number; warnedAt: number } | null = null;
+  private outage: { since: number; failures: number; warnedAt: number } | null = null;
+  private pruneTimer: NodeJS.Timeout | null = null;
 
-  function nudge(): void {
-    wakePending = true;
-    wake?.();
+  constructor(private readonly options: PostgresJobQueueOptions) {
+    this.logger = options.logger;
+    this.telemetry = options.telemetry ?? noTelemetry;
+    this.concurrency = Math.max(1, options.concurrency ?? DEFAULT_JOB_CONCURRENCY);
+    this.pollingMs = Math.max(50, (options.pollingSeconds ?? 2) * 1_000);
+    this.retryLimit = options.retryLimit ?? 5;
+    this.statements = new JobStatements(options.database.sql, KINDS, options.expireSeconds);
+    this.here = createInProcessQueue({ background: options.background, logger: options.logger, expireSeconds: options.expireSeconds, concurrency: this.concurrency });
   }
 
-  const statements = new JobStatements(sql, KINDS, options.expireSeconds);
+  handle(kind: JobKind, handler: JobHandler): void {
+    this.handlers.set(kind, handler);
+    this.here.handle(kind, handler);
+  }
+
+  enqueue(kind: JobKind, payload: unknown, { key, linkedTo = null, startAfter }: { key: string; linkedTo?: TraceSpan | null; startAfter?: Date }): void {
+    const link = linkedTo?.traceparent() ?? null;
+    const runAfter = startAfter?.toISOString() ?? null;
+    this.statements.insert(kind, key, payload, link, runAfter).then(
+      // A job for later waits in the table for any replica; one for now is taken by this one's loop.
+      () => (runAfter ? undefined : this.nudge()),
+      (err: unknown) => {
+        if (runAfter) {
+          this.logger.warn('deferred job could not be queued; dropped', { kind, error: errorType(err) });
+          return;
+        }
+        // The database is away: run it here rather than lose it (the registry's drain waits for it).
+        this.logger.warn('job could not be queued; running it in this process', { kind, error: errorType(err) });
+        this.here.enqueue(kind, payload, { key, linkedTo });
+      },
+    );
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new') return;
+    await this.prune();
+    this.pruneTimer = setInterval(() => void this.prune(), this.options.pruneEveryMs ?? PRUNE_EVERY_MS);
+    this.pruneTimer.unref();
+    this.state = 'started';
+    this.loop = this.fetchLoop();
+  }
+
+  async health(): Promise<QueueHealth | null> {
+    if (this.state === 'new') return null;
+    // Health must answer fast with the database gone (the platform's check has a deadline): the
+    // read is given up after HEALTH_TIMEOUT_MS, like the memory store's.
+    const read = this.statements.depth().then((row): QueueHealth => ({ backend: 'postgres', depth: row.depth, oldest_seconds: Math.round(row.oldest ?? 0) }));
+    return settleWithin<QueueHealth | null>(read, HEALTH_TIMEOUT_MS, null);
+  }
+
+  async stop(timeoutMs: number): Promise<void> {
+    // Stops fetching, waits for the jobs it runs up to the bound, then aborts the rest and gives them
+    // back (due at once, for another replica once this one is gone). Bounded even with the database
+    // gone: a fetch or a give-back that hangs is left behind (its jobs are taken over after the expiry).
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
+    if (this.state !== 'started') {
+      this.state = 'stopping';
+      return;
+    }
+    this.state = 'stopping';
+    this.wake?.();
+    const deadline = Date.now() + Math.max(1_000, timeoutMs);
+    await settleWithin(Promise.all([this.loop, ...[...this.running.values()].map((r) => r.done)]).then(() => undefined), deadline - Date.now(), undefined);
+    const left = [...this.running.values()];
+    for (const r of left) {
+      this.released.add(r.job.id);
+      r.abort.abort(new Error('the job queue is stopping'));
+    }
+    await settleWithin(this.release(left.map((r) => r.job)), Math.max(500, deadline - Date.now()), undefined);
+  }
+
+  private nudge(): void {
+    this.wakePending = true;
+    this.wake?.();
+  }
 
   /** Logs a write that found the lease gone: another replica took the job after this one's expiry. */
-  const fenced = (job: TakenJob, what: string) => (applied: boolean) => {
-    if (!applied) logger.info('job lease lost; this worker\'s write changed nothing', { kind: job.kind, job_id: job.id, write: what });
-  };
+  private fenced(job: TakenJob, what: string) {
+    return (applied: boolean) => {
+      if (!applied) this.logger.info('job lease lost; this worker\'s write changed nothing', { kind: job.kind, job_id: job.id, write: what });
+    };
+  }
 
   /** A job that threw: due again after its backoff, or failed for good once its retries are spent. */
-  async function giveBack(job: TakenJob, err: unknown): Promise<void> {
+  private async giveBack(job: TakenJob, err: unknown): Promise<void> {
     // The claim goes back first (this worker's only), so the retry (on any replica) may take it at once.
-    await statements.releaseClaim(job).catch(() => undefined);
-    if (job.attempts > retryLimit) {
-      logger.error('job failed; no retries left', { kind: job.kind, job_id: job.id, attempts: job.attempts, error: errorType(err) });
-      await statements.fail(job, errorType(err)).then(fenced(job, 'fail'));
+    await this.statements.releaseClaim(job).catch(() => undefined);
+    if (job.attempts > this.retryLimit) {
+      this.logger.error('job failed; no retries left', { kind: job.kind, job_id: job.id, attempts: job.attempts, error: errorType(err) });
+      await this.statements.fail(job, errorType(err)).then(this.fenced(job, 'fail'));
       return;
     }
     const delay = retryDelaySeconds(job.attempts);
-    logger.warn('job failed; retrying', { kind: job.kind, job_id: job.id, attempts: job.attempts, retry_in_s: delay, error: errorType(err) });
-    await statements.retryLater(job, delay, errorType(err)).then(fenced(job, 'give back'));
+    this.logger.warn('job failed; retrying', { kind: job.kind, job_id: job.id, attempts: job.attempts, retry_in_s: delay, error: errorType(err) });
+    await this.statements.retryLater(job, delay, errorType(err)).then(this.fenced(job, 'give back'));
   }
 
-  async function run(job: TakenJob, signal: AbortSignal): Promise<void> {
-    const handler = handlers.get(job.kind);
+  private async run(job: TakenJob, signal: AbortSignal): Promise<void> {
+    const handler = this.handlers.get(job.kind);
     if (!handler) {
-      await giveBack(job, new Error(`no handler for ${job.kind}`));
+      await this.giveBack(job, new Error(`no handler for ${job.kind}`));
       return;
     }
     // A job of a past attempt that killed its worker every time: not run again.
-    if (job.attempts > retryLimit + 1) {
-      await giveBack(job, new Error('attempts exhausted by takeovers'));
+    if (job.attempts > this.retryLimit + 1) {
+      await this.giveBack(job, new Error('attempts exhausted by takeovers'));
       return;
     }
-    const claimed = await statements.claim(job);
+    const claimed = await this.statements.claim(job);
     if (claimed === 'done') {
-      logger.info('job already done; skipped', { kind: job.kind, job_id: job.id });
-      await statements.dropDone(job).then(fenced(job, 'drop done'));
+      this.logger.info('job already done; skipped', { kind: job.kind, job_id: job.id });
+      await this.statements.dropDone(job).then(this.fenced(job, 'drop done'));
       return;
     }
     if (claimed === 'held') {
       // Not dropped: if that worker dies, this copy is what runs it. Looked at again after a delay,
       // without counting an attempt.
-      logger.info('job running elsewhere; waits', { kind: job.kind, job_id: job.id });
-      await statements.waitForClaim(job, RETRY_DELAY_SECONDS).then(fenced(job, 'wait for claim'));
+      this.logger.info('job running elsewhere; waits', { kind: job.kind, job_id: job.id });
+      await this.statements.waitForClaim(job, RETRY_DELAY_SECONDS).then(this.fenced(job, 'wait for claim'));
       return;
     }
     try {
-      await spanned(telemetry.backgroundSpan(job.kind, job.link, { 'campus.job.id': job.id }), async (span) => {
+      await spanned(this.telemetry.backgroundSpan(job.kind, job.link, { 'campus.job.id': job.id }), async (span) => {
         await handler(job.payload, { key: job.key, span, signal });
       });
     } catch (err) {
       // Aborted by stop, which already gave it back as due at once: not a failed attempt.
-      if (released.has(job.id)) return;
-      await giveBack(job, err);
+      if (this.released.has(job.id)) return;
+      await this.giveBack(job, err);
       return;
     }
     // Done only while this worker still holds the key's claim and the row: after a takeover, the
     // replica that took it records the end (its run is the one that counts).
-    await statements.complete(job).then(fenced(job, 'complete'));
+    await this.statements.complete(job).then(this.fenced(job, 'complete'));
   }
 
-  function startJob(job: TakenJob): void {
+  private startJob(job: TakenJob): void {
     const abort = new AbortController();
-    const signal = AbortSignal.any([abort.signal, jobSignal(options.expireSeconds)]);
-    const done = run(job, signal)
-      .catch((err: unknown) => logger.warn('job queue could not record a job’s end', { kind: job.kind, job_id: job.id, error: errorType(err) }))
+    const signal = AbortSignal.any([abort.signal, jobSignal(this.options.expireSeconds)]);
+    const done = this.run(job, signal)
+      .catch((err: unknown) => this.logger.warn('job queue could not record a job’s end', { kind: job.kind, job_id: job.id, error: errorType(err) }))
       .finally(() => {
-        running.delete(job.id);
-        if (lastFetchFull) nudge();
+        this.running.delete(job.id);
+        if (this.lastFetchFull) this.nudge();
       });
-    running.set(job.id, { job, abort, done });
+    this.running.set(job.id, { job, abort, done });
   }
 
   /** Waits for a nudge or `ms`, whichever is first. */
-  function sleep(ms: number): Promise<void> {
-    if (wakePending) return Promise.resolve();
+  private sleep(ms: number): Promise<void> {
+    if (this.wakePending) return Promise.resolve();
     return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
       const timer = setTimeout(done, ms);
       timer.unref();
-      function done() {
-        clearTimeout(timer);
-        wake = null;
-        resolve();
-      }
-      wake = done;
+      this.wake = done;
     });
   }
 
-  async function fetchLoop(): Promise<void> {
-    while (state === 'started') {
-      const free = concurrency - running.size;
+  private async fetchLoop(): Promise<void> {
+    while (this.state === 'started') {
+      const free = this.concurrency - this.running.size;
       if (free <= 0) {
         // Every slot is busy: the next job's end nudges the loop.
-        wakePending = false;
-        await sleep(pollingMs);
+        this.wakePending = false;
+        await this.sleep(this.pollingMs);
         continue;
       }
-      wakePending = false;
+      this.wakePending = false;
       let taken: TakenJob[] = [];
       try {
-        taken = await statements.take(free);
+        taken = await this.statements.take(free);
       } catch (err) {
         // The database is away: the jobs wait in it; look again at the next interval.
-        fetchFailed(err);
-        await sleep(pollingMs);
+        this.fetchFailed(err);
+        await this.sleep(this.pollingMs);
         continue;
       }
-      if (outage) {
-        logger.info('job queue fetching again', { failures: outage.failures, after_s: Math.round((Date.now() - outage.since) / 1_000) });
-        outage = null;
+      if (this.outage) {
+        this.logger.info('job queue fetching again', { failures: this.outage.failures, after_s: Math.round((Date.now() - this.outage.since) / 1_000) });
+        this.outage = null;
       }
-      if (state !== 'started') {
+      if ((this.state as string) !== 'started') {
         // Stopped while fetching: what was just taken goes straight back.
-        await release(taken);
+        await this.release(taken);
         return;
       }
-      lastFetchFull = taken.length === free;
-      for (const job of taken) startJob(job);
+      this.lastFetchFull = taken.length === free;
+      for (const job of taken) this.startJob(job);
       // A full fetch may have left more: fetch again when a slot is free, without waiting.
       if (taken.length === free) continue;
-      await sleep(pollingMs);
+      await this.sleep(this.pollingMs);
     }
   }
 
   /** A failed fetch: reported at the outage's start, then once per FETCH_FAILURE_WARN_MS (module note). */
-  function fetchFailed(err: unknown): void {
+  private fetchFailed(err: unknown): void {
     const now = Date.now();
-    if (!outage) {
-      outage = { since: now, failures: 1, warnedAt: now };
-      logger.warn('job queue could not fetch jobs', { error: errorType(err) });
+    if (!this.outage) {
+      this.outage = { since: now, failures: 1, warnedAt: now };
+      this.logger.warn('job queue could not fetch jobs', { error: errorType(err) });
       return;
     }
-    outage.failures++;
-    if (now - outage.warnedAt < (options.outageReportMs ?? FETCH_FAILURE_WARN_MS)) return;
-    outage.warnedAt = now;
-    logger.warn('job queue still cannot fetch jobs', { error: errorType(err), failures: outage.failures, for_s: Math.round((now - outage.since) / 1_000) });
+    this.outage.failures++;
+    if (now - this.outage.warnedAt < (this.options.outageReportMs ?? FETCH_FAILURE_WARN_MS)) return;
+    this.outage.warnedAt = now;
+    this.logger.warn('job queue still cannot fetch jobs', { error: errorType(err), failures: this.outage.failures, for_s: Math.round((now - this.outage.since) / 1_000) });
   }
 
   /** Jobs this replica gives up: due again at once for any replica, their claims released. Never throws. */
-  const release = (taken: TakenJob[]) => statements.release(taken).catch(() => undefined);
+  private release(taken: TakenJob[]): Promise<unknown> {
+    return this.statements.release(taken).catch(() => undefined);
+  }
 
   /** Old done and failed rows pruned (statements.prune: one replica at a time). Never throws. */
-  const prune = () =>
-    statements.prune().then(
+  private prune(): Promise<void> {
+    return this.statements.prune().then(
       () => undefined,
-      (err: unknown) => logger.warn('job queue could not prune old rows', { error: errorType(err) }),
+      (err: unknown) => this.logger.warn('job queue could not prune old rows', { error: errorType(err) }),
     );
-  let pruneTimer: NodeJS.Timeout | null = null;
+  }
+}
 
-  return {
-    backend: 'postgres',
-    handle(kind, handler) {
-      handlers.set(kind, handler);
-      here.handle(kind, handler);
-    },
-    enqueue(kind, payload, { key, linkedTo = null, startAfter }) {
-      const link = linkedTo?.traceparent() ?? null;
-      const runAfter = startAfter?.toISOString() ?? null;
-      statements.insert(kind, key, payload, link, runAfter).then(
-        // A job for later waits in the table for any replica; one for now is taken by this one's loop.
-        () => (runAfter ? undefined : nudge()),
-        (err: unknown) => {
-          if (runAfter) {
-            logger.warn('deferred job could not be queued; dropped', { kind, error: errorType(err) });
-            return;
-          }
-          // The database is away: run it here rather than lose it (the registry's drain waits for it).
-          logger.warn('job could not be queued; running it in this process', { kind, error: errorType(err) });
-          here.enqueue(kind, payload, { key, linkedTo });
-        },
-      );
-    },
-    async start() {
-      if (state !== 'new') return;
-      await prune();
-      pruneTimer = setInterval(() => void prune(), options.pruneEveryMs ?? PRUNE_EVERY_MS);
-      pruneTimer.unref();
-      state = 'started';
-      loop = fetchLoop();
-    },
-    async health(): Promise<QueueHealth | null> {
-      if (state === 'new') return null;
-      // Health must answer fast with the database gone (the platform's check has a deadline): the
-      // read is given up after HEALTH_TIMEOUT_MS, like the memory store's.
-      const read = statements.depth().then((row): QueueHealth => ({ backend: 'postgres', depth: row.depth, oldest_seconds: Math.round(row.oldest ?? 0) }));
-      return settleWithin<QueueHealth | null>(read, HEALTH_TIMEOUT_MS, null);
-    },
-    async stop(timeoutMs) {
-      // Stops fetching, waits for the jobs it runs up to the bound, then aborts the rest and gives them
-      // back (due at once, for another replica once this one is gone). Bounded even with the database
-      // gone: a fetch or a give-back that hangs is left behind (its jobs are taken over after the expiry).
-      if (pruneTimer) clearInterval(pruneTimer);
-      if (state !== 'started') {
-        state = 'stopping';
-        return;
-      }
-      state = 'stopping';
-      wake?.();
-      const deadline = Date.now() + Math.max(1_000, timeoutMs);
-      await settleWithin(Promise.all([loop, ...[...running.values()].map((r) => r.done)]).then(() => undefined), deadline - Date.now(), undefined);
-      const left = [...running.values()];
-      for (const r of left) {
-        released.add(r.job.id);
-        r.abort.abort(new Error('the job queue is stopping'));
-      }
-      await settleWithin(release(left.map((r) => r.job)), Math.max(500, deadline - Date.now()), undefined);
-    },
-  };
+export function createPostgresJobQueue(options: PostgresJobQueueOptions): JobQueue {
+  return new PostgresJobQueue(options);
 }
