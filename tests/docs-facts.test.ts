@@ -1,6 +1,6 @@
 /**
  * What the docs say that the code can confirm (issue 50): the heap flags quoted as the image's against
- * the Dockerfile, counts (eval cases, labelled planner questions, the offline table) against their
+ * the Dockerfile, counts (eval cases and turns, labelled planner questions, the offline table) against their
  * sources, defaults quoted in prose against the configuration schema, the file names module headers
  * give against the tree, and a reason for every full-suite-only test file. Each check proves it can fail
  * on a planted claim. (Paths, scripts and variables the docs name are tests/docs.test.ts; the README's
@@ -49,6 +49,8 @@ const OFFLINE_QUESTIONS = ['MAPS', 'EATS', 'COURSES', 'GUIDE', 'SECOND_PASS', 'T
 /** Counts the docs state, each read from its source. */
 const COUNTS: Array<{ claim: RegExp; actual: number; source: string }> = [
   { claim: /(\d+) (?:campus )?cases\b/g, actual: EVAL_CASES.length, source: 'scripts/eval/cases.ts' },
+  // Issue 60: DEPLOY sized the spend cap from "the offline eval's 56 turns" after the eval had grown.
+  { claim: /offline eval's (\d+) turns/g, actual: EVAL_CASES.reduce((n, c) => n + c.steps.length, 0), source: 'scripts/eval/cases.ts (its steps)' },
   { claim: /(\d+) labelled student questions/g, actual: PLANNER_QUESTIONS, source: 'tests/planner-recall.test.ts' },
   { claim: /offline-campus-questions\.test\.ts` asks (\d+) questions/g, actual: OFFLINE_QUESTIONS, source: 'tests/offline-campus-questions.test.ts' },
 ];
@@ -107,11 +109,44 @@ describe('docs state what the code says', () => {
     ]);
   });
 
+/** Every .ts file of src/, read once. */
+const SOURCES = sourceFiles().map((f) => read(f));
+
+/** The fields of the options interface of `create…(options: X)` in src/, or null when there is none. */
+function optionFields(fn: string): string[] | null {
+  const type = SOURCES.map((t) => new RegExp(`export function ${fn}\\(\\w+: (\\w+)\\)`).exec(t)?.[1]).find(Boolean);
+  const body = type ? SOURCES.map((t) => new RegExp(`export interface ${type} \\{([\\s\\S]*?)\\n\\}`).exec(t)?.[1]).find(Boolean) : undefined;
+  return body ? [...body.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1]!) : null;
+}
+
+/** Option lists a doc gives as `` `createX({ a, b?, … })` `` that name other fields than X's options interface. */
+function optionListProblems(file: string, text: string): string[] {
+  const problems: string[] = [];
+  for (const m of text.matchAll(/`(create\w+)\(\{ ([^}`]+) \}\)`/g)) {
+    const fields = optionFields(m[1]!);
+    if (!fields) continue;
+    const listed = m[2]!.split(',').map((f) => f.trim().replace(/\?$/, ''));
+    // A call with values (`baseUrl: X`) is an example, not the list of options.
+    if (listed.some((f) => !/^\w+$/.test(f))) continue;
+    const missing = fields.filter((f) => !listed.includes(f));
+    const extra = listed.filter((f) => !fields.includes(f));
+    if (missing.length || extra.length) problems.push(`${file}: ${m[1]} lists ${missing.length ? `no ${missing.join(', ')}` : ''}${missing.length && extra.length ? '; ' : ''}${extra.length ? `${extra.join(', ')} it does not take` : ''}`);
+  }
+  return problems;
+}
+
   it('count eval cases, labelled planner questions and the offline table as their sources hold them', () => {
     expect(docs.flatMap((d) => countProblems(d.file, d.text))).toEqual([]);
     // Each count is stated somewhere, and a wrong one is caught.
     for (const { claim } of COUNTS) expect(docs.some((d) => new RegExp(claim.source).test(d.text)), String(claim)).toBe(true);
     expect(countProblems('planted.md', `holds ${PLANNER_QUESTIONS + 1} labelled student questions`)).toHaveLength(1);
+    expect(countProblems('planted.md', "the offline eval's 56 turns cost")).toHaveLength(1);
+  });
+
+  it('list a factory\'s options as its options interface has them (issue 60: pipeline.md had lost four)', () => {
+    expect(docs.flatMap((d) => optionListProblems(d.file, d.text))).toEqual([]);
+    expect(docs.some((d) => /`createOpenAIGateway\(\{/.test(d.text))).toBe(true);
+    expect(optionListProblems('planted.md', '`createMcpCampusTools({ url, logger, fetch?, now? })`')).toEqual(['planted.md: createMcpCampusTools lists no callTimeoutMs, listTtlMs, failureTtlMs']);
   });
 
   it('quote defaults in prose as the configuration schema has them', () => {
