@@ -1,0 +1,168 @@
+/**
+ * The readers of the campus tool server's results (issue 60): what a result of each tool of
+ * `../shared/CAMPUS_TOOLS.md` says, as the grounding check's facts. One place for every result shape:
+ *
+ * - JSON (the bus group's results, courses, buildings, paths) is read field by field, so a number counts
+ *   only as what its field says it is (`"minutes": 4` is a wait, `"units": "12.0"` units, `{"building":
+ *   "GHC", "room": "4401"}` a room, `"level": 4` a floor, `"price": 2.75` a price); every string inside
+ *   is read as text too. A course (`courseID`) or a bus route (`route`) owns the facts of its object. A
+ *   day's name as a key ("Monday": "10:00 - 23:00") gives that day's hours.
+ * - Markdown (dining lists and details, the guide): a dining list's `### <place>` blocks, or a detail's
+ *   one `# <place>`, each owns its lines; what comes before the first place, and any other text, is
+ *   nobody's.
+ * - Anything else is text.
+ *
+ * The reader writes into a FactSink (evidence.ts's reader): it knows result shapes, the sink knows what
+ * a fact is. `tests/grounding-tool-results.test.ts` runs every sandbox tool's real output through it.
+ */
+import type { Catalog } from '../../campus/catalog.js';
+import { season } from './claims.js';
+import { readClockTimes } from './clock-times.js';
+import { readDays } from './days.js';
+import { courseSubject, headingName, phrase, placeAliases, placeSubject, routeSubject } from './subjects.js';
+
+/** Where a tool result's facts go. */
+export interface FactSink {
+  /** A fact of the scope being read ("time:540", "units:12", "room:GHC:4401"). */
+  addKey(key: string): void;
+  /** Free text: read into claims (a tool's lines bound to the days they name). */
+  readText(text: string): void;
+  /** One day's hours as a line ("Monday: 10:00 - 23:00"). */
+  readDayLine(line: string): void;
+  /** Reads `read` as `subject`'s (named by `names`; null: nobody's), then goes back to the scope before. */
+  within(subject: string | null, names: readonly string[], read: () => void): void;
+  /** When the bus predictions being read were fetched, in local minutes after midnight; null otherwise. */
+  fetchedAt: number | null;
+}
+
+/** When a bus result's predictions were fetched, in local minutes after midnight (`retrieved_at.local`: "2026-11-25T16:04:00-05:00"). */
+function fetchedMinutes(value: unknown): number | null {
+  const local = (value as { retrieved_at?: { local?: unknown } } | null)?.retrieved_at?.local;
+  const m = typeof local === 'string' ? /T(\d{2}):(\d{2})/.exec(local) : null;
+  return m ? Number(m[1]) * 60 + Number(m[2]) : null;
+}
+
+const TIME_FIELD = /^(?:begin|end|start|starts|start_time|end_time|open|opens|close|closes|time|from|to|until)$/i;
+const SEASON_FIELD = /^(?:semester|season|term)$/i;
+/** A day name as a JSON key ("Monday", "mon"), whose value is that day's hours. */
+const DAY_KEY = /^(?:sun|mon|tue|wed|thu|fri|sat)[a-z]*$/i;
+
+/** Reads one tool result into `sink`; `catalog` resolves the buildings results name. */
+export function readToolResult(text: string, sink: FactSink, catalog: Catalog): void {
+  const body = text.trim();
+  if (body.startsWith('{') || body.startsWith('[')) {
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch {
+      value = undefined; // Not JSON after all: read as text below.
+    }
+    if (value !== undefined) {
+      sink.fetchedAt = fetchedMinutes(value);
+      try {
+        new JsonResult(sink, catalog).walk(value);
+      } finally {
+        sink.fetchedAt = null;
+      }
+      return;
+    }
+  }
+  readMarkdown(text, sink);
+}
+
+/** A JSON result, walked field by field. */
+class JsonResult {
+  constructor(
+    private readonly sink: FactSink,
+    private readonly catalog: Catalog,
+  ) {}
+
+  walk(value: unknown): void {
+    if (Array.isArray(value)) {
+      for (const item of value) this.walk(item);
+      return;
+    }
+    if (typeof value === 'string') return this.sink.readText(value);
+    if (!value || typeof value !== 'object') return;
+    const obj = value as Record<string, unknown>;
+    // A course or a bus route owns the facts of its object (its prerequisites, units, schedules, waits).
+    const course = typeof obj.courseID === 'string' ? /^(\d{2})-?(\d{3})$/.exec(obj.courseID.trim()) : null;
+    const route = typeof obj.route === 'string' && obj.route.trim() ? obj.route : null;
+    const read = () => this.fields(obj);
+    if (course) this.sink.within(courseSubject(course[1]! + course[2]!), typeof obj.name === 'string' ? [phrase(obj.name)] : [], read);
+    else if (route) this.sink.within(routeSubject(route), [], read);
+    else read();
+  }
+
+  private fields(obj: Record<string, unknown>): void {
+    // A semester with its year: "Spring 2027".
+    const seasonKey = Object.keys(obj).find((k) => SEASON_FIELD.test(k));
+    const seasonValue = seasonKey ? obj[seasonKey] : undefined;
+    if (typeof seasonValue === 'string' && (typeof obj.year === 'number' || typeof obj.year === 'string')) {
+      const name = /spring|summer|fall|autumn|winter/i.exec(seasonValue)?.[0];
+      if (name) this.sink.addKey(`term:${season(name)}:${obj.year}`);
+    }
+    for (const [key, v] of Object.entries(obj)) {
+      // {"Monday": "10:00 - 23:00"}: the value is that day's hours.
+      if (DAY_KEY.test(key) && typeof v === 'string' && readDays(key, null).length > 0) this.sink.readDayLine(`${key}: ${v}`);
+      this.field(key, v, obj);
+    }
+  }
+
+  private field(key: string, value: unknown, parent: Record<string, unknown>): void {
+    const { sink } = this;
+    if (typeof value === 'number' && Number.isFinite(value)) {
+      if (key === 'minutes') sink.addKey(`wait-min:${value}`);
+      else if (key === 'seconds') sink.addKey(`wait-sec:${value}`);
+      else if (key === 'units') sink.addKey(`units:${value}`);
+      else if (key === 'year') sink.addKey(`year:${value}`);
+      else if (key === 'level') sink.addKey(`floor:${value}`);
+      else if (/^(?:price|cost|amount)$/i.test(key)) sink.addKey(`price:${Math.round(value * 100)}`);
+      return;
+    }
+    if (typeof value !== 'string') return this.walk(value);
+    const v = value.trim();
+    if (key === 'units' && /^\d+(?:\.\d+)?$/.test(v)) sink.addKey(`units:${Number(v)}`);
+    else if (key === 'route' && v) sink.addKey(`route:${v.replace(/[\s-]/g, '').toUpperCase()}`);
+    else if (key === 'level' && /^\d{1,2}$/.test(v)) sink.addKey(`floor:${Number(v)}`);
+    else if (key === 'year' && /^\d{4}$/.test(v)) sink.addKey(`year:${v}`);
+    else if (key === 'room' && typeof parent.building === 'string' && v) {
+      const building = this.catalog.resolve(parent.building)?.code ?? parent.building.trim();
+      sink.addKey(`room:${building.toUpperCase()}:${v.toUpperCase()}`);
+    } else if (TIME_FIELD.test(key)) {
+      const taken = new Uint8Array(v.length);
+      for (const t of readClockTimes(v, taken)) for (const m of t.minutes) sink.addKey(`time:${m}`);
+      // "0930" or "2130": four digits of a 24-hour clock.
+      const compact = /^([01]\d|2[0-3])([0-5]\d)$/.exec(v);
+      if (compact) sink.addKey(`time:${Number(compact[1]) * 60 + Number(compact[2])}`);
+    }
+    sink.readText(v);
+  }
+}
+
+/** A Markdown result: each place's block is its own (module note). */
+function readMarkdown(text: string, sink: FactSink): void {
+  const places = /^###\s/m.test(text) ? /^###\s+(.+)$/ : (text.match(/^#\s/gm)?.length ?? 0) === 1 ? /^#\s+(.+)$/ : null;
+  if (!places) return sink.readText(text);
+  let subject: string | null = null;
+  let names: readonly string[] = [];
+  let block: string[] = [];
+  const flush = () => {
+    if (block.length > 0) {
+      const lines = block.join('\n');
+      sink.within(subject, names, () => sink.readText(lines));
+    }
+    block = [];
+  };
+  for (const line of text.split('\n')) {
+    const heading = places.exec(line);
+    if (heading || /^#{1,2}\s/.test(line)) {
+      flush();
+      const name = heading ? headingName(heading[1]!) : '';
+      subject = name ? placeSubject(name) : null;
+      names = name ? placeAliases(name) : [];
+    }
+    block.push(line);
+  }
+  flush();
+}
