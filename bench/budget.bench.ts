@@ -12,7 +12,7 @@ import { noModeration } from '../src/admission/admission.js';
 import { createAdmission } from '../src/admission/create-admission.js';
 import { createPostgresBudgetStore } from '../src/admission/postgres-budget-store.js';
 import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js';
-import type { TokenBudgetStore } from '../src/admission/token-budget.js';
+import type { BudgetStore } from '../src/admission/budget-store.js';
 import { parseConfig } from '../src/config.js';
 import { createDatabase } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
@@ -47,7 +47,7 @@ interface Row {
   samples: number[];
 }
 
-async function measure(name: string, store: TokenBudgetStore, withSpend = false): Promise<Row[]> {
+async function measure(name: string, store: BudgetStore, withSpend = false): Promise<Row[]> {
   const admission = createAdmission({ budget: store, moderation: noModeration, config: withSpend ? spendConfig : config, logger: silentLogger, now: () => new Date() });
   if (withSpend) name += ', spend limits on';
   const next = requests();

@@ -1,5 +1,5 @@
 /**
- * One test suite for both token budget stores: SQLite (a temporary file) and Postgres (PGlite over the
+ * One test suite for both budget stores: SQLite (a temporary file) and Postgres (PGlite over the
  * wire protocol, migrated with the committed migrations). Store semantics first, then the admission
  * rules on top of each store: a turn held at admission, 429 with Retry-After, top-ups granted or
  * declined, single calls reserved and settled, giving back, a UTC midnight crossed with an injected clock, 503 when the store fails, and concurrent turns of
@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { noModeration } from '../src/admission/admission.js';
 import { createAdmission } from '../src/admission/create-admission.js';
-import type { TokenBudgetStore } from '../src/admission/token-budget.js';
+import type { BudgetStore } from '../src/admission/budget-store.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from '../src/admission/turn-reservation.js';
 import { AppError } from '../src/http/errors.js';
 import { silentLogger } from '../src/logger.js';
@@ -30,8 +30,8 @@ const config = testConfig({ DAILY_TOKEN_LIMIT: String(LIMIT), MAX_OUTPUT_TOKENS:
 const signal = new AbortController().signal;
 
 
-describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name', (backend) => {
-  let store: TokenBudgetStore;
+describe.each([sqliteBackend(), postgresBackend()])('budget store: $name', (backend) => {
+  let store: BudgetStore;
   beforeAll(() => backend.setup());
   afterAll(() => backend.teardown());
   beforeEach(async () => {
@@ -182,7 +182,7 @@ describe.each([sqliteBackend(), postgresBackend()])('token budget store: $name',
 
   it('retries a failed write once, so a transient failure does not leave a pass unmetered', async () => {
     let failures = 1;
-    const flaky: TokenBudgetStore = {
+    const flaky: BudgetStore = {
       ...store,
       charge: (b, d, t, spend) => (failures-- > 0 ? Promise.reject(new Error('connection reset')) : store.charge(b, d, t, spend)),
     };

@@ -44,7 +44,7 @@ describe('buildDeps', () => {
       'runs',
       'job queue',
       'background tasks',
-      'token budget store',
+      'budget store',
       'campus tools client',
       'sandbox',
       'memory store',

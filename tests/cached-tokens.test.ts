@@ -6,7 +6,7 @@
  * the eval's cost column (tests/eval.test.ts) show them too.
  */
 import { describe, expect, it } from 'vitest';
-import { utcDay } from '../src/admission/token-budget.js';
+import { utcDay } from '../src/admission/budget-store.js';
 import { startAdmissionApp } from './support/admission-harness.js';
 import { closeAfterEach } from './support/cleanup.js';
 import { testConfig } from './support/deps.js';

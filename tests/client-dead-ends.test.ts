@@ -23,8 +23,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noModeration } from '../src/admission/admission.js';
 import { createAdmission } from '../src/admission/create-admission.js';
 import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js';
-import type { TokenBudgetStore } from '../src/admission/token-budget.js';
-import { utcDay } from '../src/admission/token-budget.js';
+import type { BudgetStore } from '../src/admission/budget-store.js';
+import { utcDay } from '../src/admission/budget-store.js';
 import { createApp } from '../src/app.js';
 import { MAX_LARGE_BODIES } from '../src/http/body-limit.js';
 import { silentLogger } from '../src/logger.js';
@@ -45,7 +45,7 @@ const IMAGE = `data:image/png;base64,${Buffer.from(Array.from({ length: 225_000 
 
 let gw: FakeGateway;
 let server: Listening;
-let budget: TokenBudgetStore;
+let budget: BudgetStore;
 let client: OpenAI;
 /** A campus tool that answers after the turn's deadline. */
 let slowTools: TestMcpServer;

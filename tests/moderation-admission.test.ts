@@ -10,7 +10,7 @@ import type { Admission } from '../src/admission/admission.js';
 import { createAdmission } from '../src/admission/create-admission.js';
 import { createModeration } from '../src/admission/moderation.js';
 import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js';
-import type { TokenBudgetStore } from '../src/admission/token-budget.js';
+import type { BudgetStore } from '../src/admission/budget-store.js';
 import { AppError } from '../src/http/errors.js';
 import { createLogger } from '../src/logger.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
@@ -28,7 +28,7 @@ const signal = new AbortController().signal;
 
 describe('admission with moderation', () => {
   const gw = useFakeGateway('all');
-  let budget: TokenBudgetStore;
+  let budget: BudgetStore;
   let admission: Admission;
   let lines: string[];
   const moderationCalls = () => gw.requests.filter((r) => r.path === '/v1/moderations').length;

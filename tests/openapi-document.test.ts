@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noModeration, type Admission } from '../src/admission/admission.js';
 import { createAdmission } from '../src/admission/create-admission.js';
 import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js';
-import { utcDay, type TokenBudgetStore } from '../src/admission/token-budget.js';
+import { utcDay, type BudgetStore } from '../src/admission/budget-store.js';
 import { createApp } from '../src/app.js';
 import { MAX_BODY_BYTES, MAX_CHAT_BODY_BYTES } from '../src/http/body-limit.js';
 import { OverloadedError } from '../src/lifecycle/overload.js';
@@ -106,7 +106,7 @@ describe('every route, driven over HTTP, answers as the document says', () => {
   let production: Listening;
   let overloaded: Listening;
   let nodeServer: Server;
-  let budget: TokenBudgetStore;
+  let budget: BudgetStore;
   let memory: ReturnType<typeof breakableStore>;
   const seen = new Set<string>();
 

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { noModeration } from '../src/admission/admission.js';
 import { createAdmission } from '../src/admission/create-admission.js';
-import { SERVICE_BUCKET, type TokenBudgetStore } from '../src/admission/token-budget.js';
+import { SERVICE_BUCKET, type BudgetStore } from '../src/admission/budget-store.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from '../src/admission/turn-reservation.js';
 import { createApp } from '../src/app.js';
 import { AppError } from '../src/http/errors.js';
@@ -38,14 +38,14 @@ const costly = (usd: number): Usage => ({ promptTokens: 1000, completionTokens: 
 
 
 describe.each([sqliteBackend(), postgresBackend()])('money budgets: $name', (backend) => {
-  let store: TokenBudgetStore;
+  let store: BudgetStore;
   beforeAll(() => backend.setup());
   afterAll(() => backend.teardown());
   beforeEach(async () => {
     store = await backend.open();
     return () => store.close();
   });
-  const admissionWith = (env: Record<string, string>, budget: TokenBudgetStore = store) =>
+  const admissionWith = (env: Record<string, string>, budget: BudgetStore = store) =>
     createAdmission({ budget, moderation: noModeration, config: testConfig({ MAX_OUTPUT_TOKENS: String(MAX_OUT), ...env }), logger: silentLogger, now });
 
   it("holds a turn's worst case in money, settles the gateway's reported cost, gives the rest back", async () => {

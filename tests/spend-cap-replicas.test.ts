@@ -8,7 +8,7 @@
  * turn's worst-case cost of the cap.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVICE_BUCKET, utcDay, type TokenBudgetStore } from '../src/admission/token-budget.js';
+import { SERVICE_BUCKET, utcDay, type BudgetStore } from '../src/admission/budget-store.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from '../src/admission/turn-reservation.js';
 import { ModelPrices, toNanoUsd } from '../src/model/model-prices.js';
 import { testConfig } from './support/deps.js';
@@ -25,7 +25,7 @@ const CAP_USD = (TURNS * COST_USD) / 10;
 
 let pg: TestPostgres;
 let gw: FakeGateway;
-const stores: TokenBudgetStore[] = [];
+const stores: BudgetStore[] = [];
 const servers: Listening[] = [];
 let replicas: SpendReplicas | undefined;
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js';
-import { SERVICE_BUCKET } from '../src/admission/token-budget.js';
+import { SERVICE_BUCKET } from '../src/admission/budget-store.js';
 import { REPO_ROOT } from './support/spawn-service.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'spend-processes-'));

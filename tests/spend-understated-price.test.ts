@@ -8,7 +8,7 @@
  * stored for the other replica, warned once per model, and exported as a gauge.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVICE_BUCKET, utcDay, type TokenBudgetStore } from '../src/admission/token-budget.js';
+import { SERVICE_BUCKET, utcDay, type BudgetStore } from '../src/admission/budget-store.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from '../src/admission/turn-reservation.js';
 import { createLogger } from '../src/logger.js';
 import { ModelPrices, toNanoUsd } from '../src/model/model-prices.js';
@@ -34,7 +34,7 @@ const USER_CAP_USD = (12 * REPORTED_USD);
 
 let pg: TestPostgres;
 let gw: FakeGateway;
-const stores: TokenBudgetStore[] = [];
+const stores: BudgetStore[] = [];
 const servers: Listening[] = [];
 let replicas: SpendReplicas | undefined;
 const lines: Array<Record<string, unknown>> = [];

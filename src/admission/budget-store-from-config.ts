@@ -1,5 +1,5 @@
 /**
- * Builds the token budget store the configuration asks for: SQLite at TOKEN_USAGE_DB (default), or
+ * Builds the budget store the configuration asks for: SQLite at TOKEN_USAGE_DB (default), or
  * Postgres at DATABASE_URL with TOKEN_BUDGET_STORE=postgres so several replicas share one budget.
  * Called once by server.ts; the caller closes the store at shutdown.
  */
@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { createDatabase, type Database } from '../db/client.js';
 import { runMigrations } from '../db/migrate.js';
 import { createPostgresBudgetStore } from './postgres-budget-store.js';
-import type { TokenBudgetStore } from './token-budget.js';
+import type { BudgetStore } from './budget-store.js';
 
 export interface BudgetStoreDeps {
   /** An open handle to reuse (the memory store's); without one the store opens and owns its own. */
@@ -18,7 +18,7 @@ export interface BudgetStoreDeps {
 export async function createBudgetStoreFromConfig(
   config: Pick<Config, 'budget' | 'databaseUrl'>,
   deps: BudgetStoreDeps = {},
-): Promise<TokenBudgetStore> {
+): Promise<BudgetStore> {
   if (config.budget.store === 'sqlite') {
     // Loaded only when chosen: the native module is not in a Postgres-budget process (issue 26, the idle footprint).
     const { createSqliteBudgetStore } = await import('./sqlite-budget-store.js');

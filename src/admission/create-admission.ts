@@ -26,14 +26,14 @@ import type { TurnRequest } from '../request/chat-request.js';
 import type { Usage } from '../model/usage.js';
 import { budgetBucket, type Admission, type AdmissionDecision, type Moderation, type ModerationVerdict, type Refusal, type TurnBudget } from './admission.js';
 import { flaggedAnswerNotice, moderationRefusal, selfHarmSupport } from './replies.js';
-import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type BudgetAmount, type BudgetLimits, type Reservation, type TokenBudgetStore } from './token-budget.js';
+import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type BudgetAmount, type BudgetLimits, type Reservation, type BudgetStore } from './budget-store.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from './turn-reservation.js';
 import { PriceRatios } from './price-ratios.js';
 import { noSpan, spanned, type ServiceMetrics, type TraceSpan } from '../telemetry/telemetry.js';
 import { ANONYMOUS_BUCKET } from '../lifecycle/turns-in-flight.js';
 
 export interface AdmissionOptions {
-  budget: TokenBudgetStore;
+  budget: BudgetStore;
   moderation: Moderation;
   config: Pick<Config, 'budget' | 'campus'> & { gateway: Pick<Config['gateway'], 'prices'> };
   logger: Logger;
@@ -130,7 +130,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
         try {
           return (await reserveIn(bucket, day, more)).held;
         } catch (err) {
-          log.warn('token budget store failed; the turn finishes within what it holds', { err });
+          log.warn('budget store failed; the turn finishes within what it holds', { err });
           return false;
         }
       },
@@ -182,7 +182,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
         const amount = turnBudget.initial;
         reservation = await spanned(span.child('budget', { 'campus.budget.tokens_held': amount.tokens }), reserveIn(bucket, day, amount));
       } catch (err) {
-        log.error('token budget store failed; refusing the turn', { err });
+        log.error('budget store failed; refusing the turn', { err });
         throw new ServiceUnavailableError('the token budget cannot be checked right now; please try again shortly', 'token budget unavailable');
       }
       if (!reservation.held) throw refusedTurn(reservation.refusedBy);
@@ -202,7 +202,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
         const reservation = await reserveIn(bucket, day, held.initial);
         if (!reservation.held) return { refused: reservation.refusedBy === 'service' ? 'service' : 'budget', resumesAt };
       } catch (err) {
-        log.warn('token budget store failed; the model call is not made', { err });
+        log.warn('budget store failed; the model call is not made', { err });
         return { refused: 'unavailable', resumesAt };
       }
       return {

@@ -10,7 +10,7 @@
 import { and, eq, gte, lt, max, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { modelPriceRatios, tokenUsage } from '../db/schema.js';
-import { dayBefore, type Reservation, type TokenBudgetStore, type UtcDay } from './token-budget.js';
+import { dayBefore, type Reservation, type BudgetStore, type UtcDay } from './budget-store.js';
 
 export interface PostgresBudgetStoreOptions {
   /** The service's database handle (src/db/client.ts); migrations must have run. */
@@ -20,7 +20,7 @@ export interface PostgresBudgetStoreOptions {
 }
 
 /** A budget store over the `token_usage` table. */
-export function createPostgresBudgetStore(options: PostgresBudgetStoreOptions): TokenBudgetStore {
+export function createPostgresBudgetStore(options: PostgresBudgetStoreOptions): BudgetStore {
   const { db, sql: driver } = options.database;
   const selectRow = db
     .select({ tokens: tokenUsage.tokens, nanoUsd: tokenUsage.nanoUsd })

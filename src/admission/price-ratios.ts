@@ -21,7 +21,7 @@ import type { Logger } from '../logger.js';
 import { reportedCost, type ModelPrices } from '../model/model-prices.js';
 import type { Usage } from '../model/usage.js';
 import type { ServiceMetrics } from '../telemetry/telemetry.js';
-import { utcDay, type TokenBudgetStore } from './token-budget.js';
+import { utcDay, type BudgetStore } from './budget-store.js';
 
 /** A reported cost within this share above the configured price is rounding or a provider fee, not a wrong price. */
 export const PRICE_TOLERANCE = 0.05;
@@ -30,7 +30,7 @@ export const PRICE_TOLERANCE = 0.05;
 export const PRICE_RATIO_REFRESH_MS = 5_000;
 
 export interface PriceRatiosOptions {
-  store: Pick<TokenBudgetStore, 'priceRatios' | 'raisePriceRatio'>;
+  store: Pick<BudgetStore, 'priceRatios' | 'raisePriceRatio'>;
   prices: ModelPrices;
   logger: Logger;
   metrics?: Pick<ServiceMetrics, 'priceRatio'>;

@@ -8,7 +8,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { dayBefore, SERVICE_BUCKET, type Reservation, type TokenBudgetStore, type UtcDay } from './token-budget.js';
+import { dayBefore, SERVICE_BUCKET, type Reservation, type BudgetStore, type UtcDay } from './budget-store.js';
 
 export interface SqliteBudgetStoreOptions {
   /** File path (config.budget.sqlitePath), or `:memory:` for a private database. */
@@ -20,7 +20,7 @@ export interface SqliteBudgetStoreOptions {
 }
 
 /** Opens (creating when needed) the SQLite budget file and prepares its statements. */
-export function createSqliteBudgetStore(options: SqliteBudgetStoreOptions): TokenBudgetStore {
+export function createSqliteBudgetStore(options: SqliteBudgetStoreOptions): BudgetStore {
   const now = options.now ?? (() => new Date());
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
   const db = new Database(options.path);

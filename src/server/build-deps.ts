@@ -290,7 +290,7 @@ async function admissionOver(
   moderation: AppDeps['moderation'],
   now: () => Date,
 ): Promise<AppDeps['admission']> {
-  const budget = opened.own('token budget store', await createBudgetStoreFromConfig(config, database ? { database } : {}), (b) => b.close());
+  const budget = opened.own('budget store', await createBudgetStoreFromConfig(config, database ? { database } : {}), (b) => b.close());
   return createAdmission({ budget, moderation, config, logger, now, metrics: telemetry.metrics });
 }
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createAdmission } from '../../src/admission/create-admission.js';
 import { moderationFromConfig } from '../../src/admission/moderation.js';
 import { createSqliteBudgetStore } from '../../src/admission/sqlite-budget-store.js';
-import type { TokenBudgetStore } from '../../src/admission/token-budget.js';
+import type { BudgetStore } from '../../src/admission/budget-store.js';
 import { createApp } from '../../src/app.js';
 import type { Logger } from '../../src/logger.js';
 import type { CampusTools } from '../../src/tools/campus-tools.js';
@@ -24,7 +24,7 @@ export interface AdmissionAppOptions {
   env?: Record<string, string>;
   /** Moderation through the fake gateway (EMBEDDINGS_API_KEY set); off by default. */
   moderation?: boolean;
-  budget?: TokenBudgetStore;
+  budget?: BudgetStore;
   now?: () => Date;
   logger?: Logger;
   campusTools?: CampusTools;
@@ -33,7 +33,7 @@ export interface AdmissionAppOptions {
 export interface AdmissionApp {
   app: ReturnType<typeof createApp>;
   gw: FakeGateway;
-  budget: TokenBudgetStore;
+  budget: BudgetStore;
   /** Every completed charge, in order (observed after the real admission stored it). */
   charges: Usage[];
   /** Resolves once `count` charges have been stored. */

@@ -1,5 +1,5 @@
 /**
- * The two token budget stores as test backends, so one suite runs on both: SQLite on a fresh file in a
+ * The two budget stores as test backends, so one suite runs on both: SQLite on a fresh file in a
  * temporary directory, Postgres on PGlite over the wire protocol with the committed migrations. Not a
  * test file.
  */
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPostgresBudgetStore } from '../../src/admission/postgres-budget-store.js';
 import { createSqliteBudgetStore } from '../../src/admission/sqlite-budget-store.js';
-import type { TokenBudgetStore } from '../../src/admission/token-budget.js';
+import type { BudgetStore } from '../../src/admission/budget-store.js';
 import type { CallRefusal, CallReservation, CallToReserve } from '../../src/model/metered-call.js';
 import { createDatabase, type Database } from '../../src/db/client.js';
 import { runMigrations } from '../../src/db/migrate.js';
@@ -20,9 +20,9 @@ export interface Backend {
   name: string;
   setup(): Promise<void>;
   /** A fresh store over an empty table. */
-  open(): Promise<TokenBudgetStore>;
+  open(): Promise<BudgetStore>;
   /** A second handle on the store `open` last made (another process or replica on the same data). */
-  another(): Promise<TokenBudgetStore>;
+  another(): Promise<BudgetStore>;
   teardown(): Promise<void>;
 }
 

@@ -5,7 +5,7 @@
 import { noModeration } from '../../src/admission/admission.js';
 import { createBudgetStoreFromConfig } from '../../src/admission/budget-store-from-config.js';
 import { createAdmission, type AdmissionOptions } from '../../src/admission/create-admission.js';
-import type { TokenBudgetStore } from '../../src/admission/token-budget.js';
+import type { BudgetStore } from '../../src/admission/budget-store.js';
 import { createApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import { silentLogger, type Logger } from '../../src/logger.js';
@@ -15,7 +15,7 @@ import { gatewayClient, type FakeGateway } from './fake-gateway.js';
 import { listen, type Listening } from './listen.js';
 
 export interface SpendReplicas {
-  stores: TokenBudgetStore[];
+  stores: BudgetStore[];
   servers: Listening[];
   /** A "hi" turn of `userId` on the JSON route of replica 0 or 1. */
   respond(replica: number, userId: string): Promise<Response>;
@@ -27,7 +27,7 @@ export async function startSpendReplicas(
   gw: FakeGateway,
   options: { logger?: Logger; metrics?: AdmissionOptions['metrics'] } = {},
 ): Promise<SpendReplicas> {
-  const stores: TokenBudgetStore[] = [];
+  const stores: BudgetStore[] = [];
   const servers: Listening[] = [];
   for (let i = 0; i < 2; i++) {
     const budget = await createBudgetStoreFromConfig(config);

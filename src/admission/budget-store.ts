@@ -36,7 +36,7 @@ export type Reservation =
   | { held: true; /** The service's spend after this hold; null without a service cap. */ serviceNanoUsd: number | null }
   | { held: false; refusedBy: 'tokens' | 'spend' | 'service' };
 
-export interface TokenBudgetStore {
+export interface BudgetStore {
   /** Tokens charged to `bucket` on `day` (0 when nothing was charged). Rejects when the store fails. */
   used(bucket: string, day: UtcDay): Promise<number>;
   /** Nano-dollars charged to `bucket` (SERVICE_BUCKET: the service) on `day`. Rejects when the store fails. */
