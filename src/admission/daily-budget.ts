@@ -1,0 +1,216 @@
+/**
+ * The daily budget of tokens and money (issue 60: admission split into this holder and moderation): the
+ * limits of the configuration (DAILY_TOKEN_LIMIT, DAILY_SPEND_LIMIT_USD, SERVICE_DAILY_SPEND_LIMIT_USD),
+ * each model's price and the ratio the gateway showed it really costs (price-ratios.ts), and the store
+ * (budget-store.ts). It reserves in ONE atomic step per bucket and day, holds what a turn or a call may
+ * spend (HeldBudget: tokens and money move together), writes excesses and refunds (retried once, never
+ * throwing), prunes old days on the first write of each day, and names the refusal of a spent budget.
+ */
+import type { Config } from '../config.js';
+import { ServicePausedError, TooManyRequestsError, type AppError } from '../http/errors.js';
+import type { Logger } from '../logger.js';
+import type { SpendPurpose } from '../model/metered-call.js';
+import { ModelPrices, toNanoUsd, toUsd, type TokenSplit } from '../model/model-prices.js';
+import type { Usage } from '../model/usage.js';
+import type { ServiceMetrics } from '../telemetry/telemetry.js';
+import type { TurnBudget } from './admission.js';
+import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type BudgetAmount, type BudgetLimits, type BudgetStore, type Reservation } from './budget-store.js';
+import { PriceRatios } from './price-ratios.js';
+
+/**
+ * Tokens a pass costs the budget: the reported total, never less than its parts (some gateways omit the
+ * total), with the prompt tokens the provider served from its cache counted at `cachedWeight`
+ * (CACHED_TOKEN_WEIGHT): they cost a fraction of a fresh token, as providers bill them.
+ */
+export function tokensOf(usage: Usage, cachedWeight = 1): number {
+  const parts = Math.max(0, usage.promptTokens) + Math.max(0, usage.completionTokens);
+  const total = Math.max(0, usage.totalTokens, parts);
+  const discount = Math.max(0, usage.cachedPromptTokens ?? 0) * (1 - Math.min(1, Math.max(0, cachedWeight)));
+  const charged = total - discount;
+  return Number.isFinite(charged) ? Math.ceil(charged) : 0;
+}
+
+export interface DailyBudgetOptions {
+  store: BudgetStore;
+  config: Pick<Config, 'budget'> & { gateway: Pick<Config['gateway'], 'prices'> };
+  logger: Logger;
+  metrics?: Pick<ServiceMetrics, 'spend' | 'serviceSpend' | 'priceRatio'>;
+  now: () => Date;
+}
+
+export class DailyBudget {
+  private readonly store: BudgetStore;
+  private readonly config: DailyBudgetOptions['config'];
+  private readonly now: () => Date;
+  private readonly metrics: DailyBudgetOptions['metrics'];
+  private readonly log: Logger;
+  private readonly prices: ModelPrices;
+  private readonly limits: BudgetLimits;
+  private readonly serviceCapped: boolean;
+  private readonly moneyLimited: boolean;
+  /** A money limit holds each model's worst case at its price times what the gateway showed it costs. */
+  private readonly ratios: PriceRatios;
+  /** The day the cap was last logged as reached: once a day and process, not once per refused turn. */
+  private pausedLoggedFor: string | null = null;
+  /**
+   * Pruning runs on the first write of each UTC day seen by this process; yesterday is kept so a turn
+   * that straddles midnight can still be inspected.
+   */
+  private prunedFor: string | null = null;
+
+  constructor(options: DailyBudgetOptions) {
+    const { config } = options;
+    this.store = options.store;
+    this.config = config;
+    this.now = options.now;
+    this.metrics = options.metrics;
+    this.log = options.logger.child({ component: 'admission' });
+    this.prices = new ModelPrices(config.gateway.prices);
+    this.limits = {
+      tokens: config.budget.dailyTokenLimit,
+      nanoUsd: config.budget.dailySpendLimitUsd === null ? null : toNanoUsd(config.budget.dailySpendLimitUsd),
+      serviceNanoUsd: config.budget.serviceDailySpendLimitUsd === null ? null : toNanoUsd(config.budget.serviceDailySpendLimitUsd),
+    };
+    this.serviceCapped = this.limits.serviceNanoUsd !== null;
+    this.moneyLimited = this.limits.nanoUsd !== null || this.serviceCapped;
+    this.ratios = new PriceRatios({ store: this.store, prices: this.prices, logger: this.log, metrics: this.metrics, now: this.now });
+  }
+
+  /** Before a reservation under a money limit: the ratios other replicas may have raised. */
+  async refresh(): Promise<void> {
+    if (this.moneyLimited) await this.ratios.refresh();
+  }
+
+  /** A conditional reservation; throws when the store fails. */
+  async reserve(bucket: string, day: string, amount: BudgetAmount): Promise<Reservation> {
+    const r = await this.store.reserve(bucket, day, amount, this.limits);
+    if (r.held && r.serviceNanoUsd !== null) this.metrics?.serviceSpend({ usd: toUsd(r.serviceNanoUsd), limitUsd: toUsd(this.limits.serviceNanoUsd!) });
+    return r;
+  }
+
+  /** The money and tokens one bucket holds for one model's calls, `first` of them to begin with. */
+  held(bucket: string, day: string, model: string, purpose: SpendPurpose, first: TokenSplit): HeldBudget {
+    const cachedWeight = this.config.budget.cachedTokenWeight;
+    return new HeldBudget(first, {
+      amount: (size) => ({ tokens: size.input + size.output, nanoUsd: Math.ceil(this.prices.worstCase(model, size) * this.ratios.of(model)) }),
+      used: (usage) => {
+        this.ratios.observe(model, usage);
+        const nanoUsd = this.prices.cost(model, usage);
+        this.metrics?.spend({ model, purpose, usd: toUsd(nanoUsd) });
+        return { tokens: tokensOf(usage, cachedWeight), nanoUsd };
+      },
+      reserve: async (more) => {
+        try {
+          return (await this.reserve(bucket, day, more)).held;
+        } catch (err) {
+          this.log.warn('budget store failed; the turn finishes within what it holds', { err });
+          return false;
+        }
+      },
+      write: (amount, what) => this.write(bucket, day, amount, what),
+    });
+  }
+
+  /** The error of a refused turn: which limit, and until when. */
+  refused(refusedBy: 'tokens' | 'spend' | 'service'): AppError {
+    const retryAfter = secondsUntilUtcMidnight(this.now());
+    if (refusedBy === 'service') {
+      const day = utcDay(this.now());
+      if (this.pausedLoggedFor !== day) {
+        this.pausedLoggedFor = day;
+        this.log.warn('service-wide daily spending cap reached; turns are refused until 00:00 UTC', { limit_usd: this.config.budget.serviceDailySpendLimitUsd });
+      }
+      return new ServicePausedError(retryAfter);
+    }
+    return refusedBy === 'spend'
+      ? new TooManyRequestsError(`the daily spending limit of $${this.config.budget.dailySpendLimitUsd} is reached; it resets at 00:00 UTC`, retryAfter)
+      : new TooManyRequestsError(`the daily token budget of ${this.limits.tokens} tokens is spent; it resets at 00:00 UTC`, retryAfter);
+  }
+
+  /** One unconditional write (an excess, a refund); retried once; never throws. */
+  private async write(bucket: string, day: string, amount: BudgetAmount, what: 'excess' | 'refund'): Promise<void> {
+    const { store, log } = this;
+    if (amount.tokens !== 0 || amount.nanoUsd !== 0) {
+      const spend = { nanoUsd: amount.nanoUsd, service: this.serviceCapped };
+      try {
+        await store.charge(bucket, day, amount.tokens, spend).catch((first: unknown) => {
+          // One retry: a dropped connection should not leave a pass unmetered (or a reservation held).
+          log.warn('token budget write failed; retrying once', { err: first, what });
+          return store.charge(bucket, day, amount.tokens, spend);
+        });
+      } catch (err) {
+        log.error('token budget write failed; left as it was', { err, tokens: amount.tokens, nano_usd: amount.nanoUsd, what });
+      }
+    }
+    if (this.prunedFor !== day) {
+      this.prunedFor = day;
+      try {
+        const removed = await store.pruneBefore(utcDayBefore(this.now(), 1));
+        if (removed > 0) log.info('pruned old token budget days', { removed });
+      } catch (err) {
+        log.warn('token budget prune failed', { err });
+      }
+    }
+  }
+}
+
+interface HeldWrites {
+  /** What a size of call holds: its tokens and their worst-case cost at the model's price. */
+  amount(size: TokenSplit): BudgetAmount;
+  /** What a finished pass used: its tokens as the budget counts them and what it cost (also counted as spend). */
+  used(usage: Usage): BudgetAmount;
+  /** A conditional reservation of `more`; false when refused. Never throws. */
+  reserve(more: BudgetAmount): Promise<boolean>;
+  /** An unconditional write (positive: charge, negative: refund); never throws. */
+  write(amount: BudgetAmount, what: 'excess' | 'refund'): Promise<void>;
+}
+
+/**
+ * Tokens and money held in the store for one turn or call, `initial` of them to begin with. The two
+ * move together: a top-up reserves what either lacks, a pass takes its usage from both, and the rest of
+ * both goes back when the turn ends.
+ */
+export class HeldBudget implements TurnBudget {
+  private tokens: number;
+  private nanoUsd: number;
+  private released = false;
+  readonly initial: BudgetAmount;
+
+  constructor(first: TokenSplit, private readonly store: HeldWrites) {
+    this.initial = store.amount(first);
+    this.tokens = this.initial.tokens;
+    this.nanoUsd = this.initial.nanoUsd;
+  }
+
+  get held(): number {
+    return this.tokens;
+  }
+
+  async hold(size: TokenSplit): Promise<boolean> {
+    const want = this.store.amount(size);
+    const more = { tokens: Math.max(0, Math.ceil(want.tokens) - this.tokens), nanoUsd: Math.max(0, want.nanoUsd - this.nanoUsd) };
+    if (more.tokens === 0 && more.nanoUsd === 0) return true;
+    if (this.released || !(await this.store.reserve(more))) return false;
+    this.tokens += more.tokens;
+    this.nanoUsd += more.nanoUsd;
+    return true;
+  }
+
+  async charge(usage: Usage): Promise<void> {
+    const used = this.store.used(usage);
+    // What was held is already counted in the store: only what passes it is written.
+    const excess = { tokens: Math.max(0, used.tokens - this.tokens), nanoUsd: Math.max(0, used.nanoUsd - this.nanoUsd) };
+    this.tokens = Math.max(0, this.tokens - used.tokens);
+    this.nanoUsd = Math.max(0, this.nanoUsd - used.nanoUsd);
+    if (excess.tokens > 0 || excess.nanoUsd > 0) await this.store.write(excess, 'excess');
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    const back = { tokens: -this.tokens, nanoUsd: -this.nanoUsd };
+    this.tokens = 0;
+    this.nanoUsd = 0;
+    await this.store.write(back, 'refund');
+  }
+}
