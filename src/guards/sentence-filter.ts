@@ -6,6 +6,7 @@
  * written is held back; a finished sentence is judged and released at once. Linear in the text's
  * length, whatever the chunking (issue 12).
  */
+import { ABBREVIATION_WINDOW, endsWithAbbreviation, isCjkEndMark, isCloser, isEndMark } from './sentence-end.js';
 
 /** A streaming sentence remover (see `createSentenceFilter`). */
 export interface SentenceFilter {
@@ -22,11 +23,6 @@ const LINE_PREFIX = /^[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+|>[ \t]?)*/;
 // Lines that are structure, not prose: headings, table rows, fences.
 const VERBATIM_LINE = /^[ \t]*(?:#{1,6}(?:[ \t]|$)|\||```|~~~)/;
 const FENCE = /^[ \t]*(?:```|~~~)/;
-// A period after these is not the end of a sentence ("S. Craig", "e.g. GHC", "Dr. Smith"). Tested on
-// the sentence's last ABBREVIATION_WINDOW characters up to the period: longer than any abbreviation
-// with its period (7), so `^` can only match at the sentence's real start.
-const ABBREVIATION = /(?:^|[\s(])(?:[A-Z]|e\.g|i\.e|vs|St|Dr|Mr|Mrs|Ms|Ave|No|Prof|Rm|approx)\.$/;
-const ABBREVIATION_WINDOW = 10;
 
 /**
  * The opening-words test sees at most this many characters of a sentence: openers are a few words, so
@@ -34,14 +30,9 @@ const ABBREVIATION_WINDOW = 10;
  */
 const MAY_DROP_WINDOW = 160;
 
-// End of a sentence: an end mark, closing quotes/brackets/emphasis, then spaces or tabs, then more
-// text (any non-whitespace character), on the same line. Recognised character by character. Chinese
-// and Japanese end marks (。！？．) need no space: the next sentence follows at once.
-const isCjkEndMark = (c: number) => c === 0x3002 || c === 0xff01 || c === 0xff1f || c === 0xff0e; // 。！？．
-const isEndMark = (c: number) => c === 0x2e || c === 0x21 || c === 0x3f || c === 0x2026 || isCjkEndMark(c); // . ! ? … and CJK
-const isCloser = (c: number) =>
-  c === 0x22 || c === 0x27 || c === 0x201d || c === 0x2019 || c === 0x29 || c === 0x5d || c === 0x2a || c === 0x5f || // " ' ” ’ ) ] * _
-  c === 0x300d || c === 0x300f || c === 0xff09 || c === 0x3011; // 」 』 ） 】
+// End of a sentence (sentence-end.ts, the one rule): an end mark, closing quotes/brackets/emphasis,
+// then spaces or tabs, then more text (any non-whitespace character), on the same line. Recognised
+// character by character here. Chinese and Japanese end marks need no space.
 const isSpaceOrTab = (c: number) => c === 0x20 || c === 0x09;
 /** JavaScript's `\s` (and `trim()`): white space and line terminators. */
 function isWhitespace(c: number): boolean {
@@ -92,7 +83,7 @@ class SentenceEnd {
     this.state = 'marked';
     this.body = length;
     this.unspaced = isCjkEndMark(c);
-    this.abbreviation = ABBREVIATION.test(lastChars);
+    this.abbreviation = endsWithAbbreviation(lastChars);
   }
 }
 

@@ -12,6 +12,7 @@
  * line's start are structure, not claims, and pass as they are. An answer with no claims streams as
  * before; each delta costs the same however long the answer is (a held segment is bounded).
  */
+import { ABBREVIATION_WINDOW, endsWithAbbreviation, isCloser, isEndMark } from '../sentence-end.js';
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim, type ClaimClass } from './claims.js';
 import { bindTimes } from './days.js';
@@ -51,9 +52,6 @@ const MAYBE_PREFIX = /^[ \t>*+#\d.)-]*$/;
 // Noon and midnight start a claim with no digit (a cheap test first, the word-bounded one only on a hit).
 const CLOCK_WORD_HINT = /no{2}n|mid(?:day|night)/i;
 const CLOCK_WORD = /\b(?:noon|midday|midnight)\b/i;
-// A period after these is no sentence end ("9 p.m. on", "Oct. 15", "Dr. Smith").
-const ABBREVIATION = /(?:^|[\s(])(?:[ap]\.m|[A-Za-z]|e\.g|i\.e|vs|St|Dr|Mr|Mrs|Ms|Ave|No|Prof|Rm|approx|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.$/;
-const CLOSERS = new Set(['"', "'", '”', '’', ')', ']', '*', '_']);
 /** A held segment longer than this is judged at a word boundary away from digits (an endless line is not held whole). */
 const MAX_HELD = 1200;
 /** Of the segment that already left, this much is kept as context for the held part's claims. */
@@ -274,17 +272,16 @@ class Grounding implements GroundingStream {
     return mayLeadIn(buf, start, end, false) ? start : buf.length;
   }
 
-  /** Is the character before `i` of `buf` the end of a sentence (an end mark, maybe closers, not an abbreviation)? */
+  /** Is the character before `i` of `buf` the end of a sentence (sentence-end.ts: an end mark, maybe closers, not an abbreviation)? */
   private endsSentence(i: number): boolean {
     const { buf } = this;
     let j = i - 1;
-    while (j >= 0 && CLOSERS.has(buf[j]!)) j--;
+    while (j >= 0 && isCloser(buf.charCodeAt(j))) j--;
     if (j < 0) return false;
-    const mark = buf[j]!;
-    if (mark !== '.' && mark !== '!' && mark !== '?') return false;
-    if (mark !== '.') return true;
-    const before = (this.context + buf.slice(0, j + 1)).slice(-12);
-    return !ABBREVIATION.test(before);
+    const mark = buf.charCodeAt(j);
+    if (!isEndMark(mark)) return false;
+    if (mark !== 0x2e) return true;
+    return !endsWithAbbreviation((this.context + buf.slice(0, j + 1)).slice(-ABBREVIATION_WINDOW));
   }
 
   /** A cut for an over-long held segment: the last space with no digit within 16 characters. */
