@@ -176,5 +176,18 @@ export function askedMoments(text: string, times: readonly { start: number; keys
   return keys;
 }
 
+/** Words that state a time as hours ("open until 11", "closes at 9", "opens 7:30"): a claim about a place's hours. */
+const STATED_HOURS = /\b(?:until|till|'?til|closes?|closing|opens?|opening)\s*(?:at\s+)?$/i;
+
+/**
+ * The time keys that words (the student's message, the history) state as hours ("is Tazza open until 11
+ * tonight?", an earlier answer's "open until 11 PM"): where this turn's tools gave times, they outrank
+ * these (issue 59). A moment asked about ("open at 8?") or a time of the student's own ("my class ends
+ * at 4:30") is not one.
+ */
+export function statedHours(text: string, times: readonly { start: number; keys: readonly string[] }[]): string[] {
+  return times.filter((t) => STATED_HOURS.test(text.slice(Math.max(0, t.start - 16), t.start))).flatMap((t) => t.keys);
+}
+
 /** Day names for a note ("Friday's", "Saturday and Sunday's"). */
 export const DAY_WORDS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];

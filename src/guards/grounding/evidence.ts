@@ -15,16 +15,21 @@
  */
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim } from './claims.js';
-import { askedMoments, bindTimes, readDays } from './days.js';
+import { askedMoments, bindTimes, readDays, statedHours } from './days.js';
 import { courseSubject, phrase, routeSubject } from './subjects.js';
 import { readToolResult, type FactSink } from './tool-results.js';
 
 export interface Evidence {
-  /** Text whose atoms count as evidence: a history item, the system prompt. */
+  /** Text whose atoms count as evidence: the system prompt, the service's own facts. */
   addText(text: string): void;
   /**
-   * The student's message: evidence like any text, and a time it names for no day ("what's open before
-   * 8am?") is the moment asked about, which an answer may echo for the day it answers about.
+   * A person's words (a history item): evidence, except that hours they state ("open until 11 PM") no
+   * longer hold a claim where this turn's tools gave times (issue 59: tools outrank words).
+   */
+  addWords(text: string): void;
+  /**
+   * The student's message: a person's words (addWords), and a time it names for no day ("what's open
+   * before 8am?") is the moment asked about, which an answer may echo for the day it answers about.
    */
   addQuestion(text: string): void;
   /** A tool's raw result: JSON read field by field, anything else as text. */
@@ -64,7 +69,8 @@ export function datesFrom(isoDate: string, days: number): string[] {
 }
 
 /** What the evidence was given, in order, until it is read. */
-type Queued = { text: string; tool: boolean; question?: boolean } | (() => Iterable<string>);
+/** `words`: a person's (the student's message, the history), outranked by this turn's tools (issue 59). */
+type Queued = { text: string; tool: boolean; question?: boolean; words?: boolean } | (() => Iterable<string>);
 
 /**
  * The evidence of one turn: every turn makes one (a class: cheap to make), and texts wait in its queue;
@@ -83,12 +89,16 @@ class TurnEvidence implements Evidence {
     if (text) this.queue.push({ text, tool: false });
   }
 
+  addWords(text: string): void {
+    if (text) this.queue.push({ text, tool: false, words: true });
+  }
+
   addToolResult(text: string): void {
     if (text) this.queue.push({ text, tool: true });
   }
 
   addQuestion(text: string): void {
-    if (text) this.queue.push({ text, tool: false, question: true });
+    if (text) this.queue.push({ text, tool: false, question: true, words: true });
   }
 
   addFacts(keys: () => Iterable<string>): void {
@@ -133,6 +143,8 @@ interface Reader extends Pick<Evidence, 'check' | 'subjectsOf' | 'hasWaits'> {
 }
 
 const CLOSED = /\bclosed\b/i;
+/** The classes a subject has one value of (its units, its room, its floor, its price): what its tool facts outrank. */
+const SUBJECT_VALUES: ReadonlySet<string> = new Set(['units', 'room', 'floor', 'price', 'wait']);
 
 /** One turn's facts: every fact, by the subject that owns it, and how claims are checked against them. */
 class EvidenceReader implements Reader, FactSink {
@@ -148,6 +160,14 @@ class EvidenceReader implements Reader, FactSink {
   private waits = false;
   /** Read from a tool, not from words (the student's message, the history, the prompt): what qualifies a day. */
   private fromTool = false;
+  /** Reading a person's words (the student's message, the history). */
+  private fromWords = false;
+  /** Keys some source other than a person's words gave (a tool, the prompt, the service's facts). */
+  private readonly told = new Set<string>();
+  /** Keys of times a person's words stated as hours (days.ts statedHours). */
+  private readonly stated = new Set<string>();
+  /** A tool gave a time this turn. */
+  private toolTimes = false;
   fetchedAt: number | null = null;
 
   constructor(
@@ -166,10 +186,16 @@ class EvidenceReader implements Reader, FactSink {
         this.scope = null;
       }
     } else {
-      this.readText(item.text);
-      if (item.question) {
+      this.fromWords = item.words === true;
+      try {
+        this.readText(item.text);
+      } finally {
+        this.fromWords = false;
+      }
+      if (item.words) {
         const times = readClaims(item.text, { catalog: this.catalog, mode: 'evidence' }).filter((c) => c.cls === 'time');
-        for (const k of askedMoments(item.text, times)) this.add(`${k}@asked`);
+        if (item.question) for (const k of askedMoments(item.text, times)) this.add(`${k}@asked`);
+        for (const k of statedHours(item.text, times)) this.stated.add(k);
       }
     }
   }
@@ -230,7 +256,8 @@ class EvidenceReader implements Reader, FactSink {
       subjects && subjects.length > 0
         ? (k: string) => unscoped.has(k) || subjects.some((s) => scoped.get(s)?.has(k) === true)
         : (k: string) => facts.has(k);
-    const unbound = claim.keys.some(has) || (claim.fallback !== undefined && claim.fallback.every(has));
+    // Hours only a person's words gave do not hold where the tools spoke (`outranked`).
+    const unbound = (claim.keys.some(has) || (claim.fallback !== undefined && claim.fallback.every(has))) && !this.outranked(claim, has, subjects);
     if (!claim.days || claim.days.length === 0) return unbound ? 'held' : 'unverified';
     // Each day it is bound to: that day's facts where a tool spoke of the day (or the moment the student
     // asked about for no day), else the unbound rule.
@@ -262,6 +289,27 @@ class EvidenceReader implements Reader, FactSink {
   private add(key: string): void {
     this.facts.add(key);
     (this.scope === null ? this.unscoped : this.scoped.get(this.scope)!).add(key);
+    if (!this.fromWords) this.told.add(key);
+    if (this.fromTool && key.startsWith('time:')) this.toolTimes = true;
+  }
+
+  /**
+   * Tools outrank words (issue 59): a claim held only by hours a person's words stated (the student's
+   * "open until 11 tonight?", an earlier answer's "until 11 PM") is not held where this turn's tools
+   * gave times; nor is any other value (units, a room, a price) held only by words where the tools gave
+   * a value of its class for the subject its sentence names. A moment the student asked about may still
+   * be echoed, and a time of the student's own ("my class ends at 4:30") is theirs.
+   */
+  private outranked(claim: Claim, has: (k: string) => boolean, subjects: readonly string[] | undefined): boolean {
+    const holders = claim.keys.filter(has);
+    if (holders.length === 0 || holders.some((k) => this.told.has(k))) return false;
+    if (claim.keys.some((k) => has(`${k}@asked`))) return false;
+    // A time: only hours the words stated (a student's own times, "my class ends at 4:30", stay theirs).
+    if (claim.cls === 'time') return this.toolTimes && holders.every((k) => this.stated.has(k));
+    // A subject's own values; a course, a route or a date the student names is theirs to name.
+    if (!SUBJECT_VALUES.has(claim.cls)) return false;
+    const cls = `${claim.keys[0]!.split(':')[0]}:`;
+    return (subjects ?? []).some((s) => [...(this.scoped.get(s) ?? [])].some((k) => k.startsWith(cls) && !k.includes('@')));
   }
 
   /**

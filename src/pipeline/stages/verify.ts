@@ -43,7 +43,7 @@ const weekdayOf = (date: string | null): number | null => (date ? new Date(`${da
 function turnEvidence(options: VerifyOptions, ctx: TurnContext, date: string | null, today: number | null): Evidence {
   const evidence = createEvidence(options.catalog, () => today);
   evidence.addQuestion(ctx.request.query);
-  for (const turn of ctx.request.history) evidence.addText(turn.content);
+  for (const turn of ctx.request.history) evidence.addWords(turn.content);
   evidence.addText(ctx.systemPrompt);
   evidence.addFacts(() => (date ? datesFrom(date, DATES_AHEAD) : []));
   for (const fact of options.serviceFacts) evidence.addText(fact);
