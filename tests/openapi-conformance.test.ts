@@ -9,12 +9,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
-import { createInMemoryStore } from '../src/memory/in-memory-store.js';
-import { EXAMPLE_FACT_ID, EXAMPLE_RUN_ID, EXAMPLE_USER_ID } from '../src/routes/examples.js';
-import { createTestDeps, testConfig } from './support/deps.js';
-import { gatewayClient, startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
-import { listen, type Listening } from './support/listen.js';
+import { startExampleService, type ExampleService } from './support/example-service.js';
 import { apiDocument, pointer, resolveRef } from './support/openapi.js';
 import { sseEventsOf } from './support/sse.js';
 
@@ -45,29 +40,14 @@ const ODD_VALUES: unknown[] = ['', ' ', 'x'.repeat(300), '-1', '1.5', '999999999
 const ODD_BODIES: Array<string | undefined> = ['', '{', '[]', 'null', '"text"', '{"query": 5}', '{"query": ""}', `{"query": "${'y'.repeat(9_000)}"}`, '{"user_id": "no spaces allowed"}', '{"messages": "no"}', '{"model": "??"}', undefined];
 
 describe('every response conforms to the document (ajv, JSON Schema 2020-12)', () => {
-  let gw: FakeGateway;
-  let server: Listening;
-  let factId: string;
-  let runId: string;
+  let service: ExampleService;
 
   beforeAll(async () => {
-    gw = await startFakeGateway({ handler: () => ({ text: 'Gates Hillman Center is on the main campus.' }) });
-    const memory = createInMemoryStore({ embeddingModel: null });
-    const deps = await createTestDeps({ config: testConfig({ AGENT_SHARED_SECRET: SECRET, MAX_TURNS_IN_FLIGHT: '50' }), gateway: gatewayClient(gw), memory });
-    server = await listen(createApp(deps).fetch);
-    factId = (await memory.add({ userId: EXAMPLE_USER_ID, kind: 'remembered', text: 'Is vegetarian' })).fact.id;
-    const stream = await fetch(`${server.base}/agent/respond/stream`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${SECRET}` },
-      body: JSON.stringify({ query: 'Where is Gates?', user_id: EXAMPLE_USER_ID }),
-    });
-    runId = stream.headers.get('x-run-id')!;
-    await stream.text();
+    service = await startExampleService({ MAX_TURNS_IN_FLIGHT: '50' }, SECRET);
   });
 
   afterAll(async () => {
-    await server?.close();
-    await gw?.close();
+    await service?.close();
   });
 
   it('a few hundred requests, valid and invalid, across every operation', async () => {
@@ -79,10 +59,7 @@ describe('every response conforms to the document (ajv, JSON Schema 2020-12)', (
 
     for (const { path, method, op } of operations) {
       const params = (op.parameters ?? []).map((x) => resolveRef(x as Parameter));
-      const exampleOf = (p: Parameter) => {
-        const v = String(p.schema?.examples?.[0] ?? '');
-        return v === EXAMPLE_FACT_ID ? factId : v === EXAMPLE_RUN_ID ? runId : v;
-      };
+      const exampleOf = (p: Parameter) => service.exampleValue(p.schema?.examples?.[0]);
       const bodyExample = op.requestBody ? JSON.stringify((resolveRef(op.requestBody.content['application/json']!.schema) as { examples: unknown[] }).examples[0]) : undefined;
 
       for (let m = 0; m <= MUTATIONS_PER_OPERATION; m++) {
@@ -112,7 +89,7 @@ describe('every response conforms to the document (ajv, JSON Schema 2020-12)', (
         if (contentType) headers['content-type'] = contentType;
         if (token) headers.authorization = `Bearer ${token}`;
         for (const p of params) if (p.in === 'header' && values.get(p.name)) headers[p.name] = values.get(p.name)!;
-        const res = await fetch(`${server.base}${url}${query.size ? `?${query}` : ''}`, {
+        const res = await fetch(`${service.base}${url}${query.size ? `?${query}` : ''}`, {
           method: method.toUpperCase(),
           headers,
           ...(body !== undefined && method !== 'get' && method !== 'delete' && { body }),

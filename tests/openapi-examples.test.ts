@@ -6,12 +6,7 @@
  * validates against the document.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.js';
-import { createInMemoryStore } from '../src/memory/in-memory-store.js';
-import { EXAMPLE_FACT_ID, EXAMPLE_RUN_ID, EXAMPLE_USER_ID } from '../src/routes/examples.js';
-import { createTestDeps, testConfig } from './support/deps.js';
-import { gatewayClient, startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
-import { listen, type Listening } from './support/listen.js';
+import { startExampleService, type ExampleService } from './support/example-service.js';
 import { apiDocument, pointer, resolveRef, validateAt } from './support/openapi.js';
 import { sseEventsOf } from './support/sse.js';
 
@@ -55,29 +50,14 @@ describe('the document\'s examples', () => {
 });
 
 describe('each example request, sent to a real service', () => {
-  let gw: FakeGateway;
-  let server: Listening;
-  let factId: string;
-  let runId: string;
+  let service: ExampleService;
 
   beforeAll(async () => {
-    gw = await startFakeGateway({ handler: () => ({ text: 'Gates Hillman Center is on the main campus.' }) });
-    const memory = createInMemoryStore({ embeddingModel: null });
-    const deps = await createTestDeps({ config: testConfig(), gateway: gatewayClient(gw), memory });
-    server = await listen(createApp(deps).fetch);
-    factId = (await memory.add({ userId: EXAMPLE_USER_ID, kind: "remembered", text: "Is vegetarian" })).fact.id;
-    const stream = await fetch(`${server.base}/agent/respond/stream`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'Where is Gates?', user_id: EXAMPLE_USER_ID }),
-    });
-    runId = stream.headers.get('x-run-id')!;
-    await stream.text();
+    service = await startExampleService();
   });
 
   afterAll(async () => {
-    await server?.close();
-    await gw?.close();
+    await service?.close();
   });
 
   it('answers every one with a documented success whose body validates', async () => {
@@ -85,10 +65,7 @@ describe('each example request, sent to a real service', () => {
     for (const { path, method, op } of operations) {
       sent++;
       const params = (op.parameters ?? []).map((x) => resolveRef(x as Parameter));
-      const value = (p: Parameter) => {
-        const example = String(p.schema?.examples?.[0] ?? '');
-        return example === EXAMPLE_FACT_ID ? factId : example === EXAMPLE_RUN_ID ? runId : example;
-      };
+      const value = (p: Parameter) => service.exampleValue(p.schema?.examples?.[0]);
       let url = path;
       const query = new URLSearchParams();
       for (const p of params) {
@@ -96,7 +73,7 @@ describe('each example request, sent to a real service', () => {
         else if (p.in === 'query' && p.schema?.examples?.length) query.set(p.name, value(p));
       }
       const body = op.requestBody ? (resolveRef(op.requestBody.content['application/json']!.schema) as { examples: unknown[] }).examples[0] : undefined;
-      const res = await fetch(`${server.base}${url}${query.size ? `?${query}` : ''}`, {
+      const res = await fetch(`${service.base}${url}${query.size ? `?${query}` : ''}`, {
         method: method.toUpperCase(),
         ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
       });
