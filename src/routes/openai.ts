@@ -9,20 +9,21 @@
  * routes' statuses and headers; a failure after the stream started ends it with an error frame the
  * SDKs raise.
  */
+import { z } from 'zod';
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/app-env.js';
 import { requestTrace } from '../http/trace.js';
-import { validJson } from '../http/validate.js';
+import { validHeader, validJson } from '../http/validate.js';
 import { turnError } from '../pipeline/drain-turn.js';
 import { createTurnStarter, type StartedTurn, type TurnDeps } from '../pipeline/turn.js';
 import type { ClientEvent } from '../pipeline/events.js';
 import { CAMPUS_AGENT_MODEL, openAIChatRequestSchema, toChatRequestBody } from '../request/openai-request.js';
-import { toTurnRequest } from '../request/chat-request.js';
+import { toTurnRequest, userIdSchema } from '../request/chat-request.js';
 import type { ModelAllowlist } from '../model/model-allowlist.js';
 import { sseStream, type SseEvent } from '../sse/sse-stream.js';
 import { INTERNAL_ERROR } from '../http/errors.js';
 import { chatCompletionSchema, modelListSchema } from './response-schemas.js';
-import { EXAMPLES } from './examples.js';
+import { EXAMPLE_USER_ID, EXAMPLES } from './examples.js';
 import { errors, eventStream, GUARDED, GUARDED_BODY, json, openAIStreamFrameSchema, route } from './route-docs.js';
 import {
   completionChunk,
@@ -99,6 +100,11 @@ async function* asChunks(turn: StartedTurn, who: CompletionIdentity, includeUsag
   }
 }
 
+/** `X-User-Id`: the user, when the body's `user` does not name one (a client that cannot set `user`). */
+const userHeader = z.object({
+  'x-user-id': userIdSchema.optional().meta({ description: 'the user id (the format of the agent routes\' `user_id`), when the body\'s `user` is absent; neither: anonymous, no memory', examples: [EXAMPLE_USER_ID] }),
+});
+
 /** What the OpenAPI document says of the OpenAI-compatible routes (route-docs.ts); errors in OpenAI's shape. */
 const docs = (prefix: string) => {
   const alias = prefix === '' ? ' (the same route without `/v1`, for a client given the base URL alone)' : '';
@@ -136,9 +142,9 @@ export function createOpenAIRoutes(deps: OpenAIRouteDeps) {
   for (const prefix of OPENAI_PREFIXES) {
     const described = docs(prefix);
     routes.get(`${prefix}/models`, deps.guard, described.models, (c) => c.json(listed));
-    routes.post(`${prefix}/chat/completions`, deps.chatGuard, validJson(openAIChatRequestSchema, [EXAMPLES.openAIRequest]), described.completions, async (c) => {
+    routes.post(`${prefix}/chat/completions`, deps.chatGuard, validJson(openAIChatRequestSchema, [EXAMPLES.openAIRequest]), validHeader(userHeader), described.completions, async (c) => {
       const body = c.req.valid('json');
-      const request = toTurnRequest(toChatRequestBody(body, c.req.header('x-user-id')), models);
+      const request = toTurnRequest(toChatRequestBody(body, c.req.valid('header')['x-user-id']), models);
       const requestId = c.get('requestId');
       const turn = await startTurn(request, { signal: c.req.raw.signal, requestId, trace: requestTrace(c) });
       const who: CompletionIdentity = { id: `chatcmpl-${requestId}`, created: Math.floor(deps.now().getTime() / 1000), model: body.model };
