@@ -230,7 +230,7 @@ async function memoryStore({ config, logger, telemetry, given, opened }: Build):
  */
 function jobQueue({ config, logger, telemetry }: Build, database: Database | null, background: BackgroundTasks, where: 'configured' | 'in-process'): JobQueue {
   const common = { logger, expireSeconds: config.jobExpireSeconds, concurrency: config.jobConcurrency };
-  return database && config.databaseUrl && where === 'configured'
+  return database && where === 'configured'
     ? createPostgresJobQueue({ database, telemetry, background, ...common })
     : createInProcessQueue({ background, ...common });
 }
