@@ -73,7 +73,8 @@ export class Runs {
   private readonly store: RunStore;
   private readonly batchMs: number;
   private readonly followPollMs: number;
-  private readonly heartbeat: ReturnType<typeof setInterval>;
+  /** Only a shared log needs a heartbeat (another replica judges this one by it); none in memory. */
+  private readonly heartbeat: ReturnType<typeof setInterval> | null;
   private readonly pruning: ReturnType<typeof setInterval>;
   private closing = false;
 
@@ -87,8 +88,8 @@ export class Runs {
       if (kind === 'cancel') run.cancel();
       else run.wantedElsewhere();
     });
-    this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
-    this.heartbeat.unref();
+    this.heartbeat = this.store.kind === 'postgres' ? setInterval(() => this.beat(), HEARTBEAT_MS) : null;
+    this.heartbeat?.unref();
     this.pruning = setInterval(() => void this.prune(), options.pruneEveryMs ?? 60_000);
     this.pruning.unref();
   }
@@ -170,7 +171,7 @@ export class Runs {
       for (const run of this.live.values()) run.abort(new ShuttingDownError());
       await settleWithin(ended, deadline - Date.now(), undefined);
     }
-    clearInterval(this.heartbeat);
+    if (this.heartbeat) clearInterval(this.heartbeat);
     await this.store.close();
   }
 
@@ -224,7 +225,7 @@ export class Runs {
   }
 
   private beat(): void {
-    if (this.live.size === 0 || this.store.kind !== 'postgres') return;
+    if (this.live.size === 0) return;
     this.store.heartbeat([...this.live.keys()]).catch((err: unknown) => this.options.logger.warn('run heartbeat failed', { err }));
   }
 
