@@ -30,22 +30,49 @@ export const FULL_SUITE_ONLY = [
   'tests/leak-suite.test.ts', // every secret kind under every transformation, through both routes (CPU-bound, ~20 s)
 ];
 
-/** `npm run test:full` sets it: every file, one at a time as CI always ran them. */
+/** `npm run test:full` sets it: the in-process files, then the list above. */
 const full = process.env.CAMPUS_FULL_SUITE === '1';
 
+const shared = { pool: 'forks' as const, testTimeout: 30_000, hookTimeout: 60_000 };
+
 // Tests start real servers (HTTP, MCP, PGlite over the wire protocol), in forks with generous timeouts
-// instead of fixed sleeps. The fast loop runs two files at once (they wait on sockets more than they
-// compute) and shares each fork's module cache between its files (no test patches a global; importing
-// the service once per fork instead of once per file is half the time): 42 s against 160 s on a
-// 2-core machine. The full suite keeps vitest's defaults (isolated files, cores - 1 at once), since its
-// memory bounds and process kills are measured without a neighbour.
+// instead of fixed sleeps. Two projects, run one after the other (`groupOrder`):
+// - `in-process`, the fast loop: two files at once (they wait on sockets more than they compute),
+//   sharing each fork's module cache between its files (no test patches a global; importing the
+//   service once per fork instead of once per file is half the time): 42 s against 160 s on a 2-core
+//   machine.
+// - `processes`, only in the full suite: FULL_SUITE_ONLY one file at a time, isolated, since their
+//   memory bounds, wall-clock deadlines and process kills are measured without a neighbour.
+// Until 2026-11-28 the full suite ran every file one at a time; the in-process files in two workers
+// cut each Node's run in CI by minutes (docs/perf-log/2026-11-28-ci-time.md).
 export default defineConfig({
   test: {
-    include: ['tests/**/*.test.ts'],
-    exclude: full ? configDefaults.exclude : [...configDefaults.exclude, ...FULL_SUITE_ONLY],
-    pool: 'forks',
-    ...(!full && { maxWorkers: 2, isolate: false }),
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: 'in-process',
+          include: ['tests/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...FULL_SUITE_ONLY],
+          maxWorkers: 2,
+          isolate: false,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      ...(full
+        ? [
+            {
+              test: {
+                ...shared,
+                name: 'processes',
+                include: FULL_SUITE_ONLY,
+                fileParallelism: false,
+                isolate: true,
+                sequence: { groupOrder: 1 },
+              },
+            },
+          ]
+        : []),
+    ],
   },
 });
