@@ -14,7 +14,8 @@ import { GROUNDING_CORPUS, plantedAnswer, untouchedSentences, type GroundingCase
 import { startAdmissionApp, type AdmissionApp } from './support/admission-harness.js';
 import { collectSseEvents } from './support/sse.js';
 import { startTestMcpServer, type TestMcpServer } from './support/test-mcp-server.js';
-import { everyN, makeCtx, runVerify, toolEvent } from './support/verify.js';
+import { CATALOG, everyN, makeCtx, runVerify, toolEvent } from './support/verify.js';
+import { createEvidence, createGroundingStream, readDays } from '../src/guards/grounding/index.js';
 
 /** The corpus's campus time: Wednesday 2026-11-25, 16:04 in Pittsburgh. */
 const NOW = new Date('2026-11-25T21:04:00Z');
@@ -67,6 +68,26 @@ describe('grounding corpus through the verify stage', () => {
     const run = await runVerify([{ type: 'pass', index: 1 }, ...everyN(c.honest, 5)], ctxOf(c));
     expect(run.answer!.text).not.toContain('11 minutes');
     expect(run.answer!.grounding).toEqual({ checked: 2, unverified: 1 });
+  });
+});
+
+describe('grounding corpus: a value true elsewhere is counted misbound (issue 59)', () => {
+  const WEDNESDAY = 3;
+  const misbound = planted.filter(([, , p]) => p.misbound !== undefined);
+
+  it('the corpus has misbound atoms of every kind', () => {
+    expect(new Set(misbound.map(([, , p]) => p.misbound))).toEqual(new Set(['day', 'place', 'section', 'direction', 'heading', 'lead line', 'pronoun']));
+  });
+
+  it.each(misbound)('%s: counted misbound, not only unverified', (_id, c, p) => {
+    const evidence = createEvidence(CATALOG, () => WEDNESDAY);
+    evidence.addQuestion(c.query);
+    evidence.addToolResult(c.result);
+    const asked = readDays(c.query, WEDNESDAY).flatMap((d) => d.days);
+    const g = createGroundingStream({ catalog: CATALOG, evidence, today: WEDNESDAY, askedDays: asked.length > 0 ? asked : null });
+    const text = g.push(plantedAnswer(c, p)) + g.flush();
+    expect(text).not.toContain(p.to);
+    expect([...g.byClass.values()].reduce((n, k) => n + k.misbound, 0)).toBeGreaterThanOrEqual(1);
   });
 });
 

@@ -29,8 +29,8 @@ function check(answer: string, ...results: string[]): boolean[] {
   e.addText('Today is 2026-11-25 (Wednesday), 16:04 campus time');
   for (const r of results) e.addToolResult(r);
   const claims = readClaims(answer, { catalog: CATALOG, mode: 'answer', busTurn: e.hasWaits() });
-  const subjects = e.subjectsOf(answer, claims);
-  return claims.map((c) => e.holds(c, subjects));
+  const mentions = e.mentionsOf(answer, claims);
+  return claims.map((c) => e.holds(c, [...new Set(mentions.map((m) => m.subject))]));
 }
 
 describe('grounding by subject: dining places', () => {

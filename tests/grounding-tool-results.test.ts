@@ -164,7 +164,7 @@ describe('the tool-result readers on every sandbox tool', () => {
     const outcome = (sentence: string) => {
       const claims = readClaims(sentence, { catalog, mode: 'answer' });
       expect(claims.length, sentence).toBeGreaterThan(0);
-      return claims.map((c) => evidence.check(c, evidence.subjectsOf(sentence, claims)));
+      return claims.map((c) => evidence.check(c, [...new Set(evidence.mentionsOf(sentence, claims).map((m) => m.subject))]));
     };
     // The course and its room both held; the invented room not (the course still is).
     expect(outcome('15-122 meets in GHC 4401.')).toEqual(['held', 'held']);

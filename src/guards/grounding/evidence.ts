@@ -16,7 +16,7 @@
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim } from './claims.js';
 import { askedMoments, bindTimes, readDays, statedHours } from './days.js';
-import { courseSubject, phrase, routeSubject } from './subjects.js';
+import { SubjectFacts, type Mention } from './subject-facts.js';
 import { readToolResult, type FactSink } from './tool-results.js';
 
 export interface Evidence {
@@ -37,18 +37,22 @@ export interface Evidence {
   /** Keys that hold as they are (the coming week's dates), computed only if a claim is ever checked. */
   addFacts(keys: () => Iterable<string>): void;
   /**
-   * Does some evidence hold this claim? With `subjects` (those its sentence names), only their facts
-   * and the evidence no subject owns count.
+   * Does some evidence hold this claim? With `subjects` (those its sentence binds it to), only their
+   * facts and the evidence no subject owns count.
    */
   holds(claim: Claim, subjects?: readonly string[]): boolean;
   /**
    * `holds`, and why not: a claim bound to days (`claim.days`) is held only by the facts of those days
-   * wherever a tool gave that day's hours ('misbound' when its value is true elsewhere: another day,
-   * the unbound facts), and by the unbound rule for a day no tool spoke of.
+   * wherever a tool gave that day's hours, and by the unbound rule for a day no tool spoke of. A claim
+   * bound to subjects is held only by their facts: by the facts read with all of them at once where the
+   * tools nest them (a route's waits at one stop's direction, a course's section), else by any of theirs.
+   * `carried` are subjects the text before named (a heading, a lead line, the sentence before): each
+   * binds the claim only if its facts hold values of the claim's class. 'misbound': not held for its
+   * binding, but true elsewhere (another day, place, section or direction).
    */
-  check(claim: Claim, subjects?: readonly string[]): ClaimOutcome;
-  /** The subjects of the evidence that `text` names (by alias, or by a course or route claim of `claims`). */
-  subjectsOf(text: string, claims: readonly Claim[]): string[];
+  check(claim: Claim, subjects?: readonly string[], carried?: readonly string[]): ClaimOutcome;
+  /** Where `text` names subjects of the evidence (by alias, or by a course or route claim of `claims`), in text order. */
+  mentionsOf(text: string, claims: readonly Claim[]): Mention[];
   /** Did a tool report a bus wait this turn (so "in 4 minutes" is a wait in any sentence)? */
   hasWaits(): boolean;
 }
@@ -109,12 +113,12 @@ class TurnEvidence implements Evidence {
     return this.read().check(claim, subjects) === 'held';
   }
 
-  check(claim: Claim, subjects?: readonly string[]): ClaimOutcome {
-    return this.read().check(claim, subjects);
+  check(claim: Claim, subjects?: readonly string[], carried?: readonly string[]): ClaimOutcome {
+    return this.read().check(claim, subjects, carried);
   }
 
-  subjectsOf(text: string, claims: readonly Claim[]): string[] {
-    return this.read().subjectsOf(text, claims);
+  mentionsOf(text: string, claims: readonly Claim[]): Mention[] {
+    return this.read().mentionsOf(text, claims);
   }
 
   hasWaits(): boolean {
@@ -138,7 +142,7 @@ export function createEvidence(catalog: Catalog, today: () => number | null = ()
 }
 
 /** The facts read so far, and how to read more. */
-interface Reader extends Pick<Evidence, 'check' | 'subjectsOf' | 'hasWaits'> {
+interface Reader extends Pick<Evidence, 'check' | 'mentionsOf' | 'hasWaits'> {
   read(item: Queued): void;
 }
 
@@ -150,13 +154,8 @@ const SUBJECT_VALUES: ReadonlySet<string> = new Set(['units', 'room', 'floor', '
 class EvidenceReader implements Reader, FactSink {
   /** Every fact. */
   private readonly facts = new Set<string>();
-  /** Facts no subject owns. */
-  private readonly unscoped = new Set<string>();
-  private readonly scoped = new Map<string, Set<string>>();
-  /** Alias phrase → the subjects it names (one, or it names none). */
-  private readonly aliases = new Map<string, Set<string>>();
-  /** The subject whose block or object is being read, if any. */
-  private scope: string | null = null;
+  /** Every fact by what it is about. */
+  private readonly subjects = new SubjectFacts();
   private waits = false;
   /** Read from a tool, not from words (the student's message, the history, the prompt): what qualifies a day. */
   private fromTool = false;
@@ -183,7 +182,7 @@ class EvidenceReader implements Reader, FactSink {
         readToolResult(item.text, this, this.catalog);
       } finally {
         this.fromTool = false;
-        this.scope = null;
+        this.subjects.enter([]);
       }
     } else {
       this.fromWords = item.words === true;
@@ -201,17 +200,7 @@ class EvidenceReader implements Reader, FactSink {
   }
 
   within(subject: string | null, names: readonly string[], read: () => void): void {
-    const outer = this.scope;
-    this.scope = subject;
-    if (subject !== null) {
-      if (!this.scoped.has(subject)) this.scoped.set(subject, new Set());
-      for (const alias of names) this.aliases.set(alias, (this.aliases.get(alias) ?? new Set()).add(subject));
-    }
-    try {
-      read();
-    } finally {
-      this.scope = outer;
-    }
+    this.subjects.within(subject, names, read);
   }
 
   addKey(key: string): void {
@@ -250,12 +239,20 @@ class EvidenceReader implements Reader, FactSink {
     this.readDayTimes(line);
   }
 
-  check(claim: Claim, subjects?: readonly string[]): ClaimOutcome {
-    const { unscoped, scoped, facts } = this;
-    const has =
-      subjects && subjects.length > 0
-        ? (k: string) => unscoped.has(k) || subjects.some((s) => scoped.get(s)?.has(k) === true)
-        : (k: string) => facts.has(k);
+  check(claim: Claim, named: readonly string[] = [], carried: readonly string[] = []): ClaimOutcome {
+    const cls = claim.keys[0]?.split(':')[0] ?? '';
+    // A subject carried from the text before binds only a claim of a class its facts hold ("It closes
+    // at 9 PM" after the place's heading; not "the bus comes in 4 minutes" after it).
+    const subjects = [...new Set([...named, ...carried.filter((s) => this.subjects.speaks(s, cls))])];
+    if (subjects.length === 0) return this.outcome(claim, (k) => this.facts.has(k), undefined);
+    const outcome = this.outcome(claim, this.subjects.holderOf(subjects), subjects);
+    // Not held for its subjects, but for another's: true elsewhere.
+    if (outcome === 'unverified' && this.outcome(claim, (k) => this.facts.has(k), undefined) !== 'unverified') return 'misbound';
+    return outcome;
+  }
+
+  /** The claim's outcome where `has` says which facts count (its subjects', or all). */
+  private outcome(claim: Claim, has: (k: string) => boolean, subjects: readonly string[] | undefined): ClaimOutcome {
     // Hours only a person's words gave do not hold where the tools spoke (`outranked`).
     const unbound = (claim.keys.some(has) || (claim.fallback !== undefined && claim.fallback.every(has))) && !this.outranked(claim, has, subjects);
     if (!claim.days || claim.days.length === 0) return unbound ? 'held' : 'unverified';
@@ -267,19 +264,8 @@ class EvidenceReader implements Reader, FactSink {
     return elsewhere ? 'misbound' : 'unverified';
   }
 
-  subjectsOf(text: string, claims: readonly Claim[]): string[] {
-    const out = new Set<string>();
-    for (const c of claims) {
-      for (const key of c.keys) {
-        const subject = c.cls === 'course' ? courseSubject(key.slice('course:'.length)) : c.cls === 'route' ? routeSubject(key.slice('route:'.length)) : null;
-        if (subject && this.scoped.has(subject)) out.add(subject);
-      }
-    }
-    if (this.aliases.size > 0) {
-      const words = phrase(text);
-      for (const [alias, named] of this.aliases) if (named.size === 1 && words.includes(alias)) out.add([...named][0]!);
-    }
-    return [...out];
+  mentionsOf(text: string, claims: readonly Claim[]): Mention[] {
+    return this.subjects.mentionsOf(text, claims);
   }
 
   hasWaits(): boolean {
@@ -288,7 +274,7 @@ class EvidenceReader implements Reader, FactSink {
 
   private add(key: string): void {
     this.facts.add(key);
-    (this.scope === null ? this.unscoped : this.scoped.get(this.scope)!).add(key);
+    this.subjects.add(key);
     if (!this.fromWords) this.told.add(key);
     if (this.fromTool && key.startsWith('time:')) this.toolTimes = true;
   }
@@ -309,7 +295,7 @@ class EvidenceReader implements Reader, FactSink {
     // A subject's own values; a course, a route or a date the student names is theirs to name.
     if (!SUBJECT_VALUES.has(claim.cls)) return false;
     const cls = `${claim.keys[0]!.split(':')[0]}:`;
-    return (subjects ?? []).some((s) => [...(this.scoped.get(s) ?? [])].some((k) => k.startsWith(cls) && !k.includes('@')));
+    return (subjects ?? []).some((s) => this.subjects.hasValue(s, cls));
   }
 
   /**

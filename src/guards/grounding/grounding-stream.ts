@@ -17,7 +17,9 @@ import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim, type ClaimClass } from './claims.js';
 import { bindTimes } from './days.js';
 import type { ClaimOutcome, Evidence } from './evidence.js';
+import { boundSubjects, type Mention } from './subject-facts.js';
 import { unconfirmedMark } from './grounding-note.js';
+import { kindOf } from './subjects.js';
 
 /** Claims checked and claims no evidence held: of one class, or of a whole answer (`metadata.grounding`, CONTRACT.md). */
 export interface GroundingCounts {
@@ -56,7 +58,8 @@ const CLOCK_WORD = /\b(?:noon|midday|midnight)\b/i;
 const MAX_HELD = 1200;
 /** Of the segment that already left, this much is kept as context for the held part's claims. */
 const CONTEXT = 240;
-
+/** Segments whose subjects wait to be read (only when a later claim needs them): at most this many. */
+const PENDING = 8;
 /** Words that begin a claim without a digit (held at the end of what arrived), and their prefixes. */
 const LEAD_INS = new Set([
   'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
@@ -130,6 +133,12 @@ class Grounding implements GroundingStream {
   private lineStart = true;
   private table = false;
   private triggered = false;
+  /** The line being read is a heading ("### Tazza D'Oro"). */
+  private heading = false;
+  /** The subject of each kind the text before named (a heading's place, the sentence before's), for a sentence that names none. */
+  private readonly carry = new Map<string, string>();
+  /** Segments that left since the last judged one, read for the subjects they name only when a claim needs them. */
+  private pending: Array<{ text: string; heading: boolean }> = [];
 
   constructor(
     private readonly catalog: Catalog,
@@ -157,6 +166,8 @@ class Grounding implements GroundingStream {
     this.context = '';
     this.lineStart = true;
     this.triggered = false;
+    this.carry.clear();
+    this.pending = [];
     this.checked = 0;
     this.unverified = 0;
     this.byClass.clear();
@@ -196,10 +207,18 @@ class Grounding implements GroundingStream {
     const { context, evidence } = this;
     const full = context + seg;
     const claims = readClaims(full, { catalog: this.catalog, mode: 'answer', busTurn: evidence.hasWaits() });
-    if (claims.length === 0) return seg;
-    // A sentence that names its place, course or route is checked against that subject's own facts,
-    // and a time it binds to a day against that day's.
-    const subjects = evidence.subjectsOf(full, claims);
+    if (claims.length === 0) {
+      this.remember(full);
+      return seg;
+    }
+    // A claim is checked against the facts of the subjects (place, course, section, direction, route)
+    // named next to it (boundSubjects), or, of a kind its sentence names none of, the subject the text
+    // before named; and a time it binds to a day against that day's.
+    this.catchUp();
+    const mentions = evidence.mentionsOf(full, claims);
+    const named = new Set(mentions.map((m) => kindOf(m.subject)));
+    const carried = [...this.carry].filter(([kind]) => !named.has(kind)).map(([, subject]) => subject);
+    this.learn(mentions, this.heading);
     this.bind(full, claims);
     const groups = new Map<number, Claim[]>();
     for (const c of claims) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
@@ -207,7 +226,7 @@ class Grounding implements GroundingStream {
     for (const members of groups.values()) {
       let misboundDay: number | null = null;
       const failed = members.filter((c) => {
-        const outcome = evidence.check(c, subjects);
+        const outcome = evidence.check(c, boundSubjects(full, c.start, c.end, mentions), carried);
         this.count(c.cls, outcome);
         if (outcome === 'misbound' && c.days?.length === 1) misboundDay = c.days[0]!;
         return outcome !== 'held';
@@ -230,11 +249,35 @@ class Grounding implements GroundingStream {
     return out + full.slice(at);
   }
 
+  /** Keeps a segment that left unjudged, to read the subjects it names if a later claim needs them. */
+  private remember(text: string): void {
+    if (this.pending.length === PENDING) this.pending.shift();
+    this.pending.push({ text: text.slice(-CONTEXT), heading: this.heading });
+  }
+
+  /** Reads the subjects of the segments that left unjudged into `carry`. */
+  private catchUp(): void {
+    for (const p of this.pending) this.learn(this.evidence.mentionsOf(p.text, []), p.heading);
+    this.pending = [];
+  }
+
+  /** The last subject of each kind `mentions` name is what follows is about; a heading starts afresh. */
+  private learn(mentions: readonly Mention[], heading: boolean): void {
+    if (heading) this.carry.clear();
+    for (const m of mentions) this.carry.set(kindOf(m.subject), m.subject);
+  }
+
   /** The segment ends at `end` of `buf`: judged if it held a trigger, and the next one starts. */
   private endSegment(end: number): string {
     const seg = this.buf.slice(0, end);
     // A segment that arrived and ended within one push was never tested for a trigger: test it now.
-    const out = this.triggered || this.triggers(seg) ? this.judge(seg) : seg;
+    let out = seg;
+    if (this.triggered || this.triggers(seg)) out = this.judge(seg);
+    else {
+      // What left of it already is in `context`.
+      const whole = this.context + seg;
+      if (whole.trim()) this.remember(whole);
+    }
     this.buf = this.buf.slice(end);
     this.scan = 0;
     this.context = '';
@@ -301,6 +344,7 @@ class Grounding implements GroundingStream {
         const nl = this.buf.indexOf('\n');
         if (nl === -1 && !final && this.buf.length < 8 && MAYBE_PREFIX.test(this.buf)) return out;
         const prefix = LINE_PREFIX.exec(this.buf)![0];
+        this.heading = prefix.includes('#');
         out += prefix;
         this.buf = this.buf.slice(prefix.length);
         this.table = this.buf.trimStart().startsWith('|');

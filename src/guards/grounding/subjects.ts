@@ -2,17 +2,19 @@
  * What a piece of evidence is about, so a claim can be checked against its own subject's facts (issue
  * 45: a wrong hour must not pass because another place closes then). Subjects come from a result's
  * structure: a dining place's block in the Markdown lists (`### <name>`, or a detail's one `# <name>`),
- * a JSON object with a `courseID` (the course), a JSON object with a `route` (the bus route). A
- * sentence names a subject by one of its aliases: the whole name, its first two words, a distinctive
- * first word (five letters or more), a course number, a route id. An alias two subjects share names
- * neither.
+ * a JSON object with a `courseID` (the course), a lecture or section of a schedule (`{name, times}`),
+ * a bus stop's direction (`direction`, or a stop's in `stops`) and a JSON object with a `route` (the
+ * bus route). A sentence names a subject by one of its aliases: the whole name, its first two words, a
+ * distinctive first word (five letters or more), a course number, a route id, "section B", "lecture",
+ * "inbound" or "toward Downtown". An alias two subjects share names neither.
  */
+
+/** Accents taken off, each character where it was ("Café" → "Cafe"). */
+export const fold = (text: string): string => text.normalize('NFKD').replace(/\p{M}/gu, '');
 
 /** Lowercase words of `text`, accents folded, every other mark a space, padded with spaces: " tazza d oro ". */
 export function phrase(text: string): string {
-  const words = text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
+  const words = fold(text)
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
@@ -29,10 +31,47 @@ export function placeAliases(name: string): string[] {
   return [...out];
 }
 
-/** The subject key of a dining place, a course or a route. */
+/** The subject key of a dining place, a course, a lecture or section, a bus direction or a route. */
 export const placeSubject = (name: string) => `place:${phrase(name).trim()}`;
 export const courseSubject = (digits: string) => `course:${digits}`;
+export const sectionSubject = (name: string) => `section:${phrase(name).trim().replace(/ /g, '')}`;
+export const directionSubject = (direction: string) => `dir:${direction.trim().toLowerCase()}`;
 export const routeSubject = (id: string) => `route:${id.replace(/[\s-]/g, '').toUpperCase()}`;
+
+/** The kind of a subject key: "place", "course", "section", "dir" or "route". */
+export const kindOf = (subject: string): string => subject.slice(0, subject.indexOf(':'));
+
+/** The phrases that name a schedule's lecture or section: "Lec 1" → "lec 1", "lecture 1", "lecture"; "B" → "section b", "recitation b". */
+export function sectionAliases(name: string): string[] {
+  const p = phrase(name).trim();
+  const lecture = /^lec(?:ture)?\s*(\w*)$/.exec(p);
+  if (lecture) return [` lec ${lecture[1]} `, ` lecture ${lecture[1]} `, ' lecture '].map((a) => a.replace(/\s+/g, ' '));
+  return /^\w{1,3}$/.test(p) ? [` section ${p} `, ` recitation ${p} `, ` sec ${p} `, ` lab ${p} `] : [` ${p} `];
+}
+
+/**
+ * The phrases that name a bus stop's direction (CAMPUS_TOOLS.md `stops`): the direction ("inbound"), the
+ * stop id ("4407"), its landmarks ("Tepper Quad") and "toward" each typical destination ("toward Downtown").
+ */
+export function directionAliases(stop: { direction?: unknown; stop_id?: unknown; landmarks?: unknown; typical_destinations?: unknown }, id?: string): string[] {
+  const out = new Set<string>();
+  if (typeof stop.direction === 'string') out.add(phrase(stop.direction));
+  const stopId = typeof stop.stop_id === 'string' ? stop.stop_id : id;
+  if (stopId) out.add(phrase(stopId));
+  for (const landmark of Array.isArray(stop.landmarks) ? stop.landmarks : []) if (typeof landmark === 'string') out.add(phrase(landmark));
+  for (const place of Array.isArray(stop.typical_destinations) ? stop.typical_destinations : []) {
+    if (typeof place !== 'string') continue;
+    for (const toward of ['toward', 'towards']) out.add(phrase(`${toward} ${place}`));
+  }
+  out.delete(' ');
+  return [...out];
+}
+
+/** A pattern matching an alias phrase (" tazza d oro ") in text as written ("Tazza D'Oro"): its words, anything but letters and digits between. */
+export function aliasPattern(alias: string): string {
+  const words = alias.trim().split(' ').map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return `(?<![\\p{L}\\p{N}])${words.join('[^\\p{L}\\p{N}]+')}(?![\\p{L}\\p{N}])`;
+}
 
 /** A dining place's name from its Markdown heading ("### 🟢 La Prima Espresso" → "La Prima Espresso"). */
 export function headingName(line: string): string {

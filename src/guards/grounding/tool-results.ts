@@ -19,7 +19,7 @@ import type { Catalog } from '../../campus/catalog.js';
 import { season } from './claims.js';
 import { readClockTimes } from './clock-times.js';
 import { readDays } from './days.js';
-import { courseSubject, headingName, phrase, placeAliases, placeSubject, routeSubject } from './subjects.js';
+import { courseSubject, directionAliases, directionSubject, headingName, phrase, placeAliases, placeSubject, routeSubject, sectionAliases, sectionSubject } from './subjects.js';
 
 /** Where a tool result's facts go. */
 export interface FactSink {
@@ -46,6 +46,32 @@ const TIME_FIELD = /^(?:begin|end|start|starts|start_time|end_time|open|opens|cl
 const SEASON_FIELD = /^(?:semester|season|term)$/i;
 /** A day name as a JSON key ("Monday", "mon"), whose value is that day's hours. */
 const DAY_KEY = /^(?:sun|mon|tue|wed|thu|fri|sat)[a-z]*$/i;
+/** A schedule's meeting days, as letters (`["T", "R"]`) or numbers (0 Sunday: `[2, 4]`). */
+const DAY_LETTERS: Record<string, string> = { U: 'Sunday', M: 'Monday', T: 'Tuesday', W: 'Wednesday', R: 'Thursday', F: 'Friday', S: 'Saturday' };
+const DAY_NUMBERS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const BUS_DIRECTION = /^(?:in|out)bound$/i;
+
+/** A subject of a JSON object, with the phrases that name it. */
+type Subject = [subject: string, names: string[]];
+
+/** The direction an object's predictions run (a match's `direction`, or its `stop`'s). */
+function directionOf(obj: Record<string, unknown>): Subject | null {
+  if (typeof obj.direction === 'string' && BUS_DIRECTION.test(obj.direction.trim())) {
+    return [directionSubject(obj.direction), directionAliases({ direction: obj.direction, stop_id: obj.stop_id })];
+  }
+  const stop = obj.stop as Record<string, unknown> | null | undefined;
+  if (stop && typeof stop === 'object' && typeof stop.direction === 'string' && BUS_DIRECTION.test(stop.direction.trim())) {
+    return [directionSubject(stop.direction), directionAliases(stop)];
+  }
+  return null;
+}
+
+/** The day names of a schedule's `days` ("Tuesday, Thursday"), or null when they are not days. */
+function meetingDays(days: unknown): string | null {
+  if (!Array.isArray(days) || days.length === 0) return null;
+  const names = days.map((d) => (typeof d === 'number' ? DAY_NUMBERS[d] : typeof d === 'string' ? DAY_LETTERS[d.trim().toUpperCase()] : undefined));
+  return names.every((n): n is string => n !== undefined) ? names.join(', ') : null;
+}
 
 /** Reads one tool result into `sink`; `catalog` resolves the buildings results name. */
 export function readToolResult(text: string, sink: FactSink, catalog: Catalog): void {
@@ -85,13 +111,18 @@ class JsonResult {
     if (typeof value === 'string') return this.sink.readText(value);
     if (!value || typeof value !== 'object') return;
     const obj = value as Record<string, unknown>;
-    // A course or a bus route owns the facts of its object (its prerequisites, units, schedules, waits).
+    // A course, a lecture or section, a stop's direction and a bus route own the facts of their object
+    // (prerequisites, units, a section's room and hours, a direction's waits), each inside the one before.
+    const subjects: Subject[] = [];
     const course = typeof obj.courseID === 'string' ? /^(\d{2})-?(\d{3})$/.exec(obj.courseID.trim()) : null;
-    const route = typeof obj.route === 'string' && obj.route.trim() ? obj.route : null;
-    const read = () => this.fields(obj);
-    if (course) this.sink.within(courseSubject(course[1]! + course[2]!), typeof obj.name === 'string' ? [phrase(obj.name)] : [], read);
-    else if (route) this.sink.within(routeSubject(route), [], read);
-    else read();
+    if (course) subjects.push([courseSubject(course[1]! + course[2]!), typeof obj.name === 'string' ? [phrase(obj.name)] : []]);
+    if (!course && typeof obj.name === 'string' && obj.name.trim() && Array.isArray(obj.times)) subjects.push([sectionSubject(obj.name), sectionAliases(obj.name)]);
+    const direction = directionOf(obj);
+    if (direction) subjects.push(direction);
+    // A route is named by its id too where no claim reads it as one ("the 67").
+    if (typeof obj.route === 'string' && obj.route.trim()) subjects.push([routeSubject(obj.route), [phrase(obj.route)]]);
+    const read = subjects.reduceRight<() => void>((inner, [subject, names]) => () => this.sink.within(subject, names, inner), () => this.fields(obj));
+    read();
   }
 
   private fields(obj: Record<string, unknown>): void {
@@ -102,10 +133,28 @@ class JsonResult {
       const name = /spring|summer|fall|autumn|winter/i.exec(seasonValue)?.[0];
       if (name) this.sink.addKey(`term:${season(name)}:${obj.year}`);
     }
+    // A meeting of a schedule ({days: ["T", "R"], begin: "15:30", end: "16:50"}): its times are those days'.
+    const days = meetingDays(obj.days);
+    if (days && typeof obj.begin === 'string' && typeof obj.end === 'string') this.sink.readDayLine(`${days}: ${obj.begin} - ${obj.end}`);
     for (const [key, v] of Object.entries(obj)) {
       // {"Monday": "10:00 - 23:00"}: the value is that day's hours.
       if (DAY_KEY.test(key) && typeof v === 'string' && readDays(key, null).length > 0) this.sink.readDayLine(`${key}: ${v}`);
+      // Predictions by stop id, beside the stops they are for: each stop's groups run its direction.
+      if (key === 'predictions' && v && typeof v === 'object' && !Array.isArray(v) && obj.stops && typeof obj.stops === 'object') {
+        this.byStop(v as Record<string, unknown>, obj.stops as Record<string, unknown>);
+        continue;
+      }
       this.field(key, v, obj);
+    }
+  }
+
+  /** `{"4407": [group], ...}` read as each stop's direction's (`stops["4407"].direction`). */
+  private byStop(predictions: Record<string, unknown>, stops: Record<string, unknown>): void {
+    for (const [id, groups] of Object.entries(predictions)) {
+      const stop = stops[id] as Record<string, unknown> | undefined;
+      const direction = stop && typeof stop.direction === 'string' && BUS_DIRECTION.test(stop.direction.trim()) ? stop.direction : null;
+      if (direction) this.sink.within(directionSubject(direction), directionAliases(stop!, id), () => this.walk(groups));
+      else this.walk(groups);
     }
   }
 
