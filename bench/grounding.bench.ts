@@ -25,7 +25,7 @@ import { createGroundingStream, type GroundingStream } from '../src/guards/groun
 import type { TurnEvent } from '../src/pipeline/events.js';
 import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
 import { noTelemetry } from '../src/telemetry/telemetry.js';
-import { GROUNDING_CORPUS, plantedAnswer, untouchedSentences, type GroundingCase } from '../tests/fixtures/grounding-corpus.js';
+import { GROUNDING_CORPUS, plantedAnswer, untouchedSentences, type GroundingCase, type MisboundKind } from '../tests/fixtures/grounding-corpus.js';
 import { FAKE_SECRETS_ENV } from '../tests/support/fake-secrets.js';
 import { makeCtx, runVerify, toolEvent } from '../tests/support/verify.js';
 
@@ -61,11 +61,12 @@ interface ClassTally {
 }
 const tally = new Map<ClaimClass, ClassTally>(CLAIM_CLASSES.map((c) => [c, { honestChecked: 0, honestConfirmed: 0, planted: 0, caught: 0 }]));
 
+type Counts = { checked: number; unverified: number; misbound?: number };
 async function verify(c: GroundingCase, text: string) {
-  const byClass = new Map<string, { checked: number; unverified: number }>();
+  const byClass = new Map<string, Counts>();
   const ctx = {
     ...makeCtx({ query: c.query, systemPrompt: PROMPT, plan: { showMap: false } }),
-    metrics: { ...noTelemetry.metrics, groundingClaims: (counts: ReadonlyMap<string, { checked: number; unverified: number }>) => counts.forEach((v, k) => byClass.set(k, { ...v })) },
+    metrics: { ...noTelemetry.metrics, groundingClaims: (counts: ReadonlyMap<string, Counts>) => counts.forEach((v, k) => byClass.set(k, { ...v })) },
   };
   const run = await runVerify([toolEvent(c.tool, 'campus', true, c.result), { type: 'pass', index: 1 }, ...randomChunks(text)], ctx);
   return { run, byClass };
@@ -76,6 +77,10 @@ let honestRuns = 0;
 let honestWhole = 0;
 let plantedRuns = 0;
 let plantedCaught = 0;
+/** Issue 59: atoms true elsewhere in the evidence, by the binding they break: caught, and counted `misbound`. */
+const misbound = new Map<MisboundKind, { planted: number; caught: number; counted: number }>();
+let inventedRuns = 0;
+let inventedCaught = 0;
 for (const c of GROUNDING_CORPUS) {
   for (let k = 0; k < CUTS_PER_ANSWER; k++) {
     const { run, byClass } = await verify(c, c.honest);
@@ -87,16 +92,26 @@ for (const c of GROUNDING_CORPUS) {
       t.honestConfirmed += counts.checked - counts.unverified;
     }
     for (const p of c.planted) {
-      const { run: planted } = await verify(c, plantedAnswer(c, p));
-      const text = planted.answer!.text;
-      const caught =
-        !planted.deltas.includes(p.to) && !text.includes(p.to) && planted.answer!.grounding.unverified >= 1 && untouchedSentences(c, p).every((s) => text.includes(s));
+      const planted = await verify(c, plantedAnswer(c, p));
+      const { run } = planted;
+      const text = run.answer!.text;
+      const caught = !run.deltas.includes(p.to) && !text.includes(p.to) && run.answer!.grounding.unverified >= 1 && untouchedSentences(c, p).every((s) => text.includes(s));
       plantedRuns++;
       const t = tally.get(p.cls)!;
       t.planted++;
       if (caught) {
         plantedCaught++;
         t.caught++;
+      }
+      if (p.misbound) {
+        const m = misbound.get(p.misbound) ?? { planted: 0, caught: 0, counted: 0 };
+        m.planted++;
+        if (caught) m.caught++;
+        if ([...planted.byClass.values()].some((v) => (v.misbound ?? 0) > 0)) m.counted++;
+        misbound.set(p.misbound, m);
+      } else {
+        inventedRuns++;
+        if (caught) inventedCaught++;
       }
     }
   }
@@ -154,6 +169,8 @@ const row = (label: string, key: keyof typeof perDelta) => {
   return `| ${label} | ${(floor / 1000).toFixed(2)} µs | ${(check / 1000).toFixed(2)} µs | ${(check / floor).toFixed(2)}× |`;
 };
 
+const misboundRuns = [...misbound.values()].reduce((n, m) => n + m.planted, 0);
+const misboundCaught = [...misbound.values()].reduce((n, m) => n + m.caught, 0);
 const lines = [
   '## Grounding: honest answers kept, planted atoms caught, cost per delta (`bench/grounding.bench.ts`)',
   '',
@@ -164,6 +181,14 @@ const lines = [
   '|---|---:|---:|',
   `| Honest answers kept whole (final = deltas = the answer, 0 unverified) | **${pct(honestWhole, honestRuns)}** (${honestWhole}/${honestRuns}) | ≥ 97% |`,
   `| Planted atoms caught (in no delta and not final, other sentences kept, counted) | **${pct(plantedCaught, plantedRuns)}** (${plantedCaught}/${plantedRuns}) | ≥ 90% |`,
+  `| of them invented (a value no evidence holds) | **${pct(inventedCaught, inventedRuns)}** (${inventedCaught}/${inventedRuns}) | ≥ 95% |`,
+  `| of them misbound (true elsewhere: another day, place, section, direction) | **${pct(misboundCaught, misboundRuns)}** (${misboundCaught}/${misboundRuns}) | ≥ 80% |`,
+  '',
+  'Misbound atoms by the binding they break (issue 59): caught, and counted `misbound` in `campus.answer.claims`:',
+  '',
+  '| Binding | Planted | Caught | Counted misbound |',
+  '|---|---:|---:|---:|',
+  ...[...misbound.entries()].map(([kind, m]) => `| ${kind} | ${m.planted} | ${pct(m.caught, m.planted)} | ${pct(m.counted, m.planted)} |`),
   '',
   '| Claim class | Honest claims checked | Confirmed | Planted | Caught |',
   '|---|---:|---:|---:|---:|',
@@ -181,5 +206,5 @@ const lines = [
   '',
 ];
 process.stdout.write(lines.join('\n') + '\n');
-const ok = honestWhole / honestRuns >= 0.97 && plantedCaught / plantedRuns >= 0.9;
+const ok = honestWhole / honestRuns >= 0.97 && inventedCaught / inventedRuns >= 0.95 && misboundCaught / misboundRuns >= 0.8;
 if (!ok) process.exitCode = 1;

@@ -44,7 +44,7 @@ export interface ReadOptions {
   busTurn?: boolean;
 }
 
-const MAY_CLAIM = /\d|noon|midday|midnight/i;
+const MAY_CLAIM = /\d|noon|midday|midnight|units?\b|floor|level/i;
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const MONTH = String.raw`(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?`;
 const ORD = '(?:st|nd|rd|th)?';
@@ -60,6 +60,17 @@ const DAY_MONTH = new RegExp(String.raw`(?<![\w$.:])(\d{1,2})${ORD}\s+(?:of\s+)?
 const TERM = /\b(Spring|Summer|Fall|Autumn|Winter|spring|summer|fall|autumn|winter)(?:\s+(?:semester|term|session))?\s+(\d{4})(?!\d)/g;
 const COURSE = /(?<![\w$.,:-])(\d{2})(-?)(\d{3})(?![\d-]|[.,]\d)/g;
 const UNITS = /(?<![\w.$:])(\d{1,2}(?:\.\d{1,2})?)(?:\s?-\s?|\s)units?\b/gi;
+/** Numbers and ordinals written in words, for units ("twelve units") and floors ("fifth floor"). */
+const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
+const ORDINAL_WORDS = ['ground', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth'];
+const UNITS_WORD = new RegExp(String.raw`\b(${NUMBER_WORDS.slice(1).join('|')})(?:\s?-\s?|\s)units?\b`, 'gi');
+const FLOOR_WORD = new RegExp(String.raw`\b(${ORDINAL_WORDS.slice(1).join('|')})[\s-]+(?:floor|level)\b`, 'gi');
+// A date without its year ("10/15", "1/20"): the campus year. Not a fraction ("1/2", "3/4": both at most 4).
+const MONTH_SLASH_DAY = /(?<![\w./$])(\d{1,2})\/(\d{1,2})(?![\d/]|\.\d)/g;
+// A campus extension: "x8-5555", "ext. 8-5555" or "8-5555" is 412-268-5555 (CMU's exchange).
+const EXTENSION = /(?:\bx|\bext\.?\s*|\bextension\s+|(?<![\w$.:/-]))8-(\d{4})(?![\d-])/gi;
+// A route whose id starts with a letter ("P3", "G2", "Y1"), read in a text about buses.
+const ROUTE_LETTER_FIRST = /(?<![\w.$/-])([A-Z]\d{1,2}[A-Z]?)(?![\w-])/g;
 const ROOM_WORD = /\b(?:room|rm\.?)\s+(\d{3,4}[A-Za-z]?)\b/gi;
 const FLOOR = /(?<![\w.])(\d{1,2})(?:st|nd|rd|th)[\s-]+(?:floor|level)\b|\b(?:floor|level)\s+(\d{1,2})\b(?![\d:-]|\.\d)/gi;
 const WAIT = /(?<![\w.$:])(\d{1,3})(?:\s*(?:-|–|to)\s*(\d{1,3}))?\s*-?\s*(minutes?|mins?|seconds?|secs?)\b/gi;
@@ -111,6 +122,7 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
     add('phone', s, e, [`phone:${digits}`]);
   });
   each(PHONE7, (m, s, e) => add('phone', s, e, [`phone7:${m[1]}${m[2]}`]));
+  each(EXTENSION, (m, s, e) => add('phone', s, e, [`phone7:268${m[1]}`]));
   each(PRICE, (m, s, e) => {
     const cents = Number(m[1]!.replace(/,/g, '')) * 100 + Number((m[2] ?? '0').padEnd(2, '0'));
     add('price', s, e, [`price:${cents}`]);
@@ -127,6 +139,12 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
     if (mo < 1 || mo > 12 || d < 1 || d > 31) return false;
     const year = m[3]!.length === 2 ? 2000 + Number(m[3]) : Number(m[3]);
     add('date', s, e, [`date:${year}-${mo}-${d}`], group++, [`date:${mo}-${d}`, `year:${year}`]);
+  });
+  each(MONTH_SLASH_DAY, (m, s, e) => {
+    const mo = Number(m[1]);
+    const d = Number(m[2]);
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || (mo <= 4 && d <= 4)) return false;
+    add('date', s, e, [`date:${mo}-${d}`]);
   });
   const dateClaim = (mo: number, d: number, year: number | null, s: number, e: number, g: number) => {
     if (year === null) add('date', s, e, [`date:${mo}-${d}`], g);
@@ -164,7 +182,9 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
     add('course', s, e, [`course:${m[1]}${m[3]}`]);
   });
   each(UNITS, (m, s, e) => add('units', s, e, [`units:${Number(m[1])}`]));
+  each(UNITS_WORD, (m, s, e) => add('units', s, e, [`units:${NUMBER_WORDS.indexOf(m[1]!.toLowerCase())}`]));
   each(FLOOR, (m, s, e) => add('floor', s, e, [`floor:${Number(m[1] ?? m[2])}`]));
+  each(FLOOR_WORD, (m, s, e) => add('floor', s, e, [`floor:${ORDINAL_WORDS.indexOf(m[1]!.toLowerCase())}`]));
   // Rooms after a building of the catalog ("GHC 4401", "Wean 5403", "DH 2315"); the room number is the claim.
   // Evidence is read in capitals too: a student who typed "weh 5300" gave that room.
   if (ROOM_NUMBER.test(text)) {
@@ -199,6 +219,8 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
   });
   const aboutBuses =
     options.mode === 'evidence' || routes > 0 || BUS_CUE.test(text) || (options.busTurn === true && !WALKING.test(text));
+  // "P3", "G2": only where the text is about buses (in evidence, a route field says so: tool-results.ts).
+  if (options.mode === 'answer' && (routes > 0 || BUS_CUE.test(text))) each(ROUTE_LETTER_FIRST, (m, s, e) => add('route', s, e, [`route:${m[1]}`]));
   if (aboutBuses) {
     each(WAIT, (m, s, e) => {
       if (options.mode === 'answer' && WALK_AFTER.test(text.slice(e, e + 16))) return false;

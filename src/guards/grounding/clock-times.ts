@@ -1,8 +1,10 @@
 /**
- * Clock times in text, in either style, as minutes after midnight: "9 PM", "9pm", "9 p.m.", "21:00",
- * "07:30", "noon", "midnight", and ranges whose first end borrows the second's half of the day ("2–3:20
- * PM", "11–1 PM", "7:30am–9pm"). One reader serves the answer and the evidence (claims.ts), so
- * "2 PM" in an answer and "14:00" in a dining detail reach the same number.
+ * Clock times in text, in either style, as minutes after midnight: "9 PM", "9pm", "9 p.m.", "7a",
+ * "10:30p", "21:00", "07:30", "noon", "midnight", and ranges whose first end borrows the second's half of
+ * the day ("2–3:20 PM", "11–1 PM", "7:30am–9pm"). In a text about hours (it names a day, "open",
+ * "closes", "hours"), a range of bare hours is read too ("Mon–Fri 9–5", "10:30–3", "noon to 4"), each
+ * bare end either half of the day. One reader serves the answer and the evidence (claims.ts), so "2 PM"
+ * in an answer and "14:00" in a dining detail reach the same number.
  */
 
 /** A clock time found in text: its span and the minutes it may mean (two when the half of the day is unknown). */
@@ -24,6 +26,32 @@ interface Token {
   half: 'am' | 'pm' | '24h' | null;
   /** Written as hours and minutes without a meridiem ("10:00", "23:00"): a range of these is on one clock. */
   colon: boolean;
+  /** An end of a range of bare hours ("9–5"): either half of the day. */
+  bare?: boolean;
+}
+
+/** The ends of ranges of bare hours ("9–5", "10:30–3", "noon to 4") that no other time took, as tokens. */
+function bareRanges(text: string, tokens: Token[], free: (s: number, e: number) => boolean): void {
+  const overlaps = (s: number, e: number) => !free(s, e) || tokens.some((t) => t.start < e && s < t.end);
+  for (const m of text.matchAll(BARE_RANGE)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    if (!free(start, end) || PAGES_BEFORE.test(text.slice(Math.max(0, start - 12), start))) continue;
+    const ends: Array<[number, string]> = [
+      [start, m[1]!],
+      [start + m[1]!.length + m[2]!.length, m[3]!],
+    ];
+    const parsed = ends.map(([at, written]) => {
+      if (written.toLowerCase() === 'noon') return { start: at, end: at + 4, hour: 12, minute: 0, half: '24h' as const, colon: false };
+      const [h, mm] = written.split(':');
+      return { start: at, end: at + written.length, hour: Number(h), minute: Number(mm ?? 0), half: null, colon: false, bare: true };
+    });
+    if (parsed.some((t) => t.hour < 1 || t.hour > 12)) continue;
+    // "10:30 to 2": the first end is already a time of its own ("10:30", "noon"); the second joins it.
+    const first = tokens.find((t) => t.start === start && t.end === parsed[0]!.end);
+    if (first && first.half !== 'am' && first.half !== 'pm' && !overlaps(parsed[1]!.start, end)) tokens.push(parsed[1]!);
+    else if (!overlaps(start, end)) tokens.push(...parsed);
+  }
 }
 
 // "a.m." keeps its last period; "AM." leaves the sentence's period alone.
@@ -33,6 +61,14 @@ const WITH_HALF = new RegExp(String.raw`(?<![\w$.:/,])(\d{1,2})(?::([0-5]\d))?\s
 // "21:00", "07:30", "9:30", "14:00:00": hours and minutes (and seconds) without a meridiem.
 const COLON = /(?<![\w$.:/,])([01]?\d|2[0-4]):([0-5]\d)(?::[0-5]\d)?(?![\d:]|\s?[ap]\.?\s?m\b)/gi;
 const WORDS = /\b(noon|midday|midnight)\b/gi;
+// "7a", "4p", "10:30p": a meridiem of one letter, written against the number.
+const COMPACT = /(?<![\w$.:/,])(\d{1,2})(?::([0-5]\d))?([ap])(?![\w'’])/gi;
+// A text about hours: where a range of bare hours is a range of times.
+const HOURS_CUE = /\b(?:open(?:s|ing)?|clos(?:e|es|ed|ing)|hours|daily|every\s+day|week(?:day|end)s?|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)\b/i;
+// "9–5", "10:30–3", "noon to 4": two bare hours joined; not "3-4 people", "pages 9–5", "21-14".
+const BARE_RANGE =
+  /(?<![\w$.:/,–—-])(noon|\d{1,2}(?::[0-5]\d)?)(\s*(?:-|–|—|to|until|till)\s*)(\d{1,2}(?::[0-5]\d)?)(?![\w:/–—-]|[.,]\d|\s*(?:%|[ap]\.?\s?m\b|[ap]\b|people|persons|students|units?|minutes?|mins?|hours?|hrs?|days?|weeks?|points?|credits?))/gi;
+const PAGES_BEFORE = /\b(?:pages?|pp\.?|chapters?|ch\.?|items?|questions?|problems?|score[sd]?|won|lost|beat|rooms?|floors?|levels?)\s*$/i;
 // What joins the two ends of a range.
 const JOIN = /^\s*(?:-|–|—|to|until|till|through|and)\s*$/i;
 // A bare hour ("2" of "2–3:20 PM") right before a joiner, read only when a time with a meridiem follows.
@@ -61,6 +97,11 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
     const half = m[1]!.length === 2 && m[1]!.startsWith('0') ? '24h' : hour >= 13 || hour === 0 ? '24h' : null;
     tokens.push({ start: m.index, end: m.index + m[0].length, hour: hour % 24, minute, half, colon: true });
   }
+  for (const m of text.matchAll(COMPACT)) {
+    const hour = Number(m[1]);
+    if (hour < 1 || hour > 12 || !free(m.index, m.index + m[0].length) || tokens.some((t) => t.start < m.index + m[0].length && m.index < t.end)) continue;
+    tokens.push({ start: m.index, end: m.index + m[0].length, hour, minute: Number(m[2] ?? 0), half: m[3]!.toLowerCase() === 'a' ? 'am' : 'pm', colon: false });
+  }
   for (const m of text.matchAll(WORDS)) {
     if (!free(m.index, m.index + m[0].length)) continue;
     const midnight = m[1]!.toLowerCase() === 'midnight';
@@ -80,6 +121,8 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
     if (hour < 1 || hour > 12 || !free(start, end) || tokens.some((o) => o.start < end && start < o.end)) continue;
     tokens.push({ start, end, hour, minute: Number(m[2] ?? 0), half: null, colon: false });
   }
+  tokens.sort((a, b) => a.start - b.start);
+  if (HOURS_CUE.test(text)) bareRanges(text, tokens, free);
   tokens.sort((a, b) => a.start - b.start);
 
   // Ranges: neighbours joined by a joiner share one range; an end without a half borrows the next one's
@@ -122,7 +165,7 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
       let value = toMinutes(t.hour, t.minute, prevHalf);
       if (value < previous.minutes[0]!) value = toMinutes(t.hour, t.minute, 'pm');
       out[i]!.minutes = [value];
-    } else if (t.minute !== 0 || text.slice(t.start, t.end).includes(':')) {
+    } else if (t.bare || t.minute !== 0 || text.slice(t.start, t.end).includes(':')) {
       // "9:30" with nothing to borrow from: either half of the day.
       out[i]!.minutes = [toMinutes(t.hour, t.minute, 'am'), toMinutes(t.hour, t.minute, 'pm')];
     }

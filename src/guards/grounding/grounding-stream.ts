@@ -18,6 +18,7 @@ import { readClaims, type Claim, type ClaimClass } from './claims.js';
 import { bindTimes } from './days.js';
 import type { ClaimOutcome, Evidence } from './evidence.js';
 import { boundSubjects, type Mention } from './subject-facts.js';
+import { hasTrigger, isLetter, isSpace, mayLeadIn } from './triggers.js';
 import { unconfirmedMark } from './grounding-note.js';
 import { kindOf } from './subjects.js';
 
@@ -51,69 +52,12 @@ export interface GroundingStream {
 const LINE_PREFIX = /^[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+|>[ \t]?|#{1,6}[ \t]+)*/;
 // Could still grow into a line prefix ("1", "12.", "##").
 const MAYBE_PREFIX = /^[ \t>*+#\d.)-]*$/;
-// Noon and midnight start a claim with no digit (a cheap test first, the word-bounded one only on a hit).
-const CLOCK_WORD_HINT = /no{2}n|mid(?:day|night)/i;
-const CLOCK_WORD = /\b(?:noon|midday|midnight)\b/i;
 /** A held segment longer than this is judged at a word boundary away from digits (an endless line is not held whole). */
 const MAX_HELD = 1200;
 /** Of the segment that already left, this much is kept as context for the held part's claims. */
 const CONTEXT = 240;
 /** Segments whose subjects wait to be read (only when a later claim needs them): at most this many. */
 const PENDING = 8;
-/** Words that begin a claim without a digit (held at the end of what arrived), and their prefixes. */
-const LEAD_INS = new Set([
-  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
-  'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
-  'spring', 'summer', 'fall', 'autumn', 'winter',
-]);
-/**
- * From three letters: "Su" of "Sure" or "No" leave at once (a one-chunk wait on many first words), while
- * "Sep", "Sum" or "noo" wait. Model chunks are tokens, which seldom cut a month's name in two.
- */
-const MIN_PREFIX = 3;
-const PREFIXES = new Set<string>();
-for (const w of [...LEAD_INS, 'noon', 'midday', 'midnight']) for (let i = MIN_PREFIX; i <= w.length; i++) PREFIXES.add(w.slice(0, i));
-/** Their first letters, either case: most words are ruled out by their first letter alone. */
-const FIRST_LETTERS = new Set([...PREFIXES].flatMap((p) => [p.charCodeAt(0), p.toUpperCase().charCodeAt(0)]));
-const LONGEST_LEAD_IN = 9;
-/** Could the word `buf[start, end)` be a lead-in (or, `prefix`, still grow into one)? */
-const mayLeadIn = (buf: string, start: number, end: number, prefix: boolean): boolean => {
-  const length = end - start;
-  if (length < (prefix ? MIN_PREFIX : 3) || length > LONGEST_LEAD_IN || !FIRST_LETTERS.has(buf.charCodeAt(start))) return false;
-  const word = buf.slice(start, end).toLowerCase();
-  return prefix ? PREFIXES.has(word) : LEAD_INS.has(word);
-};
-
-const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\u00a0';
-const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
-/** A letter or digit (ASCII by comparison, anything else by its Unicode category). */
-const isWordChar = (ch: string | undefined): boolean => {
-  if (ch === undefined) return false;
-  const c = ch.charCodeAt(0);
-  if (c < 0x80) return isDigit(c) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-  return /[\p{L}\p{N}]/u.test(ch);
-};
-const isLetter = (ch: string): boolean => {
-  const c = ch.charCodeAt(0);
-  if (c < 0x80) return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-  return /\p{L}/u.test(ch);
-};
-
-/**
- * Does `text` hold what may start a claim: a digit that starts a word (never one inside it: "word0",
- * "H1N1", "mp3"), a dollar sign, or noon and midnight? `before` is the character released just before it.
- */
-function hasTrigger(text: string, before: string | undefined): boolean {
-  // Noon, midday and midnight all have an "n": the word test runs only on text that has one.
-  let n = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x24) return true;
-    if (isDigit(c) && !isWordChar(i > 0 ? text[i - 1] : before)) return true;
-    if (c === 0x6e || c === 0x4e) n = true;
-  }
-  return n && CLOCK_WORD_HINT.test(text) && CLOCK_WORD.test(text);
-}
 
 /**
  * One answer's grounding, as a class: a turn makes one, and a class instance costs a hundredth of an

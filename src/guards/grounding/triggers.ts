@@ -1,0 +1,72 @@
+/**
+ * What may start a claim in streamed text (grounding-stream.ts holds a segment from there to its end):
+ * a digit that starts a word, a letter-first id ("P3"), a dollar sign, noon and midnight; and the words
+ * that may lead into one (a month, a season), held while they arrive.
+ */
+// Noon and midnight start a claim with no digit (a cheap test first, the word-bounded one only on a hit).
+const CLOCK_WORD_HINT = /no{2}n|mid(?:day|night)/i;
+const CLOCK_WORD = /\b(?:noon|midday|midnight)\b/i;
+/** The rest of a letter-first id from its first digit ("3", "104A"): digits, maybe a capital, then the word's end. */
+const LETTER_FIRST_REST = /^\d{1,4}[A-Z]?(?![\p{L}\p{N}])/u;
+/** Words that begin a claim without a digit (held at the end of what arrived), and their prefixes. */
+const LEAD_INS = new Set([
+  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
+  'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
+  'spring', 'summer', 'fall', 'autumn', 'winter',
+]);
+/**
+ * From three letters: "Su" of "Sure" or "No" leave at once (a one-chunk wait on many first words), while
+ * "Sep", "Sum" or "noo" wait. Model chunks are tokens, which seldom cut a month's name in two.
+ */
+const MIN_PREFIX = 3;
+const PREFIXES = new Set<string>();
+for (const w of [...LEAD_INS, 'noon', 'midday', 'midnight']) for (let i = MIN_PREFIX; i <= w.length; i++) PREFIXES.add(w.slice(0, i));
+/** Their first letters, either case: most words are ruled out by their first letter alone. */
+const FIRST_LETTERS = new Set([...PREFIXES].flatMap((p) => [p.charCodeAt(0), p.toUpperCase().charCodeAt(0)]));
+const LONGEST_LEAD_IN = 9;
+/** Could the word `buf[start, end)` be a lead-in (or, `prefix`, still grow into one)? */
+export const mayLeadIn = (buf: string, start: number, end: number, prefix: boolean): boolean => {
+  const length = end - start;
+  if (length < (prefix ? MIN_PREFIX : 3) || length > LONGEST_LEAD_IN || !FIRST_LETTERS.has(buf.charCodeAt(start))) return false;
+  const word = buf.slice(start, end).toLowerCase();
+  return prefix ? PREFIXES.has(word) : LEAD_INS.has(word);
+};
+
+export const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\u00a0';
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+/** A letter or digit (ASCII by comparison, anything else by its Unicode category). */
+const isWordChar = (ch: string | undefined): boolean => {
+  if (ch === undefined) return false;
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return isDigit(c) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+  return /[\p{L}\p{N}]/u.test(ch);
+};
+export const isLetter = (ch: string): boolean => {
+  const c = ch.charCodeAt(0);
+  if (c < 0x80) return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+  return /\p{L}/u.test(ch);
+};
+
+/**
+ * Does `text` hold what may start a claim: a digit that starts a word (never one inside it: "word0",
+ * "mp3") or follows a capital that does ("P3", "A104"), a dollar sign, or noon and midnight? `before` is
+ * the character released just before it.
+ */
+export function hasTrigger(text: string, before: string | undefined): boolean {
+  // Noon, midday and midnight all have an "n": the word test runs only on text that has one.
+  let n = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x24) return true;
+    if (isDigit(c)) {
+      const prev = i > 0 ? text[i - 1] : before;
+      if (!isWordChar(prev)) return true;
+      // After a capital that starts a word, digits and at most one capital to the word's end: a
+      // letter-first route or room ("P3", "A104"), not "H1N1".
+      const c0 = prev!.charCodeAt(0);
+      if (c0 >= 0x41 && c0 <= 0x5a && !isWordChar(i > 1 ? text[i - 2] : i === 1 ? before : undefined) && LETTER_FIRST_REST.test(text.slice(i, i + 6))) return true;
+    }
+    if (c === 0x6e || c === 0x4e) n = true;
+  }
+  return n && CLOCK_WORD_HINT.test(text) && CLOCK_WORD.test(text);
+}

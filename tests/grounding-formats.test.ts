@@ -1,0 +1,81 @@
+/**
+ * Issue 59, item 4: ways of writing a value the grounding check did not read, each read as a claim of
+ * its class (a wrong one marked, a right one kept), and each guarded by honest text that must not be
+ * marked: compact times ("7a", "10:30p"), bare ranges in a text about hours ("Mon–Fri 9–5", "noon to
+ * 4"), numeric dates without a year ("10/15"), campus extensions ("x8-2922"), letter-first routes ("P3"),
+ * and numbers in words ("twelve units", "fifth floor").
+ */
+import { describe, expect, it } from 'vitest';
+import { readClaims } from '../src/guards/grounding/claims.js';
+import { createEvidence, createGroundingStream } from '../src/guards/grounding/index.js';
+import { course15213, diningList, guideCalendar, guideHealth } from './fixtures/grounding-corpus.js';
+import { CATALOG } from './support/verify.js';
+
+const WEDNESDAY = 3;
+/** A bus result with a letter-first route (the sandbox's shape of `bus_search_bus_predictions`). */
+const P3 = JSON.stringify({
+  status: 'ok',
+  query: 'P3',
+  matches: [{ stop_id: '4407', stop_name: 'Forbes Ave & Morewood Ave (near Tepper Quad)', direction: 'inbound', route: 'P3', destination: 'Downtown', bus_id: '7001', seconds: 480, minutes: 8, capacity: 'MANY_SEATS' }],
+});
+
+/** The answer through the grounding stream over `result`, as the verify stage runs it (today Wednesday). */
+function ground(answer: string, result: string) {
+  const evidence = createEvidence(CATALOG, () => WEDNESDAY);
+  evidence.addText('Today is 2026-11-25 (Wednesday), 16:04 campus time');
+  evidence.addToolResult(result);
+  const g = createGroundingStream({ catalog: CATALOG, evidence, today: WEDNESDAY });
+  // In small pieces, as a model streams.
+  let text = '';
+  for (const piece of answer.match(/[\s\S]{1,3}/g) ?? []) text += g.push(piece);
+  text += g.flush();
+  return { text, checked: g.checked, unverified: g.unverified };
+}
+
+/** [format, tool result, honest answer, the honest atom, a wrong one in its place]. */
+const CASES: Array<[string, string, string, string, string]> = [
+  ['compact times', diningList, "Tazza D'Oro: Mon–Thu 8a–9p, Fri 8a–5p.", '8a–9p', '8a–10p'],
+  ['compact times with minutes', diningList, 'La Prima Espresso opens at 7:30a on weekdays.', '7:30a', '6:30a'],
+  ['a bare range about hours', diningList, 'La Prima Espresso is open Mon–Fri 7:30–2 and weekends 11–8.', '11–8', '11–6'],
+  ['a bare range from noon', diningList, 'Schatz Dining Room is open weekdays 10:30 to 2 for lunch.', '10:30 to 2', '10:30 to 3'],
+  ['a numeric date without a year', guideCalendar, 'Fall break is 10/15 and 10/16.', '10/15', '10/22'],
+  ['a campus extension', guideHealth, 'You can reach CaPS at x8-2922, day or night.', 'x8-2922', 'x8-2929'],
+  ['a letter-first route', P3, 'The P3 bus leaves the Tepper Quad stop in 8 minutes.', 'P3', 'P7'],
+  ['units in words', course15213, '15-213 is twelve units.', 'twelve units', 'nine units'],
+  ['a floor in words', diningList, 'From 7:30 AM on weekdays, La Prima Espresso serves on the fifth floor of Wean Hall.', 'fifth floor', 'sixth floor'],
+];
+
+describe('grounding reads the formats models write', () => {
+  it.each(CASES)('%s: the right value kept whole, a wrong one marked', (_format, result, honest, from, to) => {
+    const kept = ground(honest, result);
+    expect(kept.text).toBe(honest);
+    expect(kept.unverified).toBe(0);
+    expect(kept.checked).toBeGreaterThan(0);
+    const wrong = ground(honest.replace(from, to), result);
+    expect(wrong.text).not.toContain(to);
+    expect(wrong.text).toContain('not confirmed)');
+    expect(wrong.unverified).toBeGreaterThanOrEqual(1);
+  });
+
+  it('does not read counts, pages, scores or fractions as hours or dates', () => {
+    for (const text of [
+      'Study rooms fit 3-4 people and are open daily.',
+      'Read pages 9-12 before Monday.',
+      'We won 21-14 on Saturday.',
+      'Use 1/2 of your swipes by Friday; 3/4 of students do.',
+      'The walk takes 5-10 minutes on weekdays.',
+    ]) {
+      const times = readClaims(text, { catalog: CATALOG, mode: 'answer' }).filter((c) => c.cls === 'time' || c.cls === 'date');
+      expect(times, text).toEqual([]);
+    }
+  });
+
+  it('reads a compact or bare time with the half of the day it can be', () => {
+    const keys = (text: string) => readClaims(text, { catalog: CATALOG, mode: 'answer' }).filter((c) => c.cls === 'time').map((c) => c.keys);
+    expect(keys('open 7a to 4p daily')).toEqual([['time:420'], ['time:960']]);
+    expect(keys('Mon–Fri 9–5')).toEqual([['time:540', 'time:1260'], ['time:300', 'time:1020']]);
+    expect(keys('open noon to 4 on Sundays')).toEqual([['time:720'], ['time:960']]);
+    // Without a word of hours, a bare range is no time.
+    expect(keys('chapters 9–5')).toEqual([]);
+  });
+});
