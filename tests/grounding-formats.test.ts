@@ -3,7 +3,8 @@
  * its class (a wrong one marked, a right one kept), and each guarded by honest text that must not be
  * marked: compact times ("7a", "10:30p"), bare ranges in a text about hours ("Mon–Fri 9–5", "noon to
  * 4"), numeric dates without a year ("10/15"), campus extensions ("x8-2922"), letter-first routes ("P3"),
- * and numbers in words ("twelve units", "fifth floor").
+ * lettered rooms ("HH A104", "BH 136A", "DH2315", "room 2315 in Doherty Hall"), and numbers in words
+ * ("twelve units", "fifth floor").
  */
 import { describe, expect, it } from 'vitest';
 import { readClaims } from '../src/guards/grounding/claims.js';
@@ -18,6 +19,14 @@ const P3 = JSON.stringify({
   query: 'P3',
   matches: [{ stop_id: '4407', stop_name: 'Forbes Ave & Morewood Ave (near Tepper Quad)', direction: 'inbound', route: 'P3', destination: 'Downtown', bus_id: '7001', seconds: 480, minutes: 8, capacity: 'MANY_SEATS' }],
 });
+
+/** Rooms in the shape of a course schedule's meetings: a lettered room, a room with a letter after it, a plain one. */
+const ROOMS = JSON.stringify([
+  { building: 'HH', room: 'A104' },
+  { building: 'BH', room: '136A' },
+  { building: 'DH', room: '2315' },
+  { building: 'GHC', room: '4401' },
+]);
 
 /** The answer through the grounding stream over `result`, as the verify stage runs it (today Wednesday). */
 function ground(answer: string, result: string) {
@@ -42,6 +51,10 @@ const CASES: Array<[string, string, string, string, string]> = [
   ['a campus extension', guideHealth, 'You can reach CaPS at x8-2922, day or night.', 'x8-2922', 'x8-2929'],
   ['a letter-first route', P3, 'The P3 bus leaves the Tepper Quad stop in 8 minutes.', 'P3', 'P7'],
   ['units in words', course15213, '15-213 is twelve units.', 'twelve units', 'nine units'],
+  ['a lettered room', ROOMS, 'The lab is HH A104, and the seminar room is BH 136A.', 'HH A104', 'HH A108'],
+  ['a room with a letter after it', ROOMS, 'The lab is HH A104, and the seminar room is BH 136A.', 'BH 136A', 'BH 136B'],
+  ['a room glued to its building', ROOMS, 'Office hours are in DH2315.', 'DH2315', 'DH2317'],
+  ['a room in a building named after it', ROOMS, 'Office hours are in room 2315 in Doherty Hall.', 'room 2315 in Doherty Hall', 'room 4401 in Doherty Hall'],
   ['a floor in words', diningList, 'From 7:30 AM on weekdays, La Prima Espresso serves on the fifth floor of Wean Hall.', 'fifth floor', 'sixth floor'],
 ];
 

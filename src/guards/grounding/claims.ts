@@ -72,6 +72,7 @@ const EXTENSION = /(?:\bx|\bext\.?\s*|\bextension\s+|(?<![\w$.:/-]))8-(\d{4})(?!
 // A route whose id starts with a letter ("P3", "G2", "Y1"), read in a text about buses.
 const ROUTE_LETTER_FIRST = /(?<![\w.$/-])([A-Z]\d{1,2}[A-Z]?)(?![\w-])/g;
 const ROOM_WORD = /\b(?:room|rm\.?)\s+(\d{3,4}[A-Za-z]?)\b/gi;
+const ROOM_IN = /^\s+(?:in|of|at)\s+(?:the\s+)?/i;
 const FLOOR = /(?<![\w.])(\d{1,2})(?:st|nd|rd|th)[\s-]+(?:floor|level)\b|\b(?:floor|level)\s+(\d{1,2})\b(?![\d:-]|\.\d)/gi;
 const WAIT = /(?<![\w.$:])(\d{1,3})(?:\s*(?:-|–|to)\s*(\d{1,3}))?\s*-?\s*(minutes?|mins?|seconds?|secs?)\b/gi;
 const ROUTE_CODE = /(?<![\w.$/-])([1-9]\d[A-DX])(?![\w])/g;
@@ -193,8 +194,10 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
     for (const mention of mentions) {
       if (!mention.room) continue;
       const s = mention.end - mention.room.length;
-      // "GHC 4401", never "(CYH, 118 m)": only spaces between the building and its room, and no unit after it.
-      if (!/[\p{L}\p{N}.][ \t]+$/u.test(text.slice(mention.start, s)) || DISTANCE_AFTER.test(text.slice(mention.end, mention.end + 12))) continue;
+      // "GHC 4401" or "DH2315", never "(CYH, 118 m)": only spaces (or nothing, after a code) between the
+      // building and its room, and no unit after it.
+      const between = text.slice(mention.start, s);
+      if (!(/[\p{L}\p{N}.][ \t]+$/u.test(between) || /^[A-Z]{2,4}$/.test(between)) || DISTANCE_AFTER.test(text.slice(mention.end, mention.end + 12))) continue;
       if (!free(s, mention.end)) continue;
       add('room', s, mention.end, [`room:${mention.building.code.toUpperCase()}:${mention.room.toUpperCase()}`]);
       take(s, mention.end);
@@ -202,7 +205,11 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
   }
   each(ROOM_WORD, (m, s, e) => {
     const ns = s + m[0].length - m[1]!.length;
-    add('room', ns, e, [`room:*:${m[1]!.toUpperCase()}`]);
+    // "room 5403 in Wean Hall": the room of that building; "room 5403" alone: of any.
+    const inWord = ROOM_IN.exec(text.slice(e, e + 12));
+    const building = inWord ? options.catalog.mentions(text.slice(e + inWord[0].length, e + inWord[0].length + 48))[0] : undefined;
+    const code = building && building.start === 0 ? building.building.code.toUpperCase() : '*';
+    add('room', ns, e, [`room:${code}:${m[1]!.toUpperCase()}`]);
   });
 
   // Routes first (they are bus cues), then waits.

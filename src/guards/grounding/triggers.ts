@@ -1,6 +1,6 @@
 /**
  * What may start a claim in streamed text (grounding-stream.ts holds a segment from there to its end):
- * a digit that starts a word, a letter-first id ("P3"), a dollar sign, noon and midnight; and the words
+ * a digit that starts a word, a letter-first id ("P3", "DH2315"), a dollar sign, noon and midnight; and the words
  * that may lead into one (a month, a season), held while they arrive.
  */
 // Noon and midnight start a claim with no digit (a cheap test first, the word-bounded one only on a hit).
@@ -32,6 +32,7 @@ export const mayLeadIn = (buf: string, start: number, end: number, prefix: boole
   return prefix ? PREFIXES.has(word) : LEAD_INS.has(word);
 };
 
+const isCapital = (c: number) => c >= 0x41 && c <= 0x5a;
 export const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\u00a0';
 const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 /** A letter or digit (ASCII by comparison, anything else by its Unicode category). */
@@ -49,7 +50,7 @@ export const isLetter = (ch: string): boolean => {
 
 /**
  * Does `text` hold what may start a claim: a digit that starts a word (never one inside it: "word0",
- * "mp3") or follows a capital that does ("P3", "A104"), a dollar sign, or noon and midnight? `before` is
+ * "mp3") or follows capitals that do ("P3", "A104", "DH2315"), a dollar sign, or noon and midnight? `before` is
  * the character released just before it.
  */
 export function hasTrigger(text: string, before: string | undefined): boolean {
@@ -61,10 +62,15 @@ export function hasTrigger(text: string, before: string | undefined): boolean {
     if (isDigit(c)) {
       const prev = i > 0 ? text[i - 1] : before;
       if (!isWordChar(prev)) return true;
-      // After a capital that starts a word, digits and at most one capital to the word's end: a
-      // letter-first route or room ("P3", "A104"), not "H1N1".
-      const c0 = prev!.charCodeAt(0);
-      if (c0 >= 0x41 && c0 <= 0x5a && !isWordChar(i > 1 ? text[i - 2] : i === 1 ? before : undefined) && LETTER_FIRST_REST.test(text.slice(i, i + 6))) return true;
+      // After one to four capitals that start a word, digits and at most one capital to the word's end:
+      // a letter-first route or room, or a room glued to its building's code ("P3", "A104", "DH2315"),
+      // not "H1N1".
+      // (A capital released before this text may start such a word: held, to be judged.)
+      let j = i - 1;
+      while (j >= 0 && i - j <= 4 && isCapital(text.charCodeAt(j))) j--;
+      const head = j < 0 ? before : text[j];
+      const startsWord = i === 0 ? isCapital(prev!.charCodeAt(0)) : j < i - 1 && (j < 0 ? !isWordChar(head) || isCapital(head!.charCodeAt(0)) : !isCapital(head!.charCodeAt(0)) && !isWordChar(head));
+      if (startsWord && LETTER_FIRST_REST.test(text.slice(i, i + 6))) return true;
     }
     if (c === 0x6e || c === 0x4e) n = true;
   }
