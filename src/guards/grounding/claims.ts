@@ -45,6 +45,8 @@ export interface ReadOptions {
 }
 
 const MAY_CLAIM = /\d|noon|midday|midnight|units?\b|floor|level/i;
+/** Where a number in words may be units or a floor. */
+const WORDY = /unit|floor|level/i;
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const MONTH = String.raw`(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?`;
 const ORD = '(?:st|nd|rd|th)?';
@@ -123,7 +125,7 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
     add('phone', s, e, [`phone:${digits}`]);
   });
   each(PHONE7, (m, s, e) => add('phone', s, e, [`phone7:${m[1]}${m[2]}`]));
-  each(EXTENSION, (m, s, e) => add('phone', s, e, [`phone7:268${m[1]}`]));
+  if (text.includes('8-')) each(EXTENSION, (m, s, e) => add('phone', s, e, [`phone7:268${m[1]}`]));
   each(PRICE, (m, s, e) => {
     const cents = Number(m[1]!.replace(/,/g, '')) * 100 + Number((m[2] ?? '0').padEnd(2, '0'));
     add('price', s, e, [`price:${cents}`]);
@@ -141,7 +143,7 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
     const year = m[3]!.length === 2 ? 2000 + Number(m[3]) : Number(m[3]);
     add('date', s, e, [`date:${year}-${mo}-${d}`], group++, [`date:${mo}-${d}`, `year:${year}`]);
   });
-  each(MONTH_SLASH_DAY, (m, s, e) => {
+  if (text.includes('/')) each(MONTH_SLASH_DAY, (m, s, e) => {
     const mo = Number(m[1]);
     const d = Number(m[2]);
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || (mo <= 4 && d <= 4)) return false;
@@ -183,9 +185,10 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
     add('course', s, e, [`course:${m[1]}${m[3]}`]);
   });
   each(UNITS, (m, s, e) => add('units', s, e, [`units:${Number(m[1])}`]));
-  each(UNITS_WORD, (m, s, e) => add('units', s, e, [`units:${NUMBER_WORDS.indexOf(m[1]!.toLowerCase())}`]));
+  const wordy = WORDY.test(text);
+  if (wordy) each(UNITS_WORD, (m, s, e) => add('units', s, e, [`units:${NUMBER_WORDS.indexOf(m[1]!.toLowerCase())}`]));
   each(FLOOR, (m, s, e) => add('floor', s, e, [`floor:${Number(m[1] ?? m[2])}`]));
-  each(FLOOR_WORD, (m, s, e) => add('floor', s, e, [`floor:${ORDINAL_WORDS.indexOf(m[1]!.toLowerCase())}`]));
+  if (wordy) each(FLOOR_WORD, (m, s, e) => add('floor', s, e, [`floor:${ORDINAL_WORDS.indexOf(m[1]!.toLowerCase())}`]));
   // Rooms after a building of the catalog ("GHC 4401", "Wean 5403", "DH 2315"); the room number is the claim.
   // Evidence is read in capitals too: a student who typed "weh 5300" gave that room.
   if (ROOM_NUMBER.test(text)) {

@@ -63,6 +63,8 @@ const COLON = /(?<![\w$.:/,])([01]?\d|2[0-4]):([0-5]\d)(?::[0-5]\d)?(?![\d:]|\s?
 const WORDS = /\b(noon|midday|midnight)\b/gi;
 // "7a", "4p", "10:30p": a meridiem of one letter, written against the number.
 const COMPACT = /(?<![\w$.:/,])(\d{1,2})(?::([0-5]\d))?([ap])(?![\w'’])/gi;
+// Two numbers joined, or noon joined to one: the cheap test before the others.
+const MAYBE_BARE_RANGE = /(?:\d|noon)\s*(?:-|–|—|to|until|till)\s*\d/i;
 // A text about hours: where a range of bare hours is a range of times.
 const HOURS_CUE = /\b(?:open(?:s|ing)?|clos(?:e|es|ed|ing)|hours|daily|every\s+day|week(?:day|end)s?|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)\b/i;
 // "9–5", "10:30–3", "noon to 4": two bare hours joined; not "3-4 people", "pages 9–5", "21-14".
@@ -122,7 +124,7 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
     tokens.push({ start, end, hour, minute: Number(m[2] ?? 0), half: null, colon: false });
   }
   tokens.sort((a, b) => a.start - b.start);
-  if (HOURS_CUE.test(text)) bareRanges(text, tokens, free);
+  if (MAYBE_BARE_RANGE.test(text) && HOURS_CUE.test(text)) bareRanges(text, tokens, free);
   tokens.sort((a, b) => a.start - b.start);
 
   // Ranges: neighbours joined by a joiner share one range; an end without a half borrows the next one's

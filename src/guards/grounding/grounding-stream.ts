@@ -17,7 +17,7 @@ import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim, type ClaimClass } from './claims.js';
 import { bindTimes } from './days.js';
 import type { ClaimOutcome, Evidence } from './evidence.js';
-import { boundSubjects, type Mention } from './subject-facts.js';
+import { boundSubjects, clauseBreaks, type Mention } from './subject-facts.js';
 import { hasTrigger, isLetter, isSpace, mayLeadIn } from './triggers.js';
 import { unconfirmedMark } from './grounding-note.js';
 import { kindOf } from './subjects.js';
@@ -163,6 +163,7 @@ class Grounding implements GroundingStream {
     const named = new Set(mentions.map((m) => kindOf(m.subject)));
     const carried = [...this.carry].filter(([kind]) => !named.has(kind)).map(([, subject]) => subject);
     this.learn(mentions, this.heading);
+    const breaks = mentions.length > 0 ? clauseBreaks(full) : [];
     this.bind(full, claims);
     const groups = new Map<number, Claim[]>();
     for (const c of claims) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
@@ -170,7 +171,7 @@ class Grounding implements GroundingStream {
     for (const members of groups.values()) {
       let misboundDay: number | null = null;
       const failed = members.filter((c) => {
-        const outcome = evidence.check(c, boundSubjects(full, c.start, c.end, mentions), carried);
+        const outcome = evidence.check(c, boundSubjects(full, c.start, c.end, mentions, breaks), carried);
         this.count(c.cls, outcome);
         if (outcome === 'misbound' && c.days?.length === 1) misboundDay = c.days[0]!;
         return outcome !== 'held';

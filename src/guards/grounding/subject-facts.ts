@@ -10,7 +10,7 @@
  * It also finds where a text names the subjects: the aliases the readers gave, as one pattern.
  */
 import type { Claim } from './claims.js';
-import { aliasPattern, courseSubject, fold, kindOf, phrase, routeSubject } from './subjects.js';
+import { aliasesPattern, courseSubject, fold, kindOf, phrase, routeSubject } from './subjects.js';
 
 /** A subject named in a text, and where. */
 export interface Mention {
@@ -22,19 +22,21 @@ export interface Mention {
 /** Where a clause ends inside a sentence: what binds a claim to the subject named next to it. */
 const CLAUSE_BREAK = /[;,]\s|\s(?:and|but|while|whereas)\s/gi;
 
+/** The clause breaks of `text`, each as [where it starts, where the next clause starts]. */
+export const clauseBreaks = (text: string): Array<[number, number]> => [...text.matchAll(CLAUSE_BREAK)].map((m) => [m.index!, m.index! + m[0].length]);
+
 /**
  * The subject of each kind `mentions` name that a claim at [start, end) of `text` is about: the one
  * named nearest before it in its clause, else after it in its clause ("in 4 minutes inbound"), else
  * nearest before it in the text ("La Prima opens at 7:30 AM, and Tazza D'Oro at 8 AM": 8 AM is
  * Tazza's). A kind named only in a later clause does not bind it.
  */
-export function boundSubjects(text: string, start: number, end: number, mentions: readonly Mention[]): string[] {
+export function boundSubjects(text: string, start: number, end: number, mentions: readonly Mention[], breaks = clauseBreaks(text)): string[] {
   if (mentions.length === 0) return [];
   let from = 0;
   let to = text.length;
-  for (const m of text.matchAll(CLAUSE_BREAK)) {
-    const at = m.index!;
-    if (at + m[0].length <= start) from = at + m[0].length;
+  for (const [at, after] of breaks) {
+    if (after <= start) from = after;
     else if (at >= end) {
       to = at;
       break;
@@ -52,6 +54,9 @@ export function boundSubjects(text: string, start: number, end: number, mentions
   return out;
 }
 
+/** Text with nothing to fold. */
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Kinds that qualify the subject around them (a course's section, a route's direction). */
 const QUALIFIERS: ReadonlySet<string> = new Set(['section', 'dir']);
 
@@ -62,8 +67,8 @@ export class SubjectFacts {
   private readonly loose = new Set<string>();
   /** Facts by subject, and by each set of subjects read at once (`dir:inbound+route:61D`). */
   private readonly scoped = new Map<string, Set<string>>();
-  /** The key classes ("time", "wait-min", "room") of each subject's facts: what a carried subject speaks of. */
-  private readonly classes = new Map<string, Set<string>>();
+  /** Whether a subject's facts hold a key class ("time", "wait-min"): what a carried subject speaks of, asked per claim. */
+  private readonly spoken = new Map<string, boolean>();
   /** Kinds of subject read nested ("dir+route", "course+section"): where no combined facts means none. */
   private readonly nested = new Set<string>();
   /** Alias phrase → the subjects it names (one, or it names none). */
@@ -111,17 +116,19 @@ export class SubjectFacts {
     if (this.targets.length === 0) return void this.unscoped.add(key);
     for (const set of this.targets) set.add(key);
     if (this.qualifiersOnly) this.loose.add(key);
-    const cls = key.slice(0, key.indexOf(':'));
-    for (const subject of this.stack) {
-      const known = this.classes.get(subject);
-      if (known) known.add(cls);
-      else this.classes.set(subject, new Set([cls]));
-    }
+    if (this.spoken.size > 0) this.spoken.clear();
   }
 
-  /** Do `subject`'s facts hold values of the key class `cls` ("time", "wait-min")? */
+  /** Do `subject`'s facts hold values of the key class `cls` ("time", "wait-min")? Found when first asked. */
   speaks(subject: string, cls: string): boolean {
-    return this.classes.get(subject)?.has(cls) === true;
+    const asked = `${subject}|${cls}`;
+    let answer = this.spoken.get(asked);
+    if (answer === undefined) {
+      answer = false;
+      for (const k of this.scoped.get(subject) ?? []) if (k.startsWith(cls) && k[cls.length] === ':') answer = true;
+      this.spoken.set(asked, answer);
+    }
+    return answer;
   }
 
   /** Does `subject` have a plain value (no day) of the key class prefix `cls` ("units:")? */
@@ -166,7 +173,7 @@ export class SubjectFacts {
     const re = this.aliasPattern();
     // Folding accents keeps each character where it was ("Café" → "Cafe").
     if (re) {
-      for (const m of fold(text).matchAll(re)) {
+      for (const m of (ASCII.test(text) ? text : fold(text)).matchAll(re)) {
         const named = this.aliases.get(phrase(m[0]));
         if (named?.size === 1) out.push({ subject: [...named][0]!, start: m.index!, end: m.index! + m[0].length });
       }
@@ -177,9 +184,9 @@ export class SubjectFacts {
   /** One pattern of every alias that names one subject, longest first; null when there are none. */
   private aliasPattern(): RegExp | null {
     if (this.aliasRe) return this.aliasRe;
-    const names = [...this.aliases].filter(([, named]) => named.size === 1).map(([alias]) => alias.trim());
+    const names = [...this.aliases].filter(([, named]) => named.size === 1).map(([alias]) => alias);
     if (names.length === 0) return null;
-    this.aliasRe = new RegExp(names.sort((a, b) => b.length - a.length).map(aliasPattern).join('|'), 'giu');
+    this.aliasRe = aliasesPattern(names);
     return this.aliasRe;
   }
 }
