@@ -9,6 +9,8 @@
  *    is in neither the deltas nor the final text, the answer's other sentences are all there and it is
  *    counted in `metadata.grounding.unverified`. Per claim class: the honest claims checked and
  *    confirmed, the planted atoms caught.
+ *    Also the hours written in the styles of language models (tests/fixtures/grounding-model-styles.ts),
+ *    labelled error-free, invented or right-time-wrong-day.
  * 2. Cost per delta, in one process, interleaved rounds: the answer stream (leak scanner, grounding,
  *    shaping) over the corpus's honest answers and over a claim-free answer, in 4-character deltas,
  *    with the grounding check against the same stream with an identity stage in its place (the floor).
@@ -26,6 +28,9 @@ import type { TurnEvent } from '../src/pipeline/events.js';
 import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
 import { noTelemetry } from '../src/telemetry/telemetry.js';
 import { GROUNDING_CORPUS, plantedAnswer, untouchedSentences, type GroundingCase, type MisboundKind } from '../tests/fixtures/grounding-corpus.js';
+import { RECORDS, STYLED_ANSWERS, type StyledAnswer } from '../tests/fixtures/grounding-model-styles.js';
+import { CATALOG } from '../tests/support/verify.js';
+import { readDays } from '../src/guards/grounding/days.js';
 import { FAKE_SECRETS_ENV } from '../tests/support/fake-secrets.js';
 import { makeCtx, runVerify, toolEvent } from '../tests/support/verify.js';
 
@@ -117,6 +122,24 @@ for (const c of GROUNDING_CORPUS) {
   }
 }
 
+// Hours in the styles models write them (issue 59, item 5): each labelled answer through the grounding
+// stream over its record, today Wednesday, cut into random chunks.
+const styled: Record<StyledAnswer['label'], [kept: number, of: number]> = { ok: [0, 0], invented: [0, 0], 'wrong-day': [0, 0] };
+for (const a of STYLED_ANSWERS) {
+  for (let k = 0; k < CUTS_PER_ANSWER; k++) {
+    const evidence = createEvidence(CATALOG, () => 3);
+    evidence.addQuestion('what are the hours?');
+    evidence.addToolResult(RECORDS[a.record]);
+    const g = createGroundingStream({ catalog: CATALOG, evidence, today: 3, askedDays: readDays('what are the hours?', 3).length > 0 ? [3] : null });
+    let text = '';
+    for (const e of randomChunks(a.text)) if (e.type === 'text') text += g.push(e.text);
+    text += g.flush();
+    const right = a.label === 'ok' ? text === a.text && g.unverified === 0 : !text.includes(a.span!);
+    styled[a.label][1]++;
+    if (right) styled[a.label][0]++;
+  }
+}
+
 // Cost per delta: the answer stream with grounding against the same stream with an identity stage.
 const config = parseConfig({ AGENT_ENV: 'test', ...FAKE_SECRETS_ENV });
 const leaks = leakPolicyFromConfig(config);
@@ -184,6 +207,14 @@ const lines = [
   `| of them invented (a value no evidence holds) | **${pct(inventedCaught, inventedRuns)}** (${inventedCaught}/${inventedRuns}) | ≥ 95% |`,
   `| of them misbound (true elsewhere: another day, place, section, direction) | **${pct(misboundCaught, misboundRuns)}** (${misboundCaught}/${misboundRuns}) | ≥ 80% |`,
   '',
+  `Hours in the styles models write them (tests/fixtures/grounding-model-styles.ts: ${STYLED_ANSWERS.length} answers over 6 records in the production shapes, labelled by hand; written here in those styles, not collected from models), each cut ${CUTS_PER_ANSWER} times:`,
+  '',
+  '| Figure | Measured | Target |',
+  '|---|---:|---:|',
+  `| error-free answers kept whole | **${pct(styled.ok[0], styled.ok[1])}** (${styled.ok[0]}/${styled.ok[1]}) | ≥ 97% |`,
+  `| invented times caught | **${pct(styled.invented[0], styled.invented[1])}** (${styled.invented[0]}/${styled.invented[1]}) | ≥ 95% |`,
+  `| right time for the wrong day caught | **${pct(styled['wrong-day'][0], styled['wrong-day'][1])}** (${styled['wrong-day'][0]}/${styled['wrong-day'][1]}) | ≥ 75% |`,
+  '',
   'Misbound atoms by the binding they break (issue 59): caught, and counted `misbound` in `campus.answer.claims`:',
   '',
   '| Binding | Planted | Caught | Counted misbound |',
@@ -206,5 +237,11 @@ const lines = [
   '',
 ];
 process.stdout.write(lines.join('\n') + '\n');
-const ok = honestWhole / honestRuns >= 0.97 && inventedCaught / inventedRuns >= 0.95 && misboundCaught / misboundRuns >= 0.8;
+const ok =
+  honestWhole / honestRuns >= 0.97 &&
+  inventedCaught / inventedRuns >= 0.95 &&
+  misboundCaught / misboundRuns >= 0.8 &&
+  styled.ok[0] / styled.ok[1] >= 0.97 &&
+  styled.invented[0] / styled.invented[1] >= 0.95 &&
+  styled['wrong-day'][0] / styled['wrong-day'][1] >= 0.75;
 if (!ok) process.exitCode = 1;

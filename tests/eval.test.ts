@@ -60,7 +60,8 @@ describe('npm run eval with no configuration (offline model, sandbox tools)', ()
     // The offline model writes only from tool data: over the whole eval, nothing it states goes unconfirmed (issue 45).
     expect(model.claimsChecked).toBeGreaterThan(50);
     expect(model.claimsUnverified).toBe(0);
-    expect(run.stdout).toMatch(/\| 0\.00 \(0 of \d+ checked\) \|/);
+    expect(model.claimsMisbound).toBe(0);
+    expect(run.stdout).toMatch(/\| 0\.00 \(0 of \d+ checked, 0 misbound\) \|/);
     const claimChecks = model.cases.flatMap((c: any) => c.checks.filter((r: any) => r.name.startsWith('claims_true')));
     expect(claimChecks.length).toBeGreaterThanOrEqual(5);
     for (const r of claimChecks) expect(r.pass, JSON.stringify(r)).toBe(true);
@@ -125,6 +126,15 @@ describe('npm run eval against a gateway, two models', () => {
     gw.handler = (body: any) => {
       if (body?.response_format?.type === 'json_object') return { text: '{"operations": []}' };
       if (body.model === 'bad/model') return { text: "Sorry, I couldn't look that up right now: the lookup failed." };
+      if (body.model === 'rowswap/model') {
+        // Looks up coffee, then tells the first place's name with the second place's hours (issue 59).
+        const listed = body.messages.filter((m: any) => m.role === 'tool').map((m: any) => String(m.content)).join('\n');
+        if (!listed) return { toolCalls: [{ name: 'eats_get_locations_by_cuisine', arguments: { cuisine_query: 'coffee' } }] };
+        const names = [...listed.matchAll(/^### \S+ (.+)$/gm)].map((m) => m[1]);
+        const hours = [...listed.matchAll(/^\*\*Hours:\*\* (.+)$/gm)].map((m) => m[1]);
+        const other = hours.findIndex((h) => h !== hours[0]);
+        return { text: `${names[0]} is open ${hours[other]}.` };
+      }
       const results = body.messages.filter((m: any) => m.role === 'tool').map((m: any) => String(m.content));
       if (results.length === 0 && body.tools?.length) {
         const names: string[] = body.tools.map((t: any) => t.function.name);
@@ -153,6 +163,19 @@ describe('npm run eval against a gateway, two models', () => {
     expect(asked[0].model).toBe('good/model');
     const roles = asked[0].messages.filter((m: any) => m.role !== 'system').map((m: any) => `${m.role}: ${String(m.content).slice(0, 14)}`);
     expect(roles).toEqual(['user: where is gates', 'assistant: Here is what I', 'user: and what about']);
+  }, 60_000);
+
+  it("counts a model's misbound claims: another place's hours told for the place it names", async () => {
+    const file = join(dir, 'rowswap.json');
+    const run = await runEval(['--model', 'rowswap/model', '--json', file, '--cases', 'dining-coffee'], {
+      LLM_GATEWAY_API_KEY: 'sk-eval-test',
+      LLM_GATEWAY_BASE_URL: gw.baseUrl,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const [model] = JSON.parse(readFileSync(file, 'utf8')).models;
+    expect(model.claimsMisbound).toBeGreaterThan(0);
+    expect(model.claimsUnverified).toBeGreaterThanOrEqual(model.claimsMisbound);
+    expect(run.stdout).toContain(`${model.claimsMisbound} misbound) |`);
   }, 60_000);
 
   it('ranks the model that looks things up above the one that does not, with tokens and cost per model', async () => {

@@ -74,7 +74,7 @@ export interface CaseResult {
   /** Each turn's fate, in order. */
   fates: TurnFate[];
   /** Each turn's `metadata.grounding` (zeros for a turn that did not answer). */
-  grounding: Array<{ checked: number; unverified: number }>;
+  grounding: Array<{ checked: number; unverified: number; misbound?: number }>;
   checks: Array<CheckResult & { step: number }>;
 }
 
@@ -104,6 +104,8 @@ export interface ModelResult {
   /** Claims the service checked in this model's answers, and those it could not confirm (marked, never sent). */
   claimsChecked: number;
   claimsUnverified: number;
+  /** Of the unverified, those true elsewhere in the evidence but not for their day or subject (issue 59). */
+  claimsMisbound: number;
 }
 
 export interface EvalRun {
@@ -129,6 +131,8 @@ interface Usage {
 interface TurnScope {
   usage: Usage;
   calls: ToolCall[];
+  /** Claims of the answer counted `misbound` (true elsewhere in the evidence, not for their day or subject). */
+  misbound?: number;
 }
 
 const quantile = (values: number[], q: number): number => {
@@ -173,6 +177,11 @@ export async function runEval(env: Record<string, string | undefined>, options: 
       spend(o) {
         const usage = scope.getStore()?.usage;
         if (usage) usage.cost = (usage.cost ?? 0) + o.usd;
+      },
+      // Misbound claims are not in `metadata.grounding` (CONTRACT.md fixes its two counts): read from the counter.
+      groundingClaims(counts) {
+        const turn = scope.getStore();
+        if (turn) for (const c of counts.values()) turn.misbound = (turn.misbound ?? 0) + (c.misbound ?? 0);
       },
     },
   };
@@ -223,7 +232,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
           const map = data.cmu_maps as { target: string | null; mode: string | null } | undefined;
           observation.map = map?.target ? { target: map.target, mode: map.mode } : null;
           const grounding = (data.metadata as { grounding?: TurnObservation['grounding'] } | undefined)?.grounding;
-          if (grounding) observation.grounding = { checked: grounding.checked, unverified: grounding.unverified };
+          if (grounding) observation.grounding = { checked: grounding.checked, unverified: grounding.unverified, misbound: turnScope.misbound ?? 0 };
         }
       }
       return observation;
@@ -320,6 +329,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
         turnP95Ms: quantile(turnMs, 0.95),
         claimsChecked: caseResults.reduce((s, r) => s + r.grounding.reduce((t, g) => t + g.checked, 0), 0),
         claimsUnverified: caseResults.reduce((s, r) => s + r.grounding.reduce((t, g) => t + g.unverified, 0), 0),
+        claimsMisbound: caseResults.reduce((s, r) => s + r.grounding.reduce((t, g) => t + (g.misbound ?? 0), 0), 0),
       });
     }
     if (!config.gateway.apiKey && !config.mcpServerUrl && options.cases.length === 0) {

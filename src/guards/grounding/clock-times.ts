@@ -59,7 +59,10 @@ const HALF = String.raw`(a\.\s?m\.|p\.\s?m\.|a\.?\s?m\b|p\.?\s?m\b)`;
 // "9 PM", "9:30pm", "9 a.m.": a meridiem decides the half of the day.
 const WITH_HALF = new RegExp(String.raw`(?<![\w$.:/,])(\d{1,2})(?::([0-5]\d))?\s?${HALF}`, 'gi');
 // "21:00", "07:30", "9:30", "14:00:00": hours and minutes (and seconds) without a meridiem.
-const COLON = /(?<![\w$.:/,])([01]?\d|2[0-4]):([0-5]\d)(?::[0-5]\d)?(?![\d:]|\s?[ap]\.?\s?m\b)/gi;
+// A meridiem after one ("15:00 pm", as models write it) is read by WITH_HALF when it can be, and taken
+// into the span of a 24-hour time it cannot change.
+const COLON = /(?<![\w$.:/,])([01]?\d|2[0-4]):([0-5]\d)(?::[0-5]\d)?(?![\d:])/gi;
+const REDUNDANT_HALF = /^\s?[ap]\.?\s?m\b/i;
 const WORDS = /\b(noon|midday|midnight)\b/gi;
 // "7a", "4p", "10:30p": a meridiem of one letter, written against the number.
 const COMPACT = /(?<![\w$.:/,])(\d{1,2})(?::([0-5]\d))?([ap])(?![\w'’])/gi;
@@ -97,7 +100,11 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
     if (hour === 24 && minute !== 0) continue;
     // A leading zero, an hour past 12 or hour 0 is a 24-hour clock; "9:30" alone could be either half.
     const half = m[1]!.length === 2 && m[1]!.startsWith('0') ? '24h' : hour >= 13 || hour === 0 ? '24h' : null;
-    tokens.push({ start: m.index, end: m.index + m[0].length, hour: hour % 24, minute, half, colon: true });
+    let end = m.index + m[0].length;
+    const redundant = hour >= 13 ? REDUNDANT_HALF.exec(text.slice(end, end + 6)) : null;
+    if (redundant) end += redundant[0].length;
+    else if (REDUNDANT_HALF.test(text.slice(end, end + 6))) continue; // "9:30pm" that WITH_HALF could not read ("0:30 pm")
+    tokens.push({ start: m.index, end, hour: hour % 24, minute, half, colon: true });
   }
   for (const m of text.matchAll(COMPACT)) {
     const hour = Number(m[1]);
@@ -105,7 +112,8 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
     tokens.push({ start: m.index, end: m.index + m[0].length, hour, minute: Number(m[2] ?? 0), half: m[3]!.toLowerCase() === 'a' ? 'am' : 'pm', colon: false });
   }
   for (const m of text.matchAll(WORDS)) {
-    if (!free(m.index, m.index + m[0].length)) continue;
+    // "Midnight Diner", "Noon Grill": a capitalised clock word before a capitalised word is a name.
+    if (!free(m.index, m.index + m[0].length) || (/^[A-Z]/.test(m[1]!) && /^ [A-Z]/.test(text.slice(m.index + m[0].length, m.index + m[0].length + 2)))) continue;
     const midnight = m[1]!.toLowerCase() === 'midnight';
     tokens.push({ start: m.index, end: m.index + m[0].length, hour: midnight ? 0 : 12, minute: 0, half: '24h', colon: false });
   }

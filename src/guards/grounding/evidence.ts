@@ -43,7 +43,8 @@ export interface Evidence {
   holds(claim: Claim, subjects?: readonly string[]): boolean;
   /**
    * `holds`, and why not: a claim bound to days (`claim.days`) is held only by the facts of those days
-   * wherever a tool gave that day's hours, and by the unbound rule for a day no tool spoke of. A claim
+   * wherever a tool gave that day's hours (for a subject whose tool gave any day's hours, on every day),
+   * and by the unbound rule for a day no tool spoke of. A claim
    * bound to subjects is held only by their facts: by the facts read with all of them at once where the
    * tools nest them (a route's waits at one stop's direction, a course's section), else by any of theirs.
    * `carried` are subjects the text before named (a heading, a lead line, the sentence before): each
@@ -258,7 +259,10 @@ class EvidenceReader implements Reader, FactSink {
     if (!claim.days || claim.days.length === 0) return unbound ? 'held' : 'unverified';
     // Each day it is bound to: that day's facts where a tool spoke of the day (or the moment the student
     // asked about for no day), else the unbound rule.
-    const ok = claim.days.every((d) => (has(`day:${d}`) ? claim.keys.some((k) => has(`${k}@${d}`) || has(`${k}@asked`)) : unbound));
+    // A subject whose tool gave the hours of some days ("Tuesday - Saturday: …") spoke of its week: a
+    // day it left out is not a day of those hours.
+    const week = subjects !== undefined && subjects.some((s) => this.subjects.speaks(s, 'day'));
+    const ok = claim.days.every((d) => (week || has(`day:${d}`) ? claim.keys.some((k) => has(`${k}@${d}`) || has(`${k}@asked`)) : unbound));
     if (ok) return 'held';
     const elsewhere = unbound || claim.keys.some((k) => [0, 1, 2, 3, 4, 5, 6].some((d) => has(`${k}@${d}`)));
     return elsewhere ? 'misbound' : 'unverified';
