@@ -21,16 +21,13 @@ import { parseConfig } from '../src/config.js';
 import { loadCatalog } from '../src/campus/catalog.js';
 import { NO_MAP } from '../src/campus/cmu-maps.js';
 import { createAnswerStream } from '../src/guards/answer-stream.js';
-import { CLAIM_CLASSES, type ClaimClass } from '../src/guards/grounding/claims.js';
-import { createEvidence } from '../src/guards/grounding/evidence.js';
-import { createGroundingStream, type GroundingStream } from '../src/guards/grounding/grounding-stream.js';
+import { CLAIM_CLASSES, createEvidence, createGroundingStream, readDays, type ClaimClass, type GroundingStream } from '../src/guards/grounding/index.js';
 import type { TurnEvent } from '../src/pipeline/events.js';
 import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
 import { noTelemetry } from '../src/telemetry/telemetry.js';
 import { GROUNDING_CORPUS, plantedAnswer, untouchedSentences, type GroundingCase, type MisboundKind } from '../tests/fixtures/grounding-corpus.js';
 import { RECORDS, STYLED_ANSWERS, type StyledAnswer } from '../tests/fixtures/grounding-model-styles.js';
 import { CATALOG } from '../tests/support/verify.js';
-import { readDays } from '../src/guards/grounding/days.js';
 import { FAKE_SECRETS_ENV } from '../tests/support/fake-secrets.js';
 import { makeCtx, runVerify, toolEvent } from '../tests/support/verify.js';
 

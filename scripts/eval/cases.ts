@@ -9,7 +9,7 @@
  * (a `fresh` step starts a new conversation for the same user, so only memory connects it). Every step
  * is scored by the always-on checks; `expect` adds the case's own.
  */
-import type { ClaimClass } from '../../src/guards/grounding/claims.js';
+import type { ClaimClass } from '../../src/guards/grounding/index.js';
 
 import type { ToolGroup } from '../../src/tools/tool-groups.js';
 

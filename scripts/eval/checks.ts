@@ -7,8 +7,7 @@
  * the grounding check's own reader).
  */
 import type { Catalog } from '../../src/campus/catalog.js';
-import { readClaims } from '../../src/guards/grounding/claims.js';
-import { createEvidence } from '../../src/guards/grounding/evidence.js';
+import { createEvidence, readClaims } from '../../src/guards/grounding/index.js';
 import { isFailureClaim } from '../../src/guards/failure-claims.js';
 import type { LeakPolicy } from '../../src/security/leak-policy.js';
 import { REDACTED } from '../../src/security/leak-scanner/index.js';

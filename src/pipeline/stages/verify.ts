@@ -52,7 +52,8 @@ function turnEvidence(options: VerifyOptions, ctx: TurnContext, date: string | n
 
 export function createVerifyStage(options: VerifyOptions): Stage {
   return async function* verify(events, ctx) {
-    const mapsAllowed = ctx.plan.showMap && !ctx.request.disabledGroups.includes('maps');
+    // The plan already leaves the map out when the request disabled the maps group.
+    const mapsAllowed = ctx.plan.showMap;
     // Ask upstream for its first event before preparing the prompt index, so the index is built while
     // the model call is in flight instead of delaying it.
     const upstream = events[Symbol.asyncIterator]();
