@@ -4,6 +4,9 @@
  * answers or without a map), tool disclosure, empty output, and pass-through. Arrays in, arrays out.
  */
 import { describe, expect, it } from 'vitest';
+import { noUserMemory } from '../src/memory/turn-memory.js';
+import type { TurnContext } from '../src/pipeline/stage.js';
+import { planTurn } from '../src/pipeline/stages/plan.js';
 import { loadCatalog } from '../src/campus/catalog.js';
 import { buildCampusMap } from '../src/campus/map-link.js';
 import { EMPTY_ANSWER_APOLOGY } from '../src/guards/answer-stream.js';
@@ -32,6 +35,9 @@ function mapTurn(finalText: string, map = ghcToWeh): TurnEvent[] {
   ];
 }
 
+/** `ctx` with the plan the plan stage makes for its request. */
+const withPlan = (ctx: TurnContext): TurnContext => ({ ...ctx, plan: planTurn(ctx.request, noUserMemory) });
+
 describe('the map of the turn', () => {
   it('emits the last valid map once, after the deltas and before the answer', async () => {
     const run = await runVerify([...mapRequest(weh), ...mapRequest(ghcToWeh), { type: 'pass', index: 1 }, { type: 'text', text: 'Walk east.' }]);
@@ -44,7 +50,8 @@ describe('the map of the turn', () => {
 
   it.each([
     ['the plan does not show maps', makeCtx({ plan: { showMap: false } })],
-    ['the user disabled maps', makeCtx({ disabled: ['maps'] })],
+    // The plan is where a disabled maps group takes the map out (verify reads only `plan.showMap`).
+    ['the user disabled maps', withPlan(makeCtx({ disabled: ['maps'] }))],
   ])('gives no map when %s', async (_label, ctx) => {
     const run = await runVerify([...mapRequest(), { type: 'text', text: 'Walk east.' }], ctx);
     expect(run.maps).toEqual([]);

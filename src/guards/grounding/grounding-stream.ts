@@ -56,6 +56,7 @@ const MAYBE_PREFIX = /^[ \t>*+#\d.)-]*$/;
 const MAX_HELD = 1200;
 /** Of the segment that already left, this much is kept as context for the held part's claims. */
 const CONTEXT = 240;
+const NON_SPACE = /\S/;
 /** Segments whose subjects wait to be read (only when a later claim needs them): at most this many. */
 const PENDING = 8;
 
@@ -197,7 +198,7 @@ class Grounding implements GroundingStream {
   /** Keeps a segment that left unjudged, to read the subjects it names if a later claim needs them. */
   private remember(text: string): void {
     if (this.pending.length === PENDING) this.pending.shift();
-    this.pending.push({ text: text.slice(-CONTEXT), heading: this.heading });
+    this.pending.push({ text: text.length > CONTEXT ? text.slice(-CONTEXT) : text, heading: this.heading });
   }
 
   /** Reads the subjects of the segments that left unjudged into `carry`. */
@@ -220,8 +221,7 @@ class Grounding implements GroundingStream {
     if (this.triggered || this.triggers(seg)) out = this.judge(seg);
     else {
       // What left of it already is in `context`.
-      const whole = this.context + seg;
-      if (whole.trim()) this.remember(whole);
+      if (NON_SPACE.test(seg) || NON_SPACE.test(this.context)) this.remember(this.context + seg);
     }
     this.buf = this.buf.slice(end);
     this.scan = 0;
