@@ -10,6 +10,7 @@ import { bindTimes, readDays } from '../src/guards/grounding/days.js';
 import { readClaims } from '../src/guards/grounding/claims.js';
 import { createEvidence, createGroundingStream } from '../src/guards/grounding/index.js';
 import { CATALOG } from './support/verify.js';
+import { groundAnswer } from './support/grounding.js';
 import { diningDetail } from './fixtures/grounding-corpus.js';
 
 const MONDAY = 1;
@@ -60,16 +61,7 @@ describe('days: what a time is about', () => {
 const KILTIE = diningDetail;
 
 /** The answer through the grounding stream over the Kiltie detail (and the student's `question`), today Monday. */
-function ground(answer: string, question = 'kiltie hours?') {
-  const evidence = createEvidence(CATALOG, () => MONDAY);
-  evidence.addQuestion(question);
-  evidence.addToolResult(KILTIE);
-  const asked = readDays(question, MONDAY).flatMap((d) => d.days);
-  const g = createGroundingStream({ catalog: CATALOG, evidence, today: MONDAY, askedDays: asked.length > 0 ? asked : null });
-  const text = g.push(answer) + g.flush();
-  const misbound = [...g.byClass.values()].reduce((n, c) => n + c.misbound, 0);
-  return { text, checked: g.checked, unverified: g.unverified, misbound };
-}
+const ground = (answer: string, question = 'kiltie hours?') => groundAnswer(answer, { results: [KILTIE], today: MONDAY, question });
 
 describe('grounding binds times to their days', () => {
   it('keeps honest answers whole: per-day lists, ranges of days, 24-hour echoes, today', () => {

@@ -8,9 +8,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readClaims } from '../src/guards/grounding/claims.js';
-import { createEvidence, createGroundingStream } from '../src/guards/grounding/index.js';
 import { course15213, diningList, guideCalendar, guideHealth } from './fixtures/grounding-corpus.js';
 import { CATALOG } from './support/verify.js';
+import { groundAnswer } from './support/grounding.js';
 
 const WEDNESDAY = 3;
 /** A bus result with a letter-first route (the sandbox's shape of `bus_search_bus_predictions`). */
@@ -28,18 +28,9 @@ const ROOMS = JSON.stringify([
   { building: 'GHC', room: '4401' },
 ]);
 
-/** The answer through the grounding stream over `result`, as the verify stage runs it (today Wednesday). */
-function ground(answer: string, result: string) {
-  const evidence = createEvidence(CATALOG, () => WEDNESDAY);
-  evidence.addText('Today is 2026-11-25 (Wednesday), 16:04 campus time');
-  evidence.addToolResult(result);
-  const g = createGroundingStream({ catalog: CATALOG, evidence, today: WEDNESDAY });
-  // In small pieces, as a model streams.
-  let text = '';
-  for (const piece of answer.match(/[\s\S]{1,3}/g) ?? []) text += g.push(piece);
-  text += g.flush();
-  return { text, checked: g.checked, unverified: g.unverified };
-}
+/** The answer through the grounding stream over `result`, in 3-character pieces as a model streams (today Wednesday). */
+const ground = (answer: string, result: string) =>
+  groundAnswer(answer, { results: [result], today: WEDNESDAY, prompt: 'Today is 2026-11-25 (Wednesday), 16:04 campus time', chunk: 3 });
 
 /** [format, tool result, honest answer, the honest atom, a wrong one in its place]. */
 const CASES: Array<[string, string, string, string, string]> = [

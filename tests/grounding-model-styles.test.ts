@@ -5,25 +5,12 @@
  * through the grounding stream at several chunk sizes, as the verify stage runs it (today Wednesday).
  */
 import { describe, expect, it } from 'vitest';
-import { createEvidence, createGroundingStream, readDays } from '../src/guards/grounding/index.js';
 import { RECORDS, STYLED_ANSWERS, type StyledAnswer } from './fixtures/grounding-model-styles.js';
-import { CATALOG } from './support/verify.js';
+import { groundAnswer } from './support/grounding.js';
 
 const WEDNESDAY = 3;
 
-function ground(a: StyledAnswer, size: number) {
-  const evidence = createEvidence(CATALOG, () => WEDNESDAY);
-  const question = 'what are the hours?';
-  evidence.addQuestion(question);
-  evidence.addToolResult(RECORDS[a.record]);
-  const asked = readDays(question, WEDNESDAY).flatMap((d) => d.days);
-  const g = createGroundingStream({ catalog: CATALOG, evidence, today: WEDNESDAY, askedDays: asked.length > 0 ? asked : null });
-  let text = '';
-  for (let i = 0; i < a.text.length; i += size) text += g.push(a.text.slice(i, i + size));
-  text += g.flush();
-  const misbound = [...g.byClass.values()].reduce((n, c) => n + c.misbound, 0);
-  return { text, unverified: g.unverified, misbound };
-}
+const ground = (a: StyledAnswer, chunk: number) => groundAnswer(a.text, { results: [RECORDS[a.record]], today: WEDNESDAY, question: 'what are the hours?', chunk });
 
 const byLabel = (label: StyledAnswer['label']) => STYLED_ANSWERS.filter((a) => a.label === label).map((a) => [a.text, a] as const);
 

@@ -1,0 +1,44 @@
+/**
+ * One answer through the grounding check as the verify stage runs it, without the rest of the stage:
+ * the turn's evidence (the student's question, the prompt, the tool results), the days the question
+ * names, and the grounding stream fed in pieces as a model streams. The grounding tests share it.
+ */
+import { createEvidence, createGroundingStream, readDays } from '../../src/guards/grounding/index.js';
+import { CATALOG } from './verify.js';
+
+export interface GroundOptions {
+  /** Tool results, in the production shapes. */
+  results: readonly string[];
+  /** The campus weekday (0 Sunday) "today" names. */
+  today: number;
+  /** The student's message: evidence, and the days it names bind a time of no day of its own. */
+  question?: string;
+  /** Text evidence such as the prompt's campus date. */
+  prompt?: string;
+  /** Characters per pushed piece; the whole answer in one piece when absent. */
+  chunk?: number;
+}
+
+export interface Grounded {
+  text: string;
+  checked: number;
+  unverified: number;
+  /** Of the unverified, those true elsewhere in the evidence (another day, place, section, direction). */
+  misbound: number;
+}
+
+export function groundAnswer(answer: string, options: GroundOptions): Grounded {
+  const { today, question } = options;
+  const evidence = createEvidence(CATALOG, () => today);
+  if (question !== undefined) evidence.addQuestion(question);
+  if (options.prompt !== undefined) evidence.addText(options.prompt);
+  for (const result of options.results) evidence.addToolResult(result);
+  const asked = question === undefined ? [] : readDays(question, today).flatMap((d) => d.days);
+  const g = createGroundingStream({ catalog: CATALOG, evidence, today, askedDays: asked.length > 0 ? asked : null });
+  const size = options.chunk ?? Math.max(1, answer.length);
+  let text = '';
+  for (let i = 0; i < answer.length; i += size) text += g.push(answer.slice(i, i + size));
+  text += g.flush();
+  const misbound = [...g.byClass.values()].reduce((n, c) => n + c.misbound, 0);
+  return { text, checked: g.checked, unverified: g.unverified, misbound };
+}
