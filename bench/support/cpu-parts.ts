@@ -6,7 +6,8 @@
 /** Parts of the service, by the code a frame belongs to; first match wins. */
 export const PARTS: Array<[string, (url: string, fn: string) => boolean]> = [
   ['garbage collection', (_, fn) => fn === '(garbage collector)'],
-  ['model stream (openai client, execute stage)', (url) => /node_modules\/openai\/|\/src\/pipeline\/stages\/execute|\/src\/model\//.test(url)],
+  ['model stream (openai client, execute stage)', (url) => /node_modules\/openai\/|node_modules\/eventsource-parser\/|\/src\/pipeline\/stages\/execute|\/src\/model\//.test(url)],
+  ['resumable runs (run log, pump, followers)', (url) => /\/src\/runs\//.test(url)],
   ['per-delta checks (verify: reasoning, leak scanner, grounding, claims)', (url) => /\/src\/guards\/|\/src\/security\/|\/src\/pipeline\/stages\/verify/.test(url)],
   ['SSE framing and deliver (Hono\'s streaming helper included)', (url) => /\/src\/sse\/|\/src\/pipeline\/stages\/deliver|\/src\/routes\/openai|\/src\/pipeline\/drain-turn|node_modules\/hono\/dist\/(helper\/streaming|utils\/stream)/.test(url)],
   ['campus tool calls (MCP client)', (url) => /@modelcontextprotocol\/|\/src\/tools\//.test(url)],
