@@ -18,7 +18,7 @@
 import type { Catalog } from '../../campus/catalog.js';
 import { season } from './claims.js';
 import { readClockTimes } from './clock-times.js';
-import { readDays } from './days.js';
+import { DAY_WORDS, readDays } from './days.js';
 import { courseSubject, directionAliases, directionSubject, headingName, phrase, placeAliases, placeSubject, routeSubject, sectionAliases, sectionSubject } from './subjects.js';
 
 /** Where a tool result's facts go. */
@@ -48,28 +48,22 @@ const SEASON_FIELD = /^(?:semester|season|term)$/i;
 const DAY_KEY = /^(?:sun|mon|tue|wed|thu|fri|sat)[a-z]*$/i;
 /** A schedule's meeting days, as letters (`["T", "R"]`) or numbers (0 Sunday: `[2, 4]`). */
 const DAY_LETTERS: Record<string, string> = { U: 'Sunday', M: 'Monday', T: 'Tuesday', W: 'Wednesday', R: 'Thursday', F: 'Friday', S: 'Saturday' };
-const DAY_NUMBERS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
 const BUS_DIRECTION = /^(?:in|out)bound$/i;
 
 /** A subject of a JSON object, with the phrases that name it. */
 type Subject = [subject: string, names: string[]];
 
-/** The direction an object's predictions run (a match's `direction`, or its `stop`'s). */
-function directionOf(obj: Record<string, unknown>): Subject | null {
-  if (typeof obj.direction === 'string' && BUS_DIRECTION.test(obj.direction.trim())) {
-    return [directionSubject(obj.direction), directionAliases({ direction: obj.direction, stop_id: obj.stop_id })];
-  }
-  const stop = obj.stop as Record<string, unknown> | null | undefined;
-  if (stop && typeof stop === 'object' && typeof stop.direction === 'string' && BUS_DIRECTION.test(stop.direction.trim())) {
-    return [directionSubject(stop.direction), directionAliases(stop)];
-  }
-  return null;
+/** The direction subject of a stop or a match (`{direction: "inbound", stop_id, ...}`), or null; `id` names the stop when it has no `stop_id`. */
+function directionOf(stop: unknown, id?: string): Subject | null {
+  const s = stop as Record<string, unknown> | null | undefined;
+  if (!s || typeof s !== 'object' || typeof s.direction !== 'string' || !BUS_DIRECTION.test(s.direction.trim())) return null;
+  return [directionSubject(s.direction), directionAliases(s, id)];
 }
 
 /** The day names of a schedule's `days` ("Tuesday, Thursday"), or null when they are not days. */
 function meetingDays(days: unknown): string | null {
   if (!Array.isArray(days) || days.length === 0) return null;
-  const names = days.map((d) => (typeof d === 'number' ? DAY_NUMBERS[d] : typeof d === 'string' ? DAY_LETTERS[d.trim().toUpperCase()] : undefined));
+  const names = days.map((d) => (typeof d === 'number' ? DAY_WORDS[d] : typeof d === 'string' ? DAY_LETTERS[d.trim().toUpperCase()] : undefined));
   return names.every((n): n is string => n !== undefined) ? names.join(', ') : null;
 }
 
@@ -117,7 +111,8 @@ class JsonResult {
     const course = typeof obj.courseID === 'string' ? /^(\d{2})-?(\d{3})$/.exec(obj.courseID.trim()) : null;
     if (course) subjects.push([courseSubject(course[1]! + course[2]!), typeof obj.name === 'string' ? [phrase(obj.name)] : []]);
     if (!course && typeof obj.name === 'string' && obj.name.trim() && Array.isArray(obj.times)) subjects.push([sectionSubject(obj.name), sectionAliases(obj.name)]);
-    const direction = directionOf(obj);
+    // A match's own direction, or its stop's.
+    const direction = directionOf(obj) ?? directionOf(obj.stop);
     if (direction) subjects.push(direction);
     // A route is named by its id too where no claim reads it as one ("the 67").
     if (typeof obj.route === 'string' && obj.route.trim()) subjects.push([routeSubject(obj.route), [phrase(obj.route)]]);
@@ -151,9 +146,8 @@ class JsonResult {
   /** `{"4407": [group], ...}` read as each stop's direction's (`stops["4407"].direction`). */
   private byStop(predictions: Record<string, unknown>, stops: Record<string, unknown>): void {
     for (const [id, groups] of Object.entries(predictions)) {
-      const stop = stops[id] as Record<string, unknown> | undefined;
-      const direction = stop && typeof stop.direction === 'string' && BUS_DIRECTION.test(stop.direction.trim()) ? stop.direction : null;
-      if (direction) this.sink.within(directionSubject(direction), directionAliases(stop!, id), () => this.walk(groups));
+      const direction = directionOf(stops[id], id);
+      if (direction) this.sink.within(direction[0], direction[1], () => this.walk(groups));
       else this.walk(groups);
     }
   }
