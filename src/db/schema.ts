@@ -10,6 +10,7 @@ import {
   bigserial,
   check,
   integer,
+  json,
   jsonb,
   date,
   doublePrecision,
@@ -197,6 +198,12 @@ export const agentRuns = pgTable(
     closed: boolean('closed').notNull().default(false),
     response: jsonb('response'),
     error: jsonb('error'),
+    /**
+     * The frames its producer still held at the end, written with the end as one JSON array (seq order,
+     * after every row of agent_run_frames): a run read whole on its connection costs one value here, not
+     * a row, an index entry and a foreign-key check per frame (docs/perf-log/2026-11-28-run-log-tail.md).
+     */
+    tail: json('tail'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
   },

@@ -8,7 +8,8 @@
  * - Writes to the log, in order on one chain: the run's row at its start, then frames only while they
  *   may be read on another replica (no follower left here, or another replica asked for the run): then
  *   at most one write per batch window; the end and the frames not yet written, in one write. A run
- *   followed to its end by its own connection costs two statements (issue 62's target: at most 3).
+ *   followed to its end by its own connection costs two statements (issue 62's target: at most 3), and
+ *   its end tells no other replica (`followedElsewhere` false: nobody there asked for it).
  * - Detached (no follower left): the run goes on for the grace period, then ends with
  *   RunAbandonedError. A follower here, or a reader on another replica asking again, holds it.
  * - A failing log degrades the run to this process (a warning); followers here are served as before.
@@ -142,6 +143,7 @@ export class LiveRun {
       lastSeq: this.frames.length,
       response: this.response,
       error: this.error,
+      followedElsewhere: this.writeThrough,
     };
     await this.write((from) => this.host.store.end(this.id, from, end));
     this.host.ended(this);

@@ -6,6 +6,10 @@
  *   replica's (the fence: a run cancelled or marked interrupted elsewhere takes no more frames), its
  *   frames are inserted in the same statement, and `pg_notify` tells the other replicas in the same
  *   transaction, so a follower woken by it always finds the frames.
+ * - The end writes the frames not yet written into the run's own row (`tail`, one JSON array), not as
+ *   rows: a run read whole on its connection (the common case) costs its row and one update, with no
+ *   per-frame insert, index entry or foreign-key check; and it notifies only when a reader on another
+ *   replica follows the run (one that has not asked yet reads the end on its slow timer).
  * - One `LISTEN campus_runs` connection per replica hears three kinds of notice: `f <run>` (frames or
  *   state changed: its followers here read again), `w <run>` (a reader on another replica follows a
  *   run produced here) and `c <run>` (cancelled there). Followers also read on a slow timer, so a lost
@@ -41,6 +45,7 @@ interface RunRow {
   error: StoredRun['error'];
   stale: boolean;
   frames: Frame[];
+  tail: Frame[];
 }
 
 export class PostgresRunStore implements RunStore {
@@ -98,16 +103,17 @@ export class PostgresRunStore implements RunStore {
   }
 
   async end(runId: string, frames: readonly Frame[], end: RunEnd): Promise<void> {
-    await this.sql`
-      with r as (
-        update agent_runs
-        set status = ${end.status}, last_seq = ${end.lastSeq}, closed = true, ended_at = now(),
-            response = ${end.response === null ? null : JSON.stringify(end.response)}::jsonb,
-            error = ${end.error === null ? null : JSON.stringify(end.error)}::jsonb
-        where id = ${runId} and status = 'running' and replica = ${this.replica}
-        returning id
-      ), f as (${this.insertFrames(frames)})
-      select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
+    // The frames not yet written go in the row itself (`tail`); a notice only when a reader elsewhere follows.
+    const tail = frames.length === 0 ? null : JSON.stringify(frames);
+    const ended = this.sql`
+      update agent_runs
+      set status = ${end.status}, last_seq = ${end.lastSeq}, closed = true, ended_at = now(), tail = ${tail}::json,
+          response = ${end.response === null ? null : JSON.stringify(end.response)}::jsonb,
+          error = ${end.error === null ? null : JSON.stringify(end.error)}::jsonb
+      where id = ${runId} and status = 'running' and replica = ${this.replica}
+      returning id`;
+    if (end.followedElsewhere) await this.sql`with r as (${ended}) select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
+    else await ended;
   }
 
   /** The frames' insert, for the run the statement's `r` returned (none when the fence held it back). */
@@ -126,10 +132,15 @@ export class PostgresRunStore implements RunStore {
              coalesce((
                select json_agg(json_build_object('seq', f.seq, 'event', f.event, 'data', f.data) order by f.seq)
                from agent_run_frames f where f.run_id = r.id and f.seq > ${afterSeq}
-             ), '[]'::json) as frames
+             ), '[]'::json) as frames,
+             coalesce((
+               select json_agg(t.frame) from json_array_elements(r.tail) as t(frame) where (t.frame->>'seq')::integer > ${afterSeq}
+             ), '[]'::json) as tail
       from agent_runs r
       where r.id = ${runId} and (r.ended_at is null or r.ended_at > now() - make_interval(secs => ${this.retentionSeconds}))`;
     if (!row) return null;
+    // The tail follows the rows (written after every one of them); a frame in both is kept once.
+    const last = row.frames.at(-1)?.seq ?? afterSeq;
     return {
       owner: row.owner,
       status: row.status,
@@ -138,7 +149,7 @@ export class PostgresRunStore implements RunStore {
       response: row.response,
       error: row.error,
       stale: row.stale,
-      frames: row.frames,
+      frames: [...row.frames, ...row.tail.filter((f) => f.seq > last)],
     };
   }
 

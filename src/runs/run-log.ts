@@ -36,6 +36,8 @@ export interface RunEnd {
   lastSeq: number;
   response: CompleteResponse | null;
   error: Envelope | null;
+  /** A reader elsewhere may be waiting on the log (the run was detached here or asked for by another replica): tell the replicas. */
+  followedElsewhere: boolean;
 }
 
 /** A run as the shared log holds it, with the frames after a cursor. */
