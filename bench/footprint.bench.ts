@@ -42,8 +42,8 @@ async function streamTurn(service: ServiceProcess, i: number, onOpen: () => void
   const decoder = new TextDecoder();
   const reader = res.body.getReader();
   for (let r = await reader.read(); !r.done; r = await reader.read()) text += decoder.decode(r.value, { stream: true });
-  // The last frame names its event; `done` is the end of a good turn (CONTRACT.md "Stream").
-  return /event: done\n[^\n]*\n\n\s*$/.test(text);
+  // The last frame names its event (then its data and `id:` lines); `done` is the end of a good turn (CONTRACT.md "Stream").
+  return text.trimEnd().split('\n\n').at(-1)?.startsWith('event: done\n') === true;
 }
 
 interface Measurement {

@@ -33,6 +33,10 @@ try {
     if (!text.includes('event: done')) throw new Error(`a turn did not end with done: ${text.slice(-200)}`);
   };
   for (let i = 0; i < 50; i++) await turn();
+  if (process.env.SHORT_TURN_PAUSE_MS) {
+    process.stdout.write(`service pid ${service.child.pid}\n`);
+    await new Promise((r) => setTimeout(r, Number(process.env.SHORT_TURN_PAUSE_MS)));
+  }
   const before = procCpuMs(service.child.pid!);
   for (let i = 0; i < turns; i++) await turn();
   process.stdout.write(`${((procCpuMs(service.child.pid!) - before) / turns).toFixed(2)} ms CPU per turn over ${turns} turns\n`);
