@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readClaims } from '../src/guards/grounding/claims.js';
+import { createEvidence, createGroundingStream } from '../src/guards/grounding/index.js';
 import { course15213, diningList, guideCalendar, guideHealth } from './fixtures/grounding-corpus.js';
 import { CATALOG } from './support/verify.js';
 import { groundAnswer } from './support/grounding.js';
@@ -49,6 +50,17 @@ const CASES: Array<[string, string, string, string, string]> = [
   ['a floor in words', diningList, 'From 7:30 AM on weekdays, La Prima Espresso serves on the fifth floor of Wean Hall.', 'fifth floor', 'sixth floor'],
 ];
 
+/**
+ * Numbers in words with no digit before them in the sentence: the number waits for the next word, which
+ * makes it a claim. Streamed a word a piece, as a model's tokens come (a number cut inside its first three
+ * letters leaves before it can be held, as a month's name does: tokens seldom cut a word).
+ */
+const WORD_CASES: Array<[string, string, string, string, string]> = [
+  ['units in words, the first claim of its sentence', course15213, 'Introduction to Computer Systems is twelve units.', 'twelve units', 'nine units'],
+  ['a floor in words, the only claim of its sentence', diningList, 'La Prima Espresso serves on the fifth floor of Wean Hall.', 'fifth floor', 'sixth floor'],
+  ['a hyphenated number of units', course15213, 'Introduction to Computer Systems is a twelve-unit course.', 'twelve-unit', 'nine-unit'],
+];
+
 describe('grounding reads the formats models write', () => {
   it.each(CASES)('%s: the right value kept whole, a wrong one marked', (_format, result, honest, from, to) => {
     const kept = ground(honest, result);
@@ -59,6 +71,33 @@ describe('grounding reads the formats models write', () => {
     expect(wrong.text).not.toContain(to);
     expect(wrong.text).toContain('not confirmed)');
     expect(wrong.unverified).toBeGreaterThanOrEqual(1);
+  });
+
+  it.each(WORD_CASES)('%s: the right value kept whole, a wrong one marked', (_format, result, honest, from, to) => {
+    for (const chunk of ['words', 3] as const) {
+      const kept = groundAnswer(honest, { results: [result], today: WEDNESDAY, chunk });
+      expect(kept.text).toBe(honest);
+      expect(kept.unverified).toBe(0);
+    }
+    const kept = groundAnswer(honest, { results: [result], today: WEDNESDAY, chunk: 'words' });
+    expect(kept.checked).toBeGreaterThan(0);
+    const wrong = groundAnswer(honest.replace(from, to), { results: [result], today: WEDNESDAY, chunk: 'words' });
+    expect(wrong.text).not.toContain(to);
+    expect(wrong.text).toContain('not confirmed)');
+    expect(wrong.unverified).toBeGreaterThanOrEqual(1);
+  });
+
+  it('releases numbers in words that are not units or a floor, and holds one only until the next word', () => {
+    const honest = 'One of the quietest spots is the third table by the window, and two friends fit there.';
+    for (const chunk of [1, 3, 7]) {
+      const g = groundAnswer(honest, { results: [diningList], today: WEDNESDAY, chunk });
+      expect(g.text, `chunk ${chunk}`).toBe(honest);
+      expect(g.checked, `chunk ${chunk}`).toBe(0);
+    }
+    // A number word at the end of what arrived waits for one more piece, then leaves.
+    const g = createGroundingStream({ catalog: CATALOG, evidence: createEvidence(CATALOG) });
+    expect(g.push('It seats twelve')).toBe('It seats ');
+    expect(g.push(' people.')).toBe('twelve people.');
   });
 
   it('does not read counts, pages, scores or fractions as hours or dates', () => {

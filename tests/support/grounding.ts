@@ -15,8 +15,8 @@ export interface GroundOptions {
   question?: string;
   /** Text evidence such as the prompt's campus date. */
   prompt?: string;
-  /** Characters per pushed piece; the whole answer in one piece when absent. */
-  chunk?: number;
+  /** Characters per pushed piece, or `words`: a word a piece with the space before it, as a model's tokens come; the whole answer in one piece when absent. */
+  chunk?: number | 'words';
 }
 
 export interface Grounded {
@@ -35,9 +35,12 @@ export function groundAnswer(answer: string, options: GroundOptions): Grounded {
   for (const result of options.results) evidence.addToolResult(result);
   const asked = question === undefined ? [] : readDays(question, today).flatMap((d) => d.days);
   const g = createGroundingStream({ catalog: CATALOG, evidence, today, askedDays: asked.length > 0 ? asked : null });
-  const size = options.chunk ?? Math.max(1, answer.length);
   let text = '';
-  for (let i = 0; i < answer.length; i += size) text += g.push(answer.slice(i, i + size));
+  if (options.chunk === 'words') for (const piece of answer.split(/(?=\s)/)) text += g.push(piece);
+  else {
+    const size = options.chunk ?? Math.max(1, answer.length);
+    for (let i = 0; i < answer.length; i += size) text += g.push(answer.slice(i, i + size));
+  }
   text += g.flush();
   const misbound = [...g.byClass.values()].reduce((n, c) => n + c.misbound, 0);
   return { text, checked: g.checked, unverified: g.unverified, misbound };

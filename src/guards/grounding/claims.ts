@@ -12,6 +12,7 @@
  */
 import type { Catalog } from '../../campus/catalog.js';
 import { readClockTimes } from './clock-times.js';
+import { NUMBER_WORDS, ORDINAL_WORDS } from './triggers.js';
 
 export type ClaimClass = 'time' | 'course' | 'units' | 'room' | 'floor' | 'phone' | 'price' | 'date' | 'term' | 'year' | 'route' | 'wait';
 
@@ -62,9 +63,6 @@ const DAY_MONTH = new RegExp(String.raw`(?<![\w$.:])(\d{1,2})${ORD}\s+(?:of\s+)?
 const TERM = /\b(Spring|Summer|Fall|Autumn|Winter|spring|summer|fall|autumn|winter)(?:\s+(?:semester|term|session))?\s+(\d{4})(?!\d)/g;
 const COURSE = /(?<![\w$.,:-])(\d{2})(-?)(\d{3})(?![\d-]|[.,]\d)/g;
 const UNITS = /(?<![\w.$:])(\d{1,2}(?:\.\d{1,2})?)(?:\s?-\s?|\s)units?\b/gi;
-/** Numbers and ordinals written in words, for units ("twelve units") and floors ("fifth floor"). */
-const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
-const ORDINAL_WORDS = ['ground', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth'];
 const UNITS_WORD = new RegExp(String.raw`\b(${NUMBER_WORDS.slice(1).join('|')})(?:\s?-\s?|\s)units?\b`, 'gi');
 const FLOOR_WORD = new RegExp(String.raw`\b(${ORDINAL_WORDS.slice(1).join('|')})[\s-]+(?:floor|level)\b`, 'gi');
 // A date without its year ("10/15", "1/20"): the campus year. Not a fraction ("1/2", "3/4": both at most 4).

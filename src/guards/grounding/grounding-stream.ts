@@ -18,7 +18,7 @@ import { readClaims, type Claim, type ClaimClass } from './claims.js';
 import { bindTimes } from './days.js';
 import type { ClaimOutcome, Evidence } from './evidence.js';
 import { boundSubjects, clauseBreaks, type Mention } from './subject-facts.js';
-import { hasTrigger, isLetter, isSpace, mayLeadIn } from './triggers.js';
+import { hasTrigger, isLetter, isNumberWord, isSpace, mayLeadIn, numberBefore } from './triggers.js';
 import { unconfirmedMark } from './grounding-note.js';
 import { kindOf } from './subjects.js';
 
@@ -249,15 +249,22 @@ class Grounding implements GroundingStream {
     // A word still arriving: held only while it could grow into a month, a season, noon or midnight.
     let start = end;
     while (start > 0 && isLetter(buf[start - 1]!)) start--;
-    if (start < end) return mayLeadIn(buf, start, end, true) ? start : end;
-    // A finished month or season (maybe "Oct."), or a "(" or "+", waits for what follows it.
-    while (end > 0 && (buf[end - 1] === ' ' || buf[end - 1] === '\t')) end--;
+    if (start < end) {
+      if (mayLeadIn(buf, start, end, true)) return start;
+      // "twelve un…", "fifth fl…": the number waits until its next word shows it is units or a floor, or not.
+      const number = numberBefore(buf, start, end);
+      return number >= 0 ? number : end;
+    }
+    // A finished month, season or number in words (maybe "Oct.", "twelve-"), or a "(" or "+", waits for what follows it.
+    while (end > 0 && (buf[end - 1] === ' ' || buf[end - 1] === '\t' || buf[end - 1] === '-')) end--;
     const last = buf[end - 1];
     if (last === '(' || last === '+') return end - 1;
-    if (last === '.') end--;
+    const dotted = last === '.';
+    if (dotted) end--;
     start = end;
     while (start > 0 && isLetter(buf[start - 1]!)) start--;
-    return mayLeadIn(buf, start, end, false) ? start : buf.length;
+    // "Oct." waits for its day; "One." is no number of units.
+    return mayLeadIn(buf, start, end, false) && !(dotted && isNumberWord(buf.slice(start, end))) ? start : buf.length;
   }
 
   /** Is the character before `i` of `buf` the end of a sentence (sentence-end.ts: an end mark, maybe closers, not an abbreviation)? */

@@ -1,8 +1,19 @@
 /**
  * What may start a claim in streamed text (grounding-stream.ts holds a segment from there to its end):
- * a digit that starts a word, a letter-first id ("P3", "DH2315"), a dollar sign, noon and midnight; and the words
- * that may lead into one (a month, a season), held while they arrive.
+ * a digit that starts a word, a letter-first id ("P3", "DH2315"), a dollar sign, noon and midnight, a number
+ * in words before units or a floor ("twelve units", "fifth floor"); and the words that may lead into one (a
+ * month, a season, a number or an ordinal in words), held while they arrive.
  */
+
+/** Numbers and ordinals written in words, for units ("twelve units") and floors ("fifth floor"); claims.ts reads them. */
+export const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
+export const ORDINAL_WORDS = ['ground', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth'];
+/** Units or a floor in words, as claims.ts reads them (one test, no capture). */
+const WORDY_HINT = /unit|floor|level/i;
+const WORD_CLAIM = new RegExp(
+  String.raw`\b(?:(?:${NUMBER_WORDS.slice(1).join('|')})(?:\s?-\s?|\s)units?|(?:${ORDINAL_WORDS.slice(1).join('|')})[\s-]+(?:floor|level))\b`,
+  'i',
+);
 // Noon and midnight start a claim with no digit (a cheap test first, the word-bounded one only on a hit).
 const CLOCK_WORD_HINT = /no{2}n|mid(?:day|night)/i;
 const CLOCK_WORD = /\b(?:noon|midday|midnight)\b/i;
@@ -13,6 +24,9 @@ const LEAD_INS = new Set([
   'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
   'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec',
   'spring', 'summer', 'fall', 'autumn', 'winter',
+  // A number or an ordinal in words waits for the word after it: units or a floor make it a claim.
+  ...NUMBER_WORDS.slice(1),
+  ...ORDINAL_WORDS.slice(1),
 ]);
 /**
  * From three letters: "Su" of "Sure" or "No" leave at once (a one-chunk wait on many first words), while
@@ -23,7 +37,7 @@ const PREFIXES = new Set<string>();
 for (const w of [...LEAD_INS, 'noon', 'midday', 'midnight']) for (let i = MIN_PREFIX; i <= w.length; i++) PREFIXES.add(w.slice(0, i));
 /** Their first letters, either case: most words are ruled out by their first letter alone. */
 const FIRST_LETTERS = new Set([...PREFIXES].flatMap((p) => [p.charCodeAt(0), p.toUpperCase().charCodeAt(0)]));
-const LONGEST_LEAD_IN = 9;
+const LONGEST_LEAD_IN = Math.max(...[...LEAD_INS].map((w) => w.length));
 /** Could the word `buf[start, end)` be a lead-in (or, `prefix`, still grow into one)? */
 export const mayLeadIn = (buf: string, start: number, end: number, prefix: boolean): boolean => {
   const length = end - start;
@@ -31,6 +45,29 @@ export const mayLeadIn = (buf: string, start: number, end: number, prefix: boole
   const word = buf.slice(start, end).toLowerCase();
   return prefix ? PREFIXES.has(word) : LEAD_INS.has(word);
 };
+
+const NUMBERS = new Set([...NUMBER_WORDS.slice(1), ...ORDINAL_WORDS.slice(1)]);
+/** What may follow a number in words to make it a claim, and their prefixes ("u", "un", "fl"…). */
+const AFTER_NUMBER = new Set<string>();
+for (const w of ['units', 'floor', 'level']) for (let i = 1; i <= w.length; i++) AFTER_NUMBER.add(w.slice(0, i));
+
+/** Is `word` a number or an ordinal in words that may lead into units or a floor? */
+export const isNumberWord = (word: string): boolean => NUMBERS.has(word.toLowerCase());
+
+/**
+ * Is the word `buf[start, end)` still arriving a prefix of "units", "floor" or "level" right after a number
+ * in words ("twelve un", "fifth-fl")? Then the start of that number, which waits with it; else -1.
+ */
+export function numberBefore(buf: string, start: number, end: number): number {
+  if (end - start > 5 || !AFTER_NUMBER.has(buf.slice(start, end).toLowerCase())) return -1;
+  let j = start;
+  if (j > 0 && buf[j - 1] === '-') j--;
+  while (j > 0 && isSpace(buf[j - 1]!)) j--;
+  if (j === start) return -1;
+  let i = j;
+  while (i > 0 && isLetter(buf[i - 1]!)) i--;
+  return i < j && NUMBERS.has(buf.slice(i, j).toLowerCase()) ? i : -1;
+}
 
 const isCapital = (c: number) => c >= 0x41 && c <= 0x5a;
 export const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\u00a0';
@@ -50,12 +87,14 @@ export const isLetter = (ch: string): boolean => {
 
 /**
  * Does `text` hold what may start a claim: a digit that starts a word (never one inside it: "word0",
- * "mp3") or follows capitals that do ("P3", "A104", "DH2315"), a dollar sign, or noon and midnight? `before` is
- * the character released just before it.
+ * "mp3") or follows capitals that do ("P3", "A104", "DH2315"), a dollar sign, noon and midnight, or units
+ * or a floor in words? `before` is the character released just before it.
  */
 export function hasTrigger(text: string, before: string | undefined): boolean {
-  // Noon, midday and midnight all have an "n": the word test runs only on text that has one.
+  // Noon, midday and midnight all have an "n"; units, floors and levels have a "u", an "f" or an "l"
+  // (either case): the word tests run only on text that has one.
   let n = false;
+  let wordy = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x24) return true;
@@ -73,6 +112,8 @@ export function hasTrigger(text: string, before: string | undefined): boolean {
       if (startsWord && LETTER_FIRST_REST.test(text.slice(i, i + 6))) return true;
     }
     if (c === 0x6e || c === 0x4e) n = true;
+    else if (c === 0x75 || c === 0x66 || c === 0x6c || c === 0x55 || c === 0x46 || c === 0x4c) wordy = true;
   }
-  return n && CLOCK_WORD_HINT.test(text) && CLOCK_WORD.test(text);
+  if (n && CLOCK_WORD_HINT.test(text) && CLOCK_WORD.test(text)) return true;
+  return wordy && WORDY_HINT.test(text) && WORD_CLAIM.test(text);
 }
