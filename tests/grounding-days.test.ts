@@ -122,3 +122,32 @@ describe('grounding binds times to their days', () => {
     expect(g.push('On Friday Tazza is open until 9 PM.') + g.flush()).toBe('On Friday Tazza is open until 9 PM.');
   });
 });
+
+describe('when a result was fetched is a moment, not a day of hours', () => {
+  // bus_get_next_bus between the last bus and the first (CAMPUS_TOOLS.md's shape, the sandbox's message).
+  const nothingRunning = JSON.stringify({
+    status: 'empty',
+    selection: 'single_direction',
+    results: [],
+    message: 'No buses are predicted at these stops right now; service resumes around 5:00 AM.',
+    retrieved_at: { utc: '2026-11-28T06:12:00Z', local: '2026-11-28T01:12:00-05:00', local_display: 'Saturday 1:12 AM', timezone: 'America/New_York', meaning: 'when these predictions were fetched' },
+    coverage_note: 'Stops 4407 and 7117 only.',
+  });
+  const SATURDAY = 6;
+  const answer = '**Forbes Ave & Morewood Ave** (predictions as of Saturday 1:12 AM): No buses are predicted at these stops right now; service resumes around 5:00 AM.';
+
+  it('keeps an answer that names the fetch\'s weekday with the result\'s other times', () => {
+    for (const chunk of [3, 11, undefined]) {
+      const g = groundAnswer(answer, { results: [nothingRunning], today: SATURDAY, chunk });
+      expect(g.text).toBe(answer);
+      expect(g.unverified).toBe(0);
+      expect(g.checked).toBe(2);
+    }
+  });
+
+  it('still marks a time the result never gave', () => {
+    const g = groundAnswer(answer.replace('5:00 AM', '6:00 AM'), { results: [nothingRunning], today: SATURDAY, chunk: 3 });
+    expect(g.text).not.toContain('6:00 AM');
+    expect(g.unverified).toBe(1);
+  });
+});

@@ -227,13 +227,13 @@ class EvidenceReader implements Reader, FactSink {
     else if (cls === 'phone') this.add(`phone7:${a.slice(3)}`);
   }
 
-  readText(text: string): void {
+  readText(text: string, hours = true): void {
     const claims = readClaims(text, { catalog: this.catalog, mode: 'evidence' });
     for (const c of claims) {
       for (const k of c.keys) this.addKey(k);
       for (const k of c.fallback ?? []) this.addKey(k);
     }
-    this.readDayTimes(text, claims);
+    if (hours) this.readDayTimes(text, claims);
   }
 
   readDayLine(line: string): void {

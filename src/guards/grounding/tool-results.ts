@@ -25,8 +25,11 @@ import { courseSubject, directionAliases, directionSubject, headingName, phrase,
 export interface FactSink {
   /** A fact of the scope being read ("time:540", "units:12", "room:GHC:4401"). */
   addKey(key: string): void;
-  /** Free text: read into claims (a tool's lines bound to the days they name). */
-  readText(text: string): void;
+  /**
+   * Free text: read into claims (a tool's lines bound to the days they name). `hours` false: a moment
+   * (when a result was fetched, "Saturday 1:12 AM"), whose time is a fact but no hours of its day.
+   */
+  readText(text: string, hours?: boolean): void;
   /** One day's hours as a line ("Monday: 10:00 - 23:00"). */
   readDayLine(line: string): void;
   /** Reads `read` as `subject`'s (named by `names`; null: nobody's), then goes back to the scope before. */
@@ -161,6 +164,12 @@ class JsonResult {
       else if (key === 'year') sink.addKey(`year:${value}`);
       else if (key === 'level') sink.addKey(`floor:${value}`);
       else if (/^(?:price|cost|amount)$/i.test(key)) sink.addKey(`price:${Math.round(value * 100)}`);
+      return;
+    }
+    // When the result was fetched: a moment, not a day's hours (an answer "as of Saturday 1:12 AM"
+    // binds its times to Saturday, and the fetch time must not make Saturday a day the tool gave hours for).
+    if (key === 'retrieved_at' && value && typeof value === 'object') {
+      for (const v of Object.values(value)) if (typeof v === 'string') sink.readText(v, false);
       return;
     }
     if (typeof value !== 'string') return this.walk(value);
