@@ -4,7 +4,8 @@
  * turn: 20 chunks at once, no model wait), then stopped so the profile is written.
  * `npx tsx bench/tools/short-turn-profile.ts <profile dir>`, then `npx tsx bench/tools/cpu-profile.ts <dir>/*.cpuprofile`.
  * SHORT_TURN_ENV (`KEY=VALUE,...`) passes settings to the service (to profile a variant); SHORT_TURN_DUMP=1
- * prints the first measured turn's SSE to stderr (to compare the frames two trees send).
+ * prints the first measured turn's SSE to stderr (to compare the frames two trees send); SHORT_TURN_PAUSE_MS
+ * prints the service's pid after the warm-up and waits that long (to attach `strace -c -f -p <pid>`).
  */
 import { BENCH_SECRET, serviceSettingsFrom, startIsolatedFixtures } from '../support/production-fixtures.js';
 import { imageNodeOptions, procCpuMs } from '../support/proc.js';
