@@ -123,6 +123,50 @@ describe('grounding binds times to their days', () => {
   });
 });
 
+describe('parts of the day in words and compact schedules (held-out styles, 2026-11-28)', () => {
+  it('reads "8 in the morning", "7:30 at night", "9 o\'clock in the evening" with their half of the day, "12 at night" as midnight', () => {
+    const times = (text: string) => readClaims(text, { catalog: CATALOG, mode: 'answer' }).map((c) => [text.slice(c.start, c.end), c.keys]);
+    expect(times('from 8 in the morning until 7:30 at night')).toEqual([['8 in the morning', ['time:480']], ['7:30 at night', ['time:1170']]]);
+    expect(times("at 9 o'clock in the evening")).toEqual([["9 o'clock in the evening", ['time:1260']]]);
+    expect(times('open until 12 at night')).toEqual([['12 at night', ['time:0']]]);
+    expect(times('3 in the afternoon')).toEqual([['3 in the afternoon', ['time:900']]]);
+  });
+
+  it('reads a lone capitalised day letter where a compact schedule puts one, and lower-case short ranges', () => {
+    expect(readDays('Hours: M-Th 8-9, F 8-7:30, Sa 11-7:30, Su closed.', null).map((d) => d.days)).toEqual([[1, 2, 3, 4], [5], [6], [0]]);
+    expect(readDays('- F: 8:00 - 19:30', null).map((d) => d.days)).toEqual([[5]]);
+    expect(readDays('9-5 m-f', null).map((d) => d.days)).toEqual([[1, 2, 3, 4, 5]]);
+    // Not a day: a letter inside a sentence, lower case, or not before hours.
+    expect(readDays('Take the F line, then Su Casa at 5 PM.', null)).toEqual([]);
+    expect(readDays('grade: f 8 points', null)).toEqual([]);
+    expect(readDays('Section W, room 5', null)).toEqual([]);
+  });
+
+  it('keeps honest answers in these styles whole and marks the right time told for the wrong day', () => {
+    for (const honest of [
+      'Kiltie Café opens at 8 in the morning and closes at 9 at night Monday through Thursday.',
+      'On Fridays Kiltie wraps up at 7:30 in the evening.',
+      'Hours: M-Th 8-9, F 8-7:30, Sa 11-7:30, Su closed.',
+      'Saturday hours are 11–7:30.',
+    ]) {
+      for (const chunk of [undefined, 'words' as const]) {
+        const r = groundAnswer(honest, { results: [KILTIE], today: MONDAY, question: 'when is kiltie open?', chunk });
+        expect(r.text, honest).toBe(honest);
+        expect(r.checked, honest).toBeGreaterThan(0);
+      }
+    }
+    // Thursday closes at 21:00; 7:30 PM is Friday's and Saturday's.
+    const thursday = ground('Kiltie is open from 8 in the morning until 7:30 at night on Thursdays.');
+    expect(thursday.text).toBe("Kiltie is open from (Thursday's hours not confirmed) on Thursdays.");
+    // The opening is Thursday's; the closing is not: the range is marked whole, one time counted misbound.
+    expect(thursday.misbound).toBe(1);
+    // Friday told Monday's closing: the F item is marked, the rest of the line kept.
+    const compact = ground('Hours: M-Th 8-9, F 8-9, Sa 11-7:30, Su closed.');
+    expect(compact.text).toBe("Hours: M-Th 8-9, F (Friday's hours not confirmed), Sa 11-7:30, Su closed.");
+    expect(compact.unverified).toBe(1);
+  });
+});
+
 describe('when a result was fetched is a moment, not a day of hours', () => {
   // bus_get_next_bus between the last bus and the first (CAMPUS_TOOLS.md's shape, the sandbox's message).
   const nothingRunning = JSON.stringify({

@@ -75,6 +75,8 @@ const ROOM_WORD = /\b(?:room|rm\.?)\s+(\d{3,4}[A-Za-z]?)\b/gi;
 const ROOM_IN = /^\s+(?:in|of|at)\s+(?:the\s+)?/i;
 const FLOOR = /(?<![\w.])(\d{1,2})(?:st|nd|rd|th)[\s-]+(?:floor|level)\b|\b(?:floor|level)\s+(\d{1,2})\b(?![\d:-]|\.\d)/gi;
 const WAIT = /(?<![\w.$:])(\d{1,3})(?:\s*(?:-|–|to)\s*(\d{1,3}))?\s*-?\s*(minutes?|mins?|seconds?|secs?)\b/gi;
+/** "in 12" closing a clause, after a wait with its unit in the same text (claims.ts reads it only then). */
+const ELLIPTIC_WAIT = /\bin\s+(\d{1,3})(?![\w:]|[.,]\d|\s*(?:-|–|to)\s*\d|\s+[a-z%])/gi;
 const ROUTE_CODE = /(?<![\w.$/-])([1-9]\d[A-DX])(?![\w])/g;
 const ROUTE_WORD = /\b(?:route|bus)\s+([1-9]\d?[A-DX]?)\b(?![\d:.,/-])|(?<![\w.$-])([1-9]\d[A-DX]?)\s+(?:bus|route)(?!s|\s*stops?)\b/gi;
 const YEAR = /(?<![\w$.,:/-])(19\d{2}|20\d{2})(?!\d|[.,]\d|-\d)/g;
@@ -240,6 +242,16 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
         add('wait', e - m[0].length + m[0].lastIndexOf(m[2]), e, [`${unit}:${Number(m[2])}`], g);
       } else add('wait', s, e, [`${unit}:${Number(m[1])}`], g);
     });
+    // "the 61D in 4 minutes and the 67 in 12": after a wait, "in <n>" with no unit is a wait of its unit.
+    const first = out.find((c) => c.cls === 'wait');
+    if (options.mode === 'answer' && first) {
+      const unit = first.keys[0]!.slice(0, first.keys[0]!.indexOf(':'));
+      each(ELLIPTIC_WAIT, (m, s, e) => {
+        if (s < first.end) return false;
+        const at = s + m[0].length - m[1]!.length;
+        add('wait', at, e, [`${unit}:${Number(m[1])}`]);
+      });
+    }
   }
   each(YEAR, (m, s, e) => add('year', s, e, [`year:${m[1]}`]));
   return out.sort((a, b) => a.start - b.start);

@@ -1,6 +1,6 @@
 /**
  * Clock times in text, in either style, as minutes after midnight: "9 PM", "9pm", "9 p.m.", "7a",
- * "10:30p", "21:00", "07:30", "noon", "midnight", and ranges whose first end borrows the second's half of
+ * "10:30p", "21:00", "07:30", "noon", "midnight", "8 in the morning", "7:30 at night", and ranges whose first end borrows the second's half of
  * the day ("2–3:20 PM", "11–1 PM", "7:30am–9pm"). In a text about hours (it names a day, "open",
  * "closes", "hours"), a range of bare hours is read too ("Mon–Fri 9–5", "10:30–3", "noon to 4"), each
  * bare end either half of the day. One reader serves the answer and the evidence (claims.ts), so "2 PM"
@@ -49,7 +49,10 @@ function bareRanges(text: string, tokens: Token[], free: (s: number, e: number) 
     if (parsed.some((t) => t.hour < 1 || t.hour > 12)) continue;
     // "10:30 to 2": the first end is already a time of its own ("10:30", "noon"); the second joins it.
     const first = tokens.find((t) => t.start === start && t.end === parsed[0]!.end);
+    // "8-7:30": the second end is already a time of its own ("7:30", either half); the bare first joins it.
+    const second = tokens.find((t) => t.start === parsed[1]!.start && t.end === end);
     if (first && first.half !== 'am' && first.half !== 'pm' && !overlaps(parsed[1]!.start, end)) tokens.push(parsed[1]!);
+    else if (!first && second && second.half === null && !overlaps(start, parsed[0]!.end)) tokens.push(parsed[0]!);
     else if (!overlaps(start, end)) tokens.push(...parsed);
   }
 }
@@ -63,6 +66,10 @@ const WITH_HALF = new RegExp(String.raw`(?<![\w$.:/,])(\d{1,2})(?::([0-5]\d))?\s
 // into the span of a 24-hour time it cannot change.
 const COLON = /(?<![\w$.:/,])([01]?\d|2[0-4]):([0-5]\d)(?::[0-5]\d)?(?![\d:])/gi;
 const REDUNDANT_HALF = /^\s?[ap]\.?\s?m\b/i;
+// "8 in the morning", "7:30 at night", "9 o'clock in the evening": the part of the day in words decides
+// the half ("12 at night" is midnight); the phrase is part of the time's span, so a mark takes it too.
+const DAY_PART =
+  /(?<![\w$.:/,])(\d{1,2})(?::([0-5]\d))?(?:\s+o['’]clock)?\s+(in\s+the\s+morning|in\s+the\s+afternoon|in\s+the\s+evening|at\s+night|tonight)\b/gi;
 const WORDS = /\b(noon|midday|midnight)\b/gi;
 // "7a", "4p", "10:30p": a meridiem of one letter, written against the number.
 const COMPACT = /(?<![\w$.:/,])(\d{1,2})(?::([0-5]\d))?([ap])(?![\w'’])/gi;
@@ -92,6 +99,13 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
     const hour = Number(m[1]);
     if (hour < 1 || hour > 12 || !free(m.index, m.index + m[0].length)) continue;
     tokens.push({ start: m.index, end: m.index + m[0].length, hour, minute: Number(m[2] ?? 0), half: m[3]!.toLowerCase().startsWith('a') ? 'am' : 'pm', colon: false });
+  }
+  for (const m of text.matchAll(DAY_PART)) {
+    const hour = Number(m[1]);
+    if (hour < 1 || hour > 12 || !free(m.index, m.index + m[0].length)) continue;
+    const part = m[3]!.toLowerCase();
+    const half = part.endsWith('morning') || (hour === 12 && part.endsWith('night')) ? 'am' : 'pm';
+    tokens.push({ start: m.index, end: m.index + m[0].length, hour, minute: Number(m[2] ?? 0), half, colon: false });
   }
   for (const m of text.matchAll(COLON)) {
     if (!free(m.index, m.index + m[0].length) || tokens.some((t) => t.start <= m.index && m.index < t.end)) continue;

@@ -25,16 +25,25 @@ const DAY_NAMES: ReadonlyArray<[RegExp, number]> = [
 ];
 
 const NAME = String.raw`(?:sun(?:day)?s?|mon(?:day)?s?|tue(?:s(?:day)?)?s?|wed(?:nesday)?s?|thu(?:r(?:s(?:day)?)?)?s?|fri(?:day)?s?|sat(?:urday)?s?)`;
-/** The one- and two-letter forms a schedule writes, read only as both ends of a range ("M–Th", "M-F", "Sa–Su"). */
+/**
+ * The one- and two-letter forms a schedule writes, read as both ends of a range ("M–Th", "M-F", "Sa–Su"),
+ * or alone, capitalised, where a compact schedule puts a day: first in the text, a line, a list item or
+ * after ",", ";", "|", "(" or ":", and right before its hours or "closed" ("…, F 8-7:30, Sa 11-7:30, Su closed").
+ */
 const SHORT = String.raw`(?:M|Tu|W|Th|R|F|Sa|Su)`;
 const SHORT_DAY: Record<string, number> = { M: 1, Tu: 2, W: 3, Th: 4, R: 4, F: 5, Sa: 6, Su: 0 };
+/** A short form's day, however it was cased ("th" of "m-th" is Thursday). */
+const shortDay = (written: string): number => SHORT_DAY[written[0]!.toUpperCase() + written.slice(1).toLowerCase()]!;
 /** One day expression: a named day or a range of them, a word for several, or a day relative to today. */
 const DAY_EXPR = new RegExp(
   String.raw`\b(${NAME})\.?(?:\s*(?:-|–|—|to|through|thru|until|till)\s*(${NAME})\.?)?\b` +
     String.raw`|\b(${SHORT})\s?(?:-|–|—)\s?(${SHORT})\b` +
-    String.raw`|\b(week\s?days?|weekends?|daily|every\s+day|each\s+day|all\s+week|seven\s+days\s+a\s+week|7\s+days\s+a\s+week|today|tonight|this\s+(?:evening|morning|afternoon)|tomorrow)\b`,
+    String.raw`|\b(week\s?days?|weekends?|daily|every\s+day|each\s+day|all\s+week|seven\s+days\s+a\s+week|7\s+days\s+a\s+week|today|tonight|this\s+(?:evening|morning|afternoon)|tomorrow)\b` +
+    String.raw`|\b(${SHORT})(?=[ \t]*:?[ \t]*(?:\d|closed\b))`,
   'gi',
 );
+/** Before a lone short day: the start of the text, a line or an item, or ",", ";", "|", "(" or ":". */
+const SCHEDULE_SLOT = /(?:^|[\n,;|(:])[ \t]*(?:[-*•][ \t]*)?$/;
 /** What takes days out of the ones before: "except Friday", "but not on Sunday", "other than Saturday". */
 const EXCEPT = /\b(?:except(?:\s+for)?|but\s+not|excluding|other\s+than|apart\s+from)(?:\s+(?:on|for))?\s*$/i;
 /** What joins day expressions into one list: "Monday, Wednesday and Friday", "Sat/Sun". */
@@ -64,7 +73,12 @@ export function readDays(text: string, today: number | null): DaySpan[] {
   const found: DaySpan[] = [];
   for (const m of text.matchAll(DAY_EXPR)) {
     let days: number[];
-    if (m[3] && m[4]) days = span(SHORT_DAY[m[3]]!, SHORT_DAY[m[4]]!);
+    if (m[3] && m[4]) days = span(shortDay(m[3]), shortDay(m[4]));
+    else if (m[6]) {
+      // Alone, only where a schedule puts it, capitalised ("…, F 8-5", not "f 8" or "the F 8").
+      if (!/^[A-Z]/.test(m[6]) || !SCHEDULE_SLOT.test(text.slice(Math.max(0, m.index - 8), m.index))) continue;
+      days = [shortDay(m[6])];
+    }
     else if (m[1]) {
       // "Sat" or "sun" alone must not be a word of the sentence: "sat down", "the sun".
       if (!m[2] && /^(?:sat|sun|wed|mon)$/i.test(m[1]) && !/^[A-Z]/.test(m[1])) continue;

@@ -17,7 +17,7 @@ import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim, type ClaimClass } from './claims.js';
 import { bindTimes } from './days.js';
 import type { ClaimOutcome, Evidence } from './evidence.js';
-import { boundSubjects, clauseBreaks, type Mention } from './subject-facts.js';
+import { boundSubjects, boundSubjectSets, clauseBreaks, pairedSubjects, type Mention } from './subject-facts.js';
 import { hasTrigger, isLetter, isNumberWord, isSpace, mayLeadIn, numberBefore } from './triggers.js';
 import { unconfirmedMark } from './grounding-note.js';
 import { kindOf } from './subjects.js';
@@ -157,7 +157,7 @@ class Grounding implements GroundingStream {
       return seg;
     }
     // A claim is checked against the facts of the subjects (place, course, section, direction, route)
-    // named next to it (boundSubjects), or, of a kind its sentence names none of, the subject the text
+    // named next to it (boundSubjectSets), or, of a kind its sentence names none of, the subject the text
     // before named; and a time it binds to a day against that day's.
     this.catchUp();
     const mentions = evidence.mentionsOf(full, claims);
@@ -165,6 +165,7 @@ class Grounding implements GroundingStream {
     const carried = [...this.carry].filter(([kind]) => !named.has(kind)).map(([, subject]) => subject);
     this.learn(mentions, this.heading);
     const breaks = mentions.length > 0 ? clauseBreaks(full) : [];
+    const paired = pairedSubjects(full, claims, mentions);
     this.bind(full, claims);
     const groups = new Map<number, Claim[]>();
     for (const c of claims) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
@@ -172,7 +173,15 @@ class Grounding implements GroundingStream {
     for (const members of groups.values()) {
       let misboundDay: number | null = null;
       const failed = members.filter((c) => {
-        const outcome = evidence.check(c, boundSubjects(full, c.start, c.end, mentions, breaks), carried);
+        // Paired with its subject by order ("La Prima and Tazza open at 7:30 AM and 8 AM"), or named
+        // together with others ("La Prima and Tazza open at 8 AM"): then it must hold for each, the first
+        // that fails deciding.
+        const pair = paired.get(c.group);
+        const sets = pair
+          ? [[...boundSubjects(full, c.start, c.end, mentions, breaks).filter((s) => kindOf(s) !== kindOf(pair)), pair]]
+          : boundSubjectSets(full, c.start, c.end, mentions, breaks);
+        const outcomes = sets.map((subjects) => evidence.check(c, subjects, carried));
+        const outcome = outcomes.find((o) => o !== 'held') ?? 'held';
         this.count(c.cls, outcome);
         if (outcome === 'misbound' && c.days?.length === 1) misboundDay = c.days[0]!;
         return outcome !== 'held';

@@ -25,14 +25,19 @@ const CLAUSE_BREAK = /[;,]\s|\s(?:and|but|while|whereas)\s/gi;
 /** The clause breaks of `text`, each as [where it starts, where the next clause starts]. */
 export const clauseBreaks = (text: string): Array<[number, number]> => [...text.matchAll(CLAUSE_BREAK)].map((m) => [m.index!, m.index! + m[0].length]);
 
+/** A mention picked for a claim, and whether it stands in the claim's own clause. */
+interface Picked {
+  mention: Mention;
+  inClause: boolean;
+}
+
 /**
  * The subject of each kind `mentions` name that a claim at [start, end) of `text` is about: the one
  * named nearest before it in its clause, else after it in its clause ("in 4 minutes inbound"), else
  * nearest before it in the text ("La Prima opens at 7:30 AM, and Tazza D'Oro at 8 AM": 8 AM is
  * Tazza's). A kind named only in a later clause does not bind it.
  */
-export function boundSubjects(text: string, start: number, end: number, mentions: readonly Mention[], breaks = clauseBreaks(text)): string[] {
-  if (mentions.length === 0) return [];
+function pick(text: string, start: number, end: number, mentions: readonly Mention[], breaks: Array<[number, number]>): Picked[] {
   let from = 0;
   let to = text.length;
   for (const [at, after] of breaks) {
@@ -45,14 +50,104 @@ export function boundSubjects(text: string, start: number, end: number, mentions
   const byKind = new Map<string, Mention[]>();
   for (const m of mentions) byKind.set(kindOf(m.subject), [...(byKind.get(kindOf(m.subject)) ?? []), m]);
   const before = (ms: readonly Mention[]) => ms.filter((m) => m.end <= start).at(-1);
-  const out: string[] = [];
+  const out: Picked[] = [];
   for (const ms of byKind.values()) {
     const clause = ms.filter((m) => m.start >= from && m.end <= to);
-    const pick = before(clause) ?? clause.find((m) => m.start >= start) ?? before(ms);
-    if (pick) out.push(pick.subject);
+    const own = before(clause) ?? clause.find((m) => m.start >= start);
+    const mention = own ?? before(ms);
+    if (mention) out.push({ mention, inClause: own !== undefined });
   }
   return out;
 }
+
+export function boundSubjects(text: string, start: number, end: number, mentions: readonly Mention[], breaks = clauseBreaks(text)): string[] {
+  return mentions.length === 0 ? [] : pick(text, start, end, mentions, breaks).map((p) => p.mention.subject);
+}
+
+/** Between two subjects named as one: "La Prima and Tazza", "A, B and C", "X & Y", "X/Y". */
+const JOINED = /^\s*(?:,\s*(?:and\s+|&\s*)?|and\s+|&\s*|\/\s*)$/i;
+const RESPECTIVELY = /\brespectively\b/i;
+/** A value joined to the next or the one before ("7:30 AM and 8 AM", "2 PM, 9 PM"): one per subject. */
+const VALUE_AFTER = /^\s*(?:,\s*(?:and\s+)?|and\s+|&\s*|\/\s*)\$?\d/i;
+const VALUE_BEFORE = /(?:\d|[ap]\.?m\.?)\s*(?:,\s*(?:and\s+)?|and\s+|&\s*|\/\s*)\$?$/i;
+
+/**
+ * The sets of subjects a claim must hold for: `boundSubjects`, and when the subject in its own clause
+ * was named together with others of its kind ("Both La Prima and Tazza D'Oro open at 8 AM"), the same
+ * with each of those in its place, so the claim is held only if it holds for every one of them. Not
+ * where the sentence pairs them off ("…, respectively").
+ */
+export function boundSubjectSets(text: string, start: number, end: number, mentions: readonly Mention[], breaks = clauseBreaks(text)): string[][] {
+  if (mentions.length === 0) return [[]];
+  const picked = pick(text, start, end, mentions, breaks);
+  const base = picked.map((p) => p.mention.subject);
+  const sets = [base];
+  // "…, respectively", or the values listed as the subjects are ("open at 7:30 AM and 8 AM"): paired off.
+  if (RESPECTIVELY.test(text) || VALUE_AFTER.test(text.slice(end, end + 8)) || VALUE_BEFORE.test(text.slice(Math.max(0, start - 16), start))) return sets;
+  picked.forEach((p, i) => {
+    if (!p.inClause) return;
+    const kind = kindOf(p.mention.subject);
+    const same = mentions.filter((m) => kindOf(m.subject) === kind);
+    const at = same.indexOf(p.mention);
+    const joined: Mention[] = [];
+    for (let k = at; k > 0 && JOINED.test(text.slice(same[k - 1]!.end, same[k]!.start)); k--) joined.push(same[k - 1]!);
+    for (let k = at; k < same.length - 1 && JOINED.test(text.slice(same[k]!.end, same[k + 1]!.start)); k++) joined.push(same[k + 1]!);
+    for (const other of new Set(joined.map((m) => m.subject))) if (other !== p.mention.subject) sets.push(base.map((s, k) => (k === i ? other : s)));
+  });
+  return sets;
+}
+
+/** A section's bare letter where a list of sections puts it, before a day or a time (see `bareSections`). */
+const BARE_SECTION =
+  /(?:^|[;,\n]|\band\b)[ \t]*(?:[-*•][ \t]*)?([A-Z])(?=[ \t]*(?::|\(|\bis\b|\bmeets\b)[ \t]*(?:on[ \t]+)?(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|M\b|Tu\b|W\b|Th\b|R\b|F\b|Sa\b|Su\b|\d))/g;
+
+/**
+ * Values listed as their subjects are ("La Prima and Tazza D'Oro open at 7:30 AM and 8 AM", "…until
+ * 2 PM and 9 PM respectively"): the k-th value of a list of claims of one class (a range counts once) is
+ * the k-th subject of the list of as many subjects of one kind named before it in the sentence. Returns
+ * each paired claim group's subject.
+ */
+export function pairedSubjects(text: string, claims: readonly Claim[], mentions: readonly Mention[]): Map<number, string> {
+  const paired = new Map<number, string>();
+  if (mentions.length < 2 || claims.length < 2) return paired;
+  // The claims as values: a range's two ends are one.
+  const values: Array<{ group: number; cls: string; start: number; end: number }> = [];
+  for (const c of [...claims].sort((a, b) => a.start - b.start)) {
+    const last = values.at(-1);
+    if (last && last.group === c.group) last.end = Math.max(last.end, c.end);
+    else values.push({ group: c.group, cls: c.cls, start: c.start, end: c.end });
+  }
+  for (let i = 0; i < values.length; ) {
+    let j = i;
+    while (j + 1 < values.length && values[j + 1]!.cls === values[i]!.cls && JOINED.test(text.slice(values[j]!.end, values[j + 1]!.start))) j++;
+    const list = values.slice(i, j + 1);
+    i = j + 1;
+    if (list.length < 2) continue;
+    const subjects = joinedBefore(text, mentions, list[0]!.start, list.length);
+    if (subjects) list.forEach((v, k) => paired.set(v.group, subjects[k]!));
+  }
+  return paired;
+}
+
+/** The `n` subjects of one kind named as a list (JOINED) nearest before `at` in its sentence, or null. */
+function joinedBefore(text: string, mentions: readonly Mention[], at: number, n: number): string[] | null {
+  const before = mentions.filter((m) => m.end <= at && !SENTENCE_BREAK.test(text.slice(m.end, at)));
+  for (let last = before.length - 1; last >= 0; last--) {
+    const kind = kindOf(before[last]!.subject);
+    const list = [before[last]!];
+    for (let k = last - 1; k >= 0 && list.length < n; k--) {
+      if (kindOf(before[k]!.subject) !== kind) continue;
+      if (!JOINED.test(text.slice(before[k]!.end, list[0]!.start))) break;
+      list.unshift(before[k]!);
+    }
+    const subjects = [...new Set(list.map((m) => m.subject))];
+    if (list.length === n && subjects.length === n) return subjects;
+  }
+  return null;
+}
+
+/** Where one sentence ends and another starts (a value list pairs only with subjects of its sentence). */
+const SENTENCE_BREAK = /[.!?;]\s|\n/;
 
 /** Text with nothing to fold. */
 const ASCII = /^[\x00-\x7f]*$/;
@@ -75,6 +170,8 @@ export class SubjectFacts {
   private readonly aliases = new Map<string, Set<string>>();
   /** The aliases that name one subject, as one pattern (made when first needed after aliases change). */
   private aliasRe: RegExp | null = null;
+  /** Whether an alias names a section by one letter (made when first needed after aliases change). */
+  private hasLetterSections: boolean | null = null;
   /** The subjects whose blocks or objects are being read, outermost first. */
   private stack: string[] = [];
   /** The scopes a fact read now goes to: every non-empty set of the stack's subjects. */
@@ -87,7 +184,10 @@ export class SubjectFacts {
     const outer = this.stack;
     if (subject !== null) {
       for (const alias of names) this.aliases.set(alias, (this.aliases.get(alias) ?? new Set()).add(subject));
-      if (names.length > 0) this.aliasRe = null;
+      if (names.length > 0) {
+        this.aliasRe = null;
+        this.hasLetterSections = null;
+      }
     }
     this.enter(subject === null ? [] : outer.includes(subject) ? outer : [...outer, subject]);
     try {
@@ -178,7 +278,29 @@ export class SubjectFacts {
         if (named?.size === 1) out.push({ subject: [...named][0]!, start: m.index!, end: m.index! + m[0].length });
       }
     }
+    if (this.letterSections()) this.bareSections(text, out);
     return out.sort((a, b) => a.start - b.start);
+  }
+
+  /** Whether the evidence has a section named by one letter ("B"): the only time `bareSections` reads. */
+  private letterSections(): boolean {
+    this.hasLetterSections ??= [...this.aliases.keys()].some((a) => /^ section [a-z] $/.test(a));
+    return this.hasLetterSections;
+  }
+
+  /**
+   * A list of sections names them by their letter alone ("Recitation A meets …; B is Fridays 2–2:50 PM",
+   * "B: Fri 2:00–2:50 PM, GHC 4102"): a capital letter first in a clause, list item or line, before "is",
+   * "meets", ":" or "(" and a day or a time, names the section of that letter when the evidence has
+   * exactly one.
+   */
+  private bareSections(text: string, out: Mention[]): void {
+    for (const m of text.matchAll(BARE_SECTION)) {
+      const named = this.aliases.get(` section ${m[1]!.toLowerCase()} `);
+      if (named?.size !== 1) continue;
+      const start = m.index! + m[0].length - 1;
+      if (!out.some((o) => o.start <= start && start < o.end)) out.push({ subject: [...named][0]!, start, end: start + 1 });
+    }
   }
 
   /** One pattern of every alias that names one subject, longest first; null when there are none. */

@@ -51,9 +51,14 @@ export function sectionAliases(name: string): string[] {
 
 /**
  * The phrases that name a bus stop's direction (CAMPUS_TOOLS.md `stops`): the direction ("inbound"), the
- * stop id ("4407"), its landmarks ("Tepper Quad") and "toward" each typical destination ("toward Downtown").
+ * stop id ("4407"), its landmarks ("Tepper Quad"), "toward" each typical destination ("toward Downtown")
+ * and "to"/"toward" the `destination` of each bus predicted there ("to Monroeville").
  */
-export function directionAliases(stop: { direction?: unknown; stop_id?: unknown; landmarks?: unknown; typical_destinations?: unknown }, id?: string): string[] {
+export function directionAliases(
+  stop: { direction?: unknown; stop_id?: unknown; landmarks?: unknown; typical_destinations?: unknown },
+  id?: string,
+  destinations: readonly string[] = [],
+): string[] {
   const out = new Set<string>();
   if (typeof stop.direction === 'string') out.add(phrase(stop.direction));
   const stopId = typeof stop.stop_id === 'string' ? stop.stop_id : id;
@@ -63,6 +68,8 @@ export function directionAliases(stop: { direction?: unknown; stop_id?: unknown;
     if (typeof place !== 'string') continue;
     for (const toward of ['toward', 'towards']) out.add(phrase(`${toward} ${place}`));
   }
+  // Where the buses at this stop are headed ("the 67 to Monroeville"): a destination both ways names neither.
+  for (const place of destinations) for (const to of ['to', 'toward', 'towards']) out.add(phrase(`${to} ${place}`));
   out.delete(' ');
   return [...out];
 }

@@ -57,10 +57,19 @@ const BUS_DIRECTION = /^(?:in|out)bound$/i;
 type Subject = [subject: string, names: string[]];
 
 /** The direction subject of a stop or a match (`{direction: "inbound", stop_id, ...}`), or null; `id` names the stop when it has no `stop_id`. */
-function directionOf(stop: unknown, id?: string): Subject | null {
+function directionOf(stop: unknown, id?: string, buses?: unknown): Subject | null {
   const s = stop as Record<string, unknown> | null | undefined;
   if (!s || typeof s !== 'object' || typeof s.direction !== 'string' || !BUS_DIRECTION.test(s.direction.trim())) return null;
-  return [directionSubject(s.direction), directionAliases(s, id)];
+  return [directionSubject(s.direction), directionAliases(s, id, destinationsOf(buses))];
+}
+
+/** The `destination` of a prediction, a match or a stop's groups (`[{route, destination, arrivals}]`). */
+function destinationsOf(buses: unknown): string[] {
+  const items = Array.isArray(buses) ? buses : [buses];
+  return items.flatMap((b) => {
+    const d = (b as { destination?: unknown } | null)?.destination;
+    return typeof d === 'string' && d.trim() ? [d] : [];
+  });
 }
 
 /** The day names of a schedule's `days` ("Tuesday, Thursday"), or null when they are not days. */
@@ -115,7 +124,7 @@ class JsonResult {
     if (course) subjects.push([courseSubject(course[1]! + course[2]!), typeof obj.name === 'string' ? [phrase(obj.name)] : []]);
     if (!course && typeof obj.name === 'string' && obj.name.trim() && Array.isArray(obj.times)) subjects.push([sectionSubject(obj.name), sectionAliases(obj.name)]);
     // A match's own direction, or its stop's.
-    const direction = directionOf(obj) ?? directionOf(obj.stop);
+    const direction = directionOf(obj, undefined, obj) ?? directionOf(obj.stop, undefined, obj.match);
     if (direction) subjects.push(direction);
     // A route is named by its id too where no claim reads it as one ("the 67").
     if (typeof obj.route === 'string' && obj.route.trim()) subjects.push([routeSubject(obj.route), [phrase(obj.route)]]);
@@ -149,7 +158,7 @@ class JsonResult {
   /** `{"4407": [group], ...}` read as each stop's direction's (`stops["4407"].direction`). */
   private byStop(predictions: Record<string, unknown>, stops: Record<string, unknown>): void {
     for (const [id, groups] of Object.entries(predictions)) {
-      const direction = directionOf(stops[id], id);
+      const direction = directionOf(stops[id], id, groups);
       if (direction) this.sink.within(direction[0], direction[1], () => this.walk(groups));
       else this.walk(groups);
     }
