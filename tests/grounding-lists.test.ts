@@ -5,11 +5,12 @@
  * "… respectively"), sections named by their letter alone in a list ("; B is Fridays 2–2:50 PM",
  * "B: Fri 2:00–2:50 PM"), a bus direction named by where its buses go ("the 67 to Monroeville"), a wait
  * with its unit left off ("the 61D in 4 minutes and the 67 in 12"), parts of the day in words ("8 in the
- * morning") and compact schedules ("F 8-7:30, Sa 11-7:30, Su closed"). Each honest answer leaves whole
+ * morning") and compact schedules ("F 8-7:30, Sa 11-7:30, Su closed"), a guide's hours for named days
+ * told for others, a schedule's terms, and a numeric date's year stated by a term. Each honest answer leaves whole
  * however it is streamed; each wrong one has its value marked, the rest kept.
  */
 import { describe, expect, it } from 'vitest';
-import { busBothWays, diningDetail, diningList, schedule15213 } from './fixtures/grounding-corpus.js';
+import { busBothWays, course15213, diningDetail, diningList, guideCalendar, guideHealth, schedule15122, schedule15213 } from './fixtures/grounding-corpus.js';
 import { groundAnswer } from './support/grounding.js';
 
 const WEDNESDAY = 3;
@@ -17,6 +18,8 @@ const MONDAY = 1;
 
 interface Case {
   result: string;
+  /** More results of the same turn. */
+  more?: string[];
   answer: string;
   /** The answer as the student reads it when it is wrong; absent: honest, left whole. */
   marked?: string;
@@ -66,13 +69,32 @@ const CASES: Case[] = [
     answer: 'Kiltie is open from 8 in the morning until 7:30 at night on Thursdays.',
     marked: "Kiltie is open from (Thursday's hours not confirmed) on Thursdays.",
   },
+  // A guide's hours for named days only: told for other days, not held (no place is named to bind them).
+  {
+    result: guideHealth,
+    answer: 'University Health Services is open 8:30 a.m. to 5 p.m. on weekends.',
+    marked: 'University Health Services is open (hours not confirmed) on weekends.',
+  },
+  { result: guideHealth, answer: 'University Health Services is open 8:30 a.m. to 5 p.m. today.' },
+  { result: guideHealth, answer: 'CaPS: 412.268.2922 (24/7). Health Services: 412-268-2157, weekdays 8:30–5.' },
+  // A schedule's terms: spring's lecture is not fall's.
+  { result: schedule15122, answer: 'In spring 2027, lectures are Mon/Wed 11:00 AM–12:20 PM in DH 2315, taught by Anne Kohlbrenner.' },
+  {
+    result: schedule15122,
+    answer: 'In spring 2027, lectures are Tue/Thu 2:00–3:20 PM in GHC 4401.',
+    marked: 'In spring 2027, lectures are Tue/Thu (hours not confirmed) in GHC (room not confirmed).',
+  },
+  // The course from one tool, its terms from another: the terms' meetings still hold a claim bound to the course.
+  { result: schedule15213, more: [course15213], answer: '15-213 (Introduction to Computer Systems) meets Tuesdays and Thursdays 3:30–4:50 PM in DH 2315.' },
+  // "Spring 2027" states its year.
+  { result: guideCalendar, answer: 'Spring classes start 1/19/2027.' },
 ];
 
 describe('grounding over lists of subjects and compact styles', () => {
   for (const c of CASES) {
     it(`${c.marked ? 'marks' : 'keeps'}: ${c.answer.replace(/\n/g, ' / ')}`, () => {
       for (const chunk of [undefined, 'words' as const, 3]) {
-        const g = groundAnswer(c.answer, { results: [c.result], today: c.today ?? WEDNESDAY, question: 'what are the details?', chunk });
+        const g = groundAnswer(c.answer, { results: [c.result, ...(c.more ?? [])], today: c.today ?? WEDNESDAY, question: 'what are the details?', chunk });
         expect(g.text, `streamed in ${chunk ?? 'one piece'}`).toBe(c.marked ?? c.answer);
         expect(g.checked).toBeGreaterThan(0);
         if (c.marked) expect(g.unverified).toBeGreaterThan(0);

@@ -168,6 +168,10 @@ class EvidenceReader implements Reader, FactSink {
   private readonly stated = new Set<string>();
   /** A tool gave a time this turn. */
   private toolTimes = false;
+  /** Times given somewhere without a day of a tool's line (a moment, words, a line naming no day): see `outcome`. */
+  private readonly dayless = new Set<string>();
+  /** Adding the keys of a time a tool's line bound to its days. */
+  private dayBound = false;
   fetchedAt: number | null = null;
 
   constructor(
@@ -215,6 +219,9 @@ class EvidenceReader implements Reader, FactSink {
       this.add(`room:*:${b}`);
       const floor = /^(\d)\d{2,3}[A-Z]?$/.exec(b);
       if (floor) this.add(`floor:${floor[1]}`);
+    } else if (cls === 'term' && b !== undefined) {
+      // "Spring 2027" states its year: a date "1/19/2027" holds with "January 19" beside it.
+      this.add(`year:${b}`);
     } else if (cls === 'wait-sec') {
       // `minutes` is ceil(seconds / 60) at the tool server; a model may also round or floor.
       const s = Number(a);
@@ -229,11 +236,13 @@ class EvidenceReader implements Reader, FactSink {
 
   readText(text: string, hours = true): void {
     const claims = readClaims(text, { catalog: this.catalog, mode: 'evidence' });
+    const bound = hours ? this.readDayTimes(text, claims) : null;
     for (const c of claims) {
+      this.dayBound = bound?.has(c) === true;
       for (const k of c.keys) this.addKey(k);
       for (const k of c.fallback ?? []) this.addKey(k);
     }
-    if (hours) this.readDayTimes(text, claims);
+    this.dayBound = false;
   }
 
   readDayLine(line: string): void {
@@ -244,7 +253,8 @@ class EvidenceReader implements Reader, FactSink {
     const cls = claim.keys[0]?.split(':')[0] ?? '';
     // A subject carried from the text before binds only a claim of a class its facts hold ("It closes
     // at 9 PM" after the place's heading; not "the bus comes in 4 minutes" after it).
-    const subjects = [...new Set([...named, ...carried.filter((s) => this.subjects.speaks(s, cls))])];
+    // A term names a schedule's term itself ("Spring 2027"): it binds to no subject.
+    const subjects = cls === 'term' ? [] : [...new Set([...named, ...carried.filter((s) => this.subjects.speaks(s, cls))])];
     if (subjects.length === 0) return this.outcome(claim, (k) => this.facts.has(k), undefined);
     const outcome = this.outcome(claim, this.subjects.holderOf(subjects), subjects);
     // Not held for its subjects, but for another's: true elsewhere.
@@ -262,7 +272,10 @@ class EvidenceReader implements Reader, FactSink {
     // A subject whose tool gave the hours of some days ("Tuesday - Saturday: …") spoke of its week: a
     // day it left out is not a day of those hours.
     const week = subjects !== undefined && subjects.some((s) => this.subjects.speaks(s, 'day'));
-    const ok = claim.days.every((d) => (week || has(`day:${d}`) ? claim.keys.some((k) => has(`${k}@${d}`) || has(`${k}@asked`)) : unbound));
+    // Bound to no subject: a time the tools gave only for named days ("open 8:30 a.m. to 5 p.m. on
+    // weekdays") is those days' hours, so told for another day ("on weekends") it is not held there.
+    const daysOnly = subjects === undefined && claim.cls === 'time' && !claim.keys.some((k) => this.dayless.has(k));
+    const ok = claim.days.every((d) => (week || daysOnly || has(`day:${d}`) ? claim.keys.some((k) => has(`${k}@${d}`) || has(`${k}@asked`)) : unbound));
     if (ok) return 'held';
     const elsewhere = unbound || claim.keys.some((k) => [0, 1, 2, 3, 4, 5, 6].some((d) => has(`${k}@${d}`)));
     return elsewhere ? 'misbound' : 'unverified';
@@ -277,6 +290,7 @@ class EvidenceReader implements Reader, FactSink {
   }
 
   private add(key: string): void {
+    if (!this.dayBound && key.startsWith('time:') && !key.includes('@')) this.dayless.add(key);
     this.facts.add(key);
     this.subjects.add(key);
     if (!this.fromWords) this.told.add(key);
@@ -306,11 +320,13 @@ class EvidenceReader implements Reader, FactSink {
    * A tool's times of each line bound to the days the line names ("- Monday: 10:30 AM - 7:00 PM", "Monday -
    * Friday: 7:30 AM - 2:00 PM | Saturday - Sunday: 11:00 AM - 8:00 PM"): `time:…@<day>`, and `day:<day>`
    * for each day it gave hours (or "Closed") for, so a claim bound to that day needs that day's facts.
+   * Returns the time claims it bound to days.
    */
-  private readDayTimes(text: string, claims?: readonly Claim[]): void {
+  private readDayTimes(text: string, claims?: readonly Claim[]): Set<Claim> {
+    const bound = new Set<Claim>();
     // Words (the student's, the history's) never qualify a day: where a tool spoke of a day, the tool is
     // what holds that day's times, and where none did the unbound rule reads the words as before.
-    if (!this.fromTool) return;
+    if (!this.fromTool) return bound;
     // The claims the text was read into (read here only for a text not read yet), line by line.
     const read = claims ?? readClaims(text, { catalog: this.catalog, mode: 'evidence' });
     let start = 0;
@@ -318,9 +334,11 @@ class EvidenceReader implements Reader, FactSink {
       const end = start + line.length;
       const days = readDays(line, this.today);
       if (days.length > 0) {
-        const times = read.filter((c) => c.cls === 'time' && c.start >= start && c.end <= end).map((c) => ({ ...c, start: c.start - start, end: c.end - start }));
-        bindTimes(line, times, this.today).forEach((bound, i) => {
-          for (const d of bound ?? []) {
+        const inLine = read.filter((c) => c.cls === 'time' && c.start >= start && c.end <= end);
+        const times = inLine.map((c) => ({ ...c, start: c.start - start, end: c.end - start }));
+        bindTimes(line, times, this.today).forEach((days, i) => {
+          if (days && days.length > 0) bound.add(inLine[i]!);
+          for (const d of days ?? []) {
             for (const k of times[i]!.keys) this.add(`${k}@${d}`);
             this.add(`day:${d}`);
           }
@@ -329,5 +347,6 @@ class EvidenceReader implements Reader, FactSink {
       }
       start = end + 1;
     }
+    return bound;
   }
 }

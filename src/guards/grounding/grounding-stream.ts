@@ -189,8 +189,9 @@ class Grounding implements GroundingStream {
       if (failed.length === 0) continue;
       const start = Math.max(context.length, Math.min(...members.map((c) => c.start)));
       let end = Math.max(...members.map((c) => c.end));
-      // "9 p.m." ending a sentence: its last period is the sentence's too, and stays.
-      if (full[end - 1] === '.') end--;
+      // "9 p.m." ending a sentence: its last period is the sentence's too, and stays ("… 5 p.m. on
+      // weekends" keeps none: the period is the claim's).
+      if (full[end - 1] === '.' && /^\s*$/.test(full.slice(end))) end--;
       if (end > start) cuts.push({ start, end, mark: unconfirmedMark(failed[0]!.cls, members.length > 1, misboundDay) });
     }
     if (cuts.length === 0) return seg;

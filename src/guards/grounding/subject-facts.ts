@@ -2,7 +2,7 @@
  * A turn's facts by what they are about (issue 59): each fact read inside a subject's block or object
  * (subjects.ts) belongs to that subject, and to every set of subjects read at once (a route's group
  * inside a stop's direction belongs to `dir:inbound`, `route:61D` and `dir:inbound+route:61D`), so a
- * claim bound to both is held only by what holds for both. Sections and directions qualify what they
+ * claim bound to both is held only by what holds for both. Sections, terms and directions qualify what they
  * sit in: read inside a course (a course's lecture) or around a route, their facts are that course's or
  * route's too; read with nothing around them (a schedule result with no `courseID`), their facts still
  * hold a claim bound to a course or a place, but never one bound to another section or direction.
@@ -152,8 +152,8 @@ const SENTENCE_BREAK = /[.!?;]\s|\n/;
 /** Text with nothing to fold. */
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** Kinds that qualify the subject around them (a course's section, a route's direction). */
-const QUALIFIERS: ReadonlySet<string> = new Set(['section', 'dir']);
+/** Kinds that qualify the subject around them (a course's section or term, a route's direction). */
+const QUALIFIERS: ReadonlySet<string> = new Set(['section', 'dir', 'sem']);
 
 export class SubjectFacts {
   /** Facts no subject owns. */

@@ -31,14 +31,16 @@ export function placeAliases(name: string): string[] {
   return [...out];
 }
 
-/** The subject key of a dining place, a course, a lecture or section, a bus direction or a route. */
+/** The subject key of a dining place, a course, a lecture or section, a bus direction, a route or a schedule's term. */
 export const placeSubject = (name: string) => `place:${phrase(name).trim()}`;
 export const courseSubject = (digits: string) => `course:${digits}`;
 export const sectionSubject = (name: string) => `section:${phrase(name).trim().replace(/ /g, '')}`;
 export const directionSubject = (direction: string) => `dir:${direction.trim().toLowerCase()}`;
 export const routeSubject = (id: string) => `route:${id.replace(/[\s-]/g, '').toUpperCase()}`;
+/** A schedule's term ("fall", 2026 → `sem:fall2026`), named by "fall 2026" (not "fall" alone: "spring break" is no term's). */
+export const semesterSubject = (season: string, year: string) => `sem:${season}${year}`;
 
-/** The kind of a subject key: "place", "course", "section", "dir" or "route". */
+/** The kind of a subject key: "place", "course", "section", "dir", "route" or "sem". */
 export const kindOf = (subject: string): string => subject.slice(0, subject.indexOf(':'));
 
 /** The phrases that name a schedule's lecture or section: "Lec 1" → "lec 1", "lecture 1", "lecture"; "B" → "section b", "recitation b". */

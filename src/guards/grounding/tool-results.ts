@@ -19,7 +19,7 @@ import type { Catalog } from '../../campus/catalog.js';
 import { season } from './claims.js';
 import { readClockTimes } from './clock-times.js';
 import { DAY_WORDS, readDays } from './days.js';
-import { courseSubject, directionAliases, directionSubject, headingName, phrase, placeAliases, placeSubject, routeSubject, sectionAliases, sectionSubject } from './subjects.js';
+import { courseSubject, directionAliases, directionSubject, headingName, phrase, placeAliases, placeSubject, routeSubject, sectionAliases, sectionSubject, semesterSubject } from './subjects.js';
 
 /** Where a tool result's facts go. */
 export interface FactSink {
@@ -72,6 +72,16 @@ function destinationsOf(buses: unknown): string[] {
   });
 }
 
+/** The term of a schedule's entry (`{year: 2027, semester: "spring", …}`), named "spring 2027"; null without both. */
+function termOf(obj: Record<string, unknown>): Subject | null {
+  const key = Object.keys(obj).find((k) => SEASON_FIELD.test(k));
+  const value = key ? obj[key] : undefined;
+  const name = typeof value === 'string' ? /spring|summer|fall|autumn|winter/i.exec(value)?.[0] : undefined;
+  if (!name || (typeof obj.year !== 'number' && typeof obj.year !== 'string')) return null;
+  const year = String(obj.year).trim();
+  return [semesterSubject(season(name), year), [phrase(`${name} ${year}`), phrase(`${season(name)} ${year}`)]];
+}
+
 /** The day names of a schedule's `days` ("Tuesday, Thursday"), or null when they are not days. */
 function meetingDays(days: unknown): string | null {
   if (!Array.isArray(days) || days.length === 0) return null;
@@ -122,6 +132,9 @@ class JsonResult {
     const subjects: Subject[] = [];
     const course = typeof obj.courseID === 'string' ? /^(\d{2})-?(\d{3})$/.exec(obj.courseID.trim()) : null;
     if (course) subjects.push([courseSubject(course[1]! + course[2]!), typeof obj.name === 'string' ? [phrase(obj.name)] : []]);
+    // A schedule's term ({year, semester, lectures, sections}) owns its meetings: spring's times are not fall's.
+    const term = !course && (Array.isArray(obj.lectures) || Array.isArray(obj.sections)) ? termOf(obj) : null;
+    if (term) subjects.push(term);
     if (!course && typeof obj.name === 'string' && obj.name.trim() && Array.isArray(obj.times)) subjects.push([sectionSubject(obj.name), sectionAliases(obj.name)]);
     // A match's own direction, or its stop's.
     const direction = directionOf(obj, undefined, obj) ?? directionOf(obj.stop, undefined, obj.match);
