@@ -10,7 +10,7 @@
  * however it is streamed; each wrong one has its value marked, the rest kept.
  */
 import { describe, expect, it } from 'vitest';
-import { busBothWays, course15213, diningDetail, diningList, guideCalendar, guideHealth, schedule15122, schedule15213 } from './fixtures/grounding-corpus.js';
+import { busBothWays, course15213, diningDetail, diningList, guideCalendar, guideHealth, rooms, schedule15122, schedule15213 } from './fixtures/grounding-corpus.js';
 import { groundAnswer } from './support/grounding.js';
 
 const WEDNESDAY = 3;
@@ -86,6 +86,10 @@ const CASES: Case[] = [
   },
   // The course from one tool, its terms from another: the terms' meetings still hold a claim bound to the course.
   { result: schedule15213, more: [course15213], answer: '15-213 (Introduction to Computer Systems) meets Tuesdays and Thursdays 3:30–4:50 PM in DH 2315.' },
+  // A room's floor is its own (GHC 4401 is on floor 4, GHC 6115 on 6).
+  { result: rooms, answer: 'GHC 6115 is on the 4th floor.', marked: 'GHC 6115 is on the (floor not confirmed).' },
+  { result: rooms, answer: 'GHC 4401 is the Rashid Auditorium, on the 4th floor of Gates; GHC 6115 is a conference room on the 6th floor.' },
+  { result: rooms, answer: 'The talk is in GHC 4401 (4th floor) at 4 PM, and the reception in GHC 6115 (6th floor).', more: ['The talk starts at 4 PM.'] },
   // "Spring 2027" states its year.
   { result: guideCalendar, answer: 'Spring classes start 1/19/2027.' },
 ];

@@ -18,6 +18,7 @@ import { readClaims, type Claim } from './claims.js';
 import { askedMoments, bindTimes, readDays, statedHours } from './days.js';
 import { SubjectFacts, type Mention } from './subject-facts.js';
 import { readToolResult, type FactSink } from './tool-results.js';
+import { kindOf } from './subjects.js';
 
 export interface Evidence {
   /** Text whose atoms count as evidence: the system prompt, the service's own facts. */
@@ -253,8 +254,10 @@ class EvidenceReader implements Reader, FactSink {
     const cls = claim.keys[0]?.split(':')[0] ?? '';
     // A subject carried from the text before binds only a claim of a class its facts hold ("It closes
     // at 9 PM" after the place's heading; not "the bus comes in 4 minutes" after it).
-    // A term names a schedule's term itself ("Spring 2027"): it binds to no subject.
-    const subjects = cls === 'term' ? [] : [...new Set([...named, ...carried.filter((s) => this.subjects.speaks(s, cls))])];
+    // A term names a schedule's term itself ("Spring 2027"): it binds to no subject. A room binds only
+    // its floor ("GHC 6115 is on the 4th floor"), not the times and rooms said beside it.
+    const binds = (s: string) => kindOf(s) !== 'space' || cls === 'floor';
+    const subjects = cls === 'term' ? [] : [...new Set([...named, ...carried.filter((s) => this.subjects.speaks(s, cls))])].filter(binds);
     if (subjects.length === 0) return this.outcome(claim, (k) => this.facts.has(k), undefined);
     const outcome = this.outcome(claim, this.subjects.holderOf(subjects), subjects);
     // Not held for its subjects, but for another's: true elsewhere.

@@ -10,7 +10,7 @@
  * It also finds where a text names the subjects: the aliases the readers gave, as one pattern.
  */
 import type { Claim } from './claims.js';
-import { aliasesPattern, courseSubject, fold, kindOf, phrase, routeSubject } from './subjects.js';
+import { aliasesPattern, courseSubject, fold, kindOf, phrase, routeSubject, spaceSubject } from './subjects.js';
 
 /** A subject named in a text, and where. */
 export interface Mention {
@@ -149,6 +149,12 @@ function joinedBefore(text: string, mentions: readonly Mention[], at: number, n:
 /** Where one sentence ends and another starts (a value list pairs only with subjects of its sentence). */
 const SENTENCE_BREAK = /[.!?;]\s|\n/;
 
+/** The room subject a room claim's key names ("room:GHC:6115"), or null for a room of any building. */
+function spaceOf(key: string): string | null {
+  const [, code, number] = key.split(':');
+  return code && number && code !== '*' ? spaceSubject(code, number) : null;
+}
+
 /** Text with nothing to fold. */
 const ASCII = /^[\x00-\x7f]*$/;
 
@@ -266,7 +272,8 @@ export class SubjectFacts {
     const out: Mention[] = [];
     for (const c of claims) {
       for (const key of c.keys) {
-        const subject = c.cls === 'course' ? courseSubject(key.slice('course:'.length)) : c.cls === 'route' ? routeSubject(key.slice('route:'.length)) : null;
+        const subject =
+          c.cls === 'course' ? courseSubject(key.slice('course:'.length)) : c.cls === 'route' ? routeSubject(key.slice('route:'.length)) : c.cls === 'room' ? spaceOf(key) : null;
         if (subject && this.scoped.has(subject)) out.push({ subject, start: c.start, end: c.end });
       }
     }

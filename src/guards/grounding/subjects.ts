@@ -37,10 +37,12 @@ export const courseSubject = (digits: string) => `course:${digits}`;
 export const sectionSubject = (name: string) => `section:${phrase(name).trim().replace(/ /g, '')}`;
 export const directionSubject = (direction: string) => `dir:${direction.trim().toLowerCase()}`;
 export const routeSubject = (id: string) => `route:${id.replace(/[\s-]/g, '').toUpperCase()}`;
+/** A room of a places result (`maps_search_buildings`: "GHC 6115" → `space:GHC6115`), named by a room claim; it binds only floors. */
+export const spaceSubject = (code: string, number: string) => `space:${code.toUpperCase()}${number.toUpperCase()}`;
 /** A schedule's term ("fall", 2026 → `sem:fall2026`), named by "fall 2026" (not "fall" alone: "spring break" is no term's). */
 export const semesterSubject = (season: string, year: string) => `sem:${season}${year}`;
 
-/** The kind of a subject key: "place", "course", "section", "dir", "route" or "sem". */
+/** The kind of a subject key: "place", "course", "section", "dir", "route", "sem" or "space". */
 export const kindOf = (subject: string): string => subject.slice(0, subject.indexOf(':'));
 
 /** The phrases that name a schedule's lecture or section: "Lec 1" → "lec 1", "lecture 1", "lecture"; "B" → "section b", "recitation b". */

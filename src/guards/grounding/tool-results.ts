@@ -19,7 +19,7 @@ import type { Catalog } from '../../campus/catalog.js';
 import { season } from './claims.js';
 import { readClockTimes } from './clock-times.js';
 import { DAY_WORDS, readDays } from './days.js';
-import { courseSubject, directionAliases, directionSubject, headingName, phrase, placeAliases, placeSubject, routeSubject, sectionAliases, sectionSubject, semesterSubject } from './subjects.js';
+import { courseSubject, directionAliases, directionSubject, headingName, phrase, placeAliases, placeSubject, routeSubject, sectionAliases, sectionSubject, semesterSubject, spaceSubject } from './subjects.js';
 
 /** Where a tool result's facts go. */
 export interface FactSink {
@@ -52,6 +52,8 @@ const DAY_KEY = /^(?:sun|mon|tue|wed|thu|fri|sat)[a-z]*$/i;
 /** A schedule's meeting days, as letters (`["T", "R"]`) or numbers (0 Sunday: `[2, 4]`). */
 const DAY_LETTERS: Record<string, string> = { U: 'Sunday', M: 'Monday', T: 'Tuesday', W: 'Wednesday', R: 'Thursday', F: 'Friday', S: 'Saturday' };
 const BUS_DIRECTION = /^(?:in|out)bound$/i;
+/** A room's name in a places result: building code and number ("GHC 4401", "BH 136A"). */
+const ROOM_NAME = /^([A-Za-z]{2,6})\s+(\d{2,4}[A-Za-z]?)$/;
 
 /** A subject of a JSON object, with the phrases that name it. */
 type Subject = [subject: string, names: string[]];
@@ -135,6 +137,9 @@ class JsonResult {
     // A schedule's term ({year, semester, lectures, sections}) owns its meetings: spring's times are not fall's.
     const term = !course && (Array.isArray(obj.lectures) || Array.isArray(obj.sections)) ? termOf(obj) : null;
     if (term) subjects.push(term);
+    // A room of a places result ({nameWithSpace: "GHC 6115", floor: {level: "6"}}) owns its floor.
+    const space = typeof obj.nameWithSpace === 'string' && obj.floor && typeof obj.floor === 'object' ? ROOM_NAME.exec(obj.nameWithSpace.trim()) : null;
+    if (space) subjects.push([spaceSubject(this.catalog.resolve(space[1]!)?.code ?? space[1]!, space[2]!), []]);
     if (!course && typeof obj.name === 'string' && obj.name.trim() && Array.isArray(obj.times)) subjects.push([sectionSubject(obj.name), sectionAliases(obj.name)]);
     // A match's own direction, or its stop's.
     const direction = directionOf(obj, undefined, obj) ?? directionOf(obj.stop, undefined, obj.match);
