@@ -90,6 +90,27 @@ const CASES: Case[] = [
   { result: rooms, answer: 'GHC 6115 is on the 4th floor.', marked: 'GHC 6115 is on the (floor not confirmed).' },
   { result: rooms, answer: 'GHC 4401 is the Rashid Auditorium, on the 4th floor of Gates; GHC 6115 is a conference room on the 6th floor.' },
   { result: rooms, answer: 'The talk is in GHC 4401 (4th floor) at 4 PM, and the reception in GHC 6115 (6th floor).', more: ['The talk starts at 4 PM.'] },
+  // Days in parentheses after hours; a table's header days; a bare hour ending its phrase.
+  { result: diningList, answer: 'La Prima Espresso: 7:30 AM to 2 PM (Mon-Fri), 11 AM to 8 PM (Sat-Sun).' },
+  { result: diningList, answer: 'La Prima Espresso: 7:30 AM to 2 PM (Sat-Sun).', marked: 'La Prima Espresso: (hours not confirmed) (Sat-Sun).' },
+  {
+    result: diningList,
+    answer: "| Location | Mon–Fri | Sat–Sun |\n|---|---|---|\n| La Prima | 7:30 AM–2 PM | 11 AM–8 PM |\n| Tazza D'Oro | 8 AM–9 PM (Fri until 5) | Closed |\n",
+  },
+  {
+    result: diningList,
+    answer: '| Location | Mon–Fri | Sat–Sun |\n|---|---|---|\n| La Prima | 11 AM–8 PM | 7:30 AM–2 PM |\n',
+    marked: '| Location | Mon–Fri | Sat–Sun |\n|---|---|---|\n| La Prima | (hours not confirmed) | (hours not confirmed) |\n',
+  },
+  { result: diningList, answer: 'La Prima is open till 2 on weekdays and opens at 11 on weekends.' },
+  { result: diningList, answer: 'La Prima is open till 3 on weekdays.', marked: 'La Prima is open till (time not confirmed) on weekdays.' },
+  { result: diningDetail, today: MONDAY, answer: 'On Saturdays Kiltie opens later, at 11, and closes at 7:30.' },
+  {
+    result: diningDetail,
+    today: MONDAY,
+    answer: 'On Saturdays Kiltie opens later, at 10, and closes at 7:30.',
+    marked: 'On Saturdays Kiltie opens later, at (time not confirmed), and closes at 7:30.',
+  },
   // "Spring 2027" states its year.
   { result: guideCalendar, answer: 'Spring classes start 1/19/2027.' },
 ];

@@ -1,10 +1,12 @@
 /**
  * Clock times in text, in either style, as minutes after midnight: "9 PM", "9pm", "9 p.m.", "7a",
- * "10:30p", "21:00", "07:30", "noon", "midnight", "8 in the morning", "7:30 at night", and ranges whose first end borrows the second's half of
- * the day ("2–3:20 PM", "11–1 PM", "7:30am–9pm"). In a text about hours (it names a day, "open",
- * "closes", "hours"), a range of bare hours is read too ("Mon–Fri 9–5", "10:30–3", "noon to 4"), each
- * bare end either half of the day. One reader serves the answer and the evidence (claims.ts), so "2 PM"
- * in an answer and "14:00" in a dining detail reach the same number.
+ * "10:30p", "21:00", "07:30", "noon", "midnight", "8 in the morning", "7:30 at night", and ranges whose
+ * first end borrows the second's half of the day ("2–3:20 PM", "11–1 PM", "7:30am–9pm"). In a text about
+ * hours (it names a day, "open", "closes", "hours"), a range of bare hours is read too ("Mon–Fri 9–5",
+ * "10:30–3", "noon to 4"), and a bare hour after "until", "till", "at", "from" or "by" that ends its
+ * phrase ("open till 3 on weekdays"), each bare one either half of the day. One reader serves the
+ * answer and the evidence (claims.ts), so "2 PM" in an answer and "14:00" in a dining detail reach the
+ * same number.
  */
 
 /** A clock time found in text: its span and the minutes it may mean (two when the half of the day is unknown). */
@@ -80,6 +82,10 @@ const HOURS_CUE = /\b(?:open(?:s|ing)?|clos(?:e|es|ed|ing)|hours|daily|every\s+d
 // "9–5", "10:30–3", "noon to 4": two bare hours joined; not "3-4 people", "pages 9–5", "21-14".
 const BARE_RANGE =
   /(?<![\w$.:/,–—-])(noon|\d{1,2}(?::[0-5]\d)?)(\s*(?:-|–|—|to|until|till)\s*)(\d{1,2}(?::[0-5]\d)?)(?![\w:/–—-]|[.,]\d|\s*(?:%|[ap]\.?\s?m\b|[ap]\b|people|persons|students|units?|minutes?|mins?|hours?|hrs?|days?|weeks?|points?|credits?))/gi;
+// "open till 3 on weekdays", "opens at 11, and closes at 7:30": a bare hour after a word of hours, ending
+// its phrase (read only in a text about hours; either half of the day).
+const BARE_AFTER =
+  /\b(?:until|till|'?til|at|from|by)\s+(1[0-2]|0?[1-9])(?::([0-5]\d))?(?=\s*(?:[.,;!?)]|$)|\s+(?:on|every|each|daily|today|tonight|tomorrow|and|or|but|then|weekdays|weekends|sharp)\b)/gi;
 const PAGES_BEFORE = /\b(?:pages?|pp\.?|chapters?|ch\.?|items?|questions?|problems?|score[sd]?|won|lost|beat|rooms?|floors?|levels?)\s*$/i;
 // What joins the two ends of a range.
 const JOIN = /^\s*(?:-|–|—|to|until|till|through|and)\s*$/i;
@@ -147,6 +153,14 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
   }
   tokens.sort((a, b) => a.start - b.start);
   if (MAYBE_BARE_RANGE.test(text) && HOURS_CUE.test(text)) bareRanges(text, tokens, free);
+  if (HOURS_CUE.test(text)) {
+    for (const m of text.matchAll(BARE_AFTER)) {
+      const start = m.index + m[0].length - m[1]!.length - (m[2] ? m[2].length + 1 : 0);
+      const end = m.index + m[0].length;
+      if (!free(start, end) || tokens.some((t) => t.start < end && start < t.end)) continue;
+      tokens.push({ start, end, hour: Number(m[1]), minute: Number(m[2] ?? 0), half: null, colon: false, bare: true });
+    }
+  }
   tokens.sort((a, b) => a.start - b.start);
 
   // Ranges: neighbours joined by a joiner share one range; an end without a half borrows the next one's

@@ -5,8 +5,8 @@
  * to. One reader serves the answer and the evidence, so "open Friday until 9 PM" in an answer and
  * "- Friday: 7:30 AM - 9:00 PM" in a dining result reach the same `time:1260` on Friday.
  *
- * A range binds, in this order, to the days named right after it with "on", "every" or "each" ("10:30
- * am to 8:30 pm on weekdays, until 9 pm on weekends"), to the days named before it in the same clause
+ * A range binds, in this order, to the days named right after it with "on", "every" or "each", or in
+ * parentheses ("10:30 am to 8:30 pm on weekdays, until 9 pm on weekends", "7:30 AM to 2 PM (Mon-Fri)"), to the days named before it in the same clause
  * ("Monday: 9 AM - 5 PM", "Monday through Saturday from 5 PM to 10 PM", "Monday it opens at 9"), to days
  * right after it ("9-5 Monday to Friday", "until 11 tonight"), and otherwise to the nearest days named
  * before it. "Except Friday" takes Friday out of the days before it. Text that names no day binds
@@ -114,6 +114,9 @@ export function readDays(text: string, today: number | null): DaySpan[] {
 
 /** Between a range and the days after it with a preposition, no comma: " on weekdays", " every day" (", on Friday …" starts another clause). */
 const TRAILS_ON = /^[\s*_)]*(?:on|every|each)\s+$/i;
+/** Days alone in parentheses right after a range: "7:30 AM to 2 PM (Mon-Fri)" (not "(Fri 8am–5pm)", an exception with hours of its own). */
+const PAREN_OPEN = /^[\s*_]*\(\s*$/;
+const PAREN_CLOSE = /^\s*\)/;
 /** Between the days and a range later in the same clause: "Monday: ", " through Saturday from ", " it opens at ". */
 const LEADS = /^[^\d;.|!?]{0,40}$/;
 /** Between a range and the days right after it: " ", ", ", " for ". */
@@ -135,6 +138,7 @@ function bindRange(text: string, days: readonly DaySpan[], r: Ranged): Binding |
   const prev = days.filter((d) => d.end <= r.start).at(-1);
   const next = days.find((d) => d.start >= r.end);
   if (next && TRAILS_ON.test(text.slice(r.end, next.start))) return { days: next.days, strength: 4 };
+  if (next && PAREN_OPEN.test(text.slice(r.end, next.start)) && PAREN_CLOSE.test(text.slice(next.end, next.end + 4))) return { days: next.days, strength: 4 };
   if (prev && LEADS.test(text.slice(prev.end, r.start))) return { days: prev.days, strength: 3 };
   if (next && TRAILS.test(text.slice(r.end, next.start))) return { days: next.days, strength: 2 };
   // A day later in the text, after a clause break, is another clause's; one before still frames it.

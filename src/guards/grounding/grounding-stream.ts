@@ -21,6 +21,7 @@ import { boundSubjects, boundSubjectSets, clauseBreaks, pairedSubjects, type Men
 import { hasTrigger, isLetter, isNumberWord, isSpace, mayLeadIn, numberBefore } from './triggers.js';
 import { unconfirmedMark } from './grounding-note.js';
 import { kindOf } from './subjects.js';
+import { TableDays } from './table-days.js';
 
 /** Claims checked and claims no evidence held: of one class, or of a whole answer (`metadata.grounding`, CONTRACT.md). */
 export interface GroundingCounts {
@@ -80,6 +81,8 @@ class Grounding implements GroundingStream {
   private triggered = false;
   /** The line being read is a heading ("### Tazza D'Oro"). */
   private heading = false;
+  /** The days of the current table's columns. */
+  private readonly tables = new TableDays();
   /** The subject of each kind the text before named (a heading's place, the sentence before's), for a sentence that names none. */
   private readonly carry = new Map<string, string>();
   /** Segments that left since the last judged one, read for the subjects they name only when a claim needs them. */
@@ -141,8 +144,11 @@ class Grounding implements GroundingStream {
   private bind(full: string, claims: readonly Claim[]): void {
     const times = claims.filter((c) => c.cls === 'time');
     const bound = bindTimes(full, times, this.today);
+    // A table row read whole from its line's start: its times bind by their column's days (table-days.ts).
+    const byColumn = this.table && full.trimStart().startsWith('|') ? this.tables.bind(full, times, this.today) : null;
     times.forEach((c, i) => {
-      const days = bound[i] ?? this.askedDays;
+      const column = byColumn?.[i];
+      const days = (column === undefined ? bound[i] : column) ?? this.askedDays;
       if (days) c.days = days;
     });
   }
@@ -319,6 +325,9 @@ class Grounding implements GroundingStream {
       for (let i = this.scan; i < this.buf.length; i++) {
         const c = this.buf[i]!;
         if (c === '\n') {
+          // A table's rows: its header's days bind the rows below (table-days.ts); kept whole only from the line's start.
+          const row = this.context + this.buf.slice(0, i);
+          this.tables.line(this.table ? (row.trimStart().startsWith('|') ? row : '') : null, this.today);
           out += this.endSegment(i) + '\n';
           this.buf = this.buf.slice(1);
           this.lineStart = true;
