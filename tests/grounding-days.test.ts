@@ -142,29 +142,7 @@ describe('parts of the day in words and compact schedules (held-out styles, 2026
     expect(readDays('Section W, room 5', null)).toEqual([]);
   });
 
-  it('keeps honest answers in these styles whole and marks the right time told for the wrong day', () => {
-    for (const honest of [
-      'Kiltie Café opens at 8 in the morning and closes at 9 at night Monday through Thursday.',
-      'On Fridays Kiltie wraps up at 7:30 in the evening.',
-      'Hours: M-Th 8-9, F 8-7:30, Sa 11-7:30, Su closed.',
-      'Saturday hours are 11–7:30.',
-    ]) {
-      for (const chunk of [undefined, 'words' as const]) {
-        const r = groundAnswer(honest, { results: [KILTIE], today: MONDAY, question: 'when is kiltie open?', chunk });
-        expect(r.text, honest).toBe(honest);
-        expect(r.checked, honest).toBeGreaterThan(0);
-      }
-    }
-    // Thursday closes at 21:00; 7:30 PM is Friday's and Saturday's.
-    const thursday = ground('Kiltie is open from 8 in the morning until 7:30 at night on Thursdays.');
-    expect(thursday.text).toBe("Kiltie is open from (Thursday's hours not confirmed) on Thursdays.");
-    // The opening is Thursday's; the closing is not: the range is marked whole, one time counted misbound.
-    expect(thursday.misbound).toBe(1);
-    // Friday told Monday's closing: the F item is marked, the rest of the line kept.
-    const compact = ground('Hours: M-Th 8-9, F 8-9, Sa 11-7:30, Su closed.');
-    expect(compact.text).toBe("Hours: M-Th 8-9, F (Friday's hours not confirmed), Sa 11-7:30, Su closed.");
-    expect(compact.unverified).toBe(1);
-  });
+  // The answers in these styles, honest and wrong, streamed three ways: tests/grounding-lists.test.ts.
 });
 
 describe('when a result was fetched is a moment, not a day of hours', () => {

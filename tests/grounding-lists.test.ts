@@ -62,6 +62,7 @@ const CASES: Case[] = [
   { result: diningDetail, today: MONDAY, answer: 'Kiltie Café opens at 8 in the morning and closes at 9 at night Monday through Thursday.' },
   { result: diningDetail, today: MONDAY, answer: 'On Fridays Kiltie wraps up at 7:30 in the evening.' },
   { result: diningDetail, today: MONDAY, answer: 'Hours: M-Th 8-9, F 8-7:30, Sa 11-7:30, Su closed.' },
+  { result: diningDetail, today: MONDAY, answer: 'Saturday hours are 11–7:30.' },
   { result: diningDetail, today: MONDAY, answer: 'Hours: M-Th 8-9, F 8-9, Sa 11-7:30, Su closed.', marked: "Hours: M-Th 8-9, F (Friday's hours not confirmed), Sa 11-7:30, Su closed." },
   {
     result: diningDetail,
