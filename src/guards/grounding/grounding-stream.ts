@@ -17,7 +17,7 @@ import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim, type ClaimClass } from './claims.js';
 import { bindTimes } from './days.js';
 import type { ClaimOutcome, Evidence } from './evidence.js';
-import { boundSubjects, boundSubjectSets, clauseBreaks, pairedSubjects, type Mention } from './subject-facts.js';
+import { boundSubjects, boundSubjectSets, clauseBreaks, valueLists, type Mention } from './subject-facts.js';
 import { hasTrigger, isLetter, isNumberWord, isSpace, mayLeadIn, numberBefore } from './triggers.js';
 import { unconfirmedMark } from './grounding-note.js';
 import { kindOf } from './subjects.js';
@@ -171,7 +171,7 @@ class Grounding implements GroundingStream {
     const carried = [...this.carry].filter(([kind]) => !named.has(kind)).map(([, subject]) => subject);
     this.learn(mentions, this.heading);
     const breaks = mentions.length > 0 ? clauseBreaks(full) : [];
-    const paired = pairedSubjects(full, claims, mentions);
+    const lists = valueLists(full, claims, mentions);
     this.bind(full, claims);
     const groups = new Map<number, Claim[]>();
     for (const c of claims) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
@@ -182,10 +182,10 @@ class Grounding implements GroundingStream {
         // Paired with its subject by order ("La Prima and Tazza open at 7:30 AM and 8 AM"), or named
         // together with others ("La Prima and Tazza open at 8 AM"): then it must hold for each, the first
         // that fails deciding.
-        const pair = paired.get(c.group);
+        const pair = lists.paired.get(c.group);
         const sets = pair
           ? [[...boundSubjects(full, c.start, c.end, mentions, breaks).filter((s) => kindOf(s) !== kindOf(pair)), pair]]
-          : boundSubjectSets(full, c.start, c.end, mentions, breaks);
+          : boundSubjectSets(full, c.start, c.end, mentions, breaks, lists.listed.has(c.group));
         const outcomes = sets.map((subjects) => evidence.check(c, subjects, carried));
         const outcome = outcomes.find((o) => o !== 'held') ?? 'held';
         this.count(c.cls, outcome);
@@ -326,8 +326,8 @@ class Grounding implements GroundingStream {
         const c = this.buf[i]!;
         if (c === '\n') {
           // A table's rows: its header's days bind the rows below (table-days.ts); kept whole only from the line's start.
-          const row = this.context + this.buf.slice(0, i);
-          this.tables.line(this.table ? (row.trimStart().startsWith('|') ? row : '') : null, this.today);
+          const row = this.table ? this.context + this.buf.slice(0, i) : null;
+          this.tables.line(row === null ? null : row.trimStart().startsWith('|') ? row : '', this.today);
           out += this.endSegment(i) + '\n';
           this.buf = this.buf.slice(1);
           this.lineStart = true;

@@ -67,23 +67,27 @@ export function boundSubjects(text: string, start: number, end: number, mentions
 /** Between two subjects named as one: "La Prima and Tazza", "A, B and C", "X & Y", "X/Y". */
 const JOINED = /^\s*(?:,\s*(?:and\s+|&\s*)?|and\s+|&\s*|\/\s*)$/i;
 const RESPECTIVELY = /\brespectively\b/i;
-/** A value joined to the next or the one before ("7:30 AM and 8 AM", "2 PM, 9 PM"): one per subject. */
-const VALUE_AFTER = /^\s*(?:,\s*(?:and\s+)?|and\s+|&\s*|\/\s*)\$?\d/i;
-const VALUE_BEFORE = /(?:\d|[ap]\.?m\.?)\s*(?:,\s*(?:and\s+)?|and\s+|&\s*|\/\s*)\$?$/i;
 
 /**
  * The sets of subjects a claim must hold for: `boundSubjects`, and when the subject in its own clause
  * was named together with others of its kind ("Both La Prima and Tazza D'Oro open at 8 AM"), the same
  * with each of those in its place, so the claim is held only if it holds for every one of them. Not
- * where the sentence pairs them off ("…, respectively").
+ * for a claim that is one of a list of values (`listed`, from `valueLists`: the values pair off with
+ * the subjects, "open at 7:30 AM and 8 AM"), nor where the sentence says so ("…, respectively").
  */
-export function boundSubjectSets(text: string, start: number, end: number, mentions: readonly Mention[], breaks = clauseBreaks(text)): string[][] {
+export function boundSubjectSets(
+  text: string,
+  start: number,
+  end: number,
+  mentions: readonly Mention[],
+  breaks = clauseBreaks(text),
+  listed = false,
+): string[][] {
   if (mentions.length === 0) return [[]];
   const picked = pick(text, start, end, mentions, breaks);
   const base = picked.map((p) => p.mention.subject);
   const sets = [base];
-  // "…, respectively", or the values listed as the subjects are ("open at 7:30 AM and 8 AM"): paired off.
-  if (RESPECTIVELY.test(text) || VALUE_AFTER.test(text.slice(end, end + 8)) || VALUE_BEFORE.test(text.slice(Math.max(0, start - 16), start))) return sets;
+  if (listed || RESPECTIVELY.test(text)) return sets;
   picked.forEach((p, i) => {
     if (!p.inClause) return;
     const kind = kindOf(p.mention.subject);
@@ -101,15 +105,23 @@ export function boundSubjectSets(text: string, start: number, end: number, menti
 const BARE_SECTION =
   /(?:^|[;,\n]|\band\b)[ \t]*(?:[-*•][ \t]*)?([A-Z])(?=[ \t]*(?::|\(|\bis\b|\bmeets\b)[ \t]*(?:on[ \t]+)?(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|M\b|Tu\b|W\b|Th\b|R\b|F\b|Sa\b|Su\b|\d))/g;
 
+/** The lists of values of a text, and the subject each paired one belongs to. */
+export interface ValueLists {
+  /** Claim groups that are one of a list of values of their class ("7:30 AM and 8 AM"). */
+  listed: Set<number>;
+  /** Of them, each group paired with a subject by order (below). */
+  paired: Map<number, string>;
+}
+
 /**
  * Values listed as their subjects are ("La Prima and Tazza D'Oro open at 7:30 AM and 8 AM", "…until
- * 2 PM and 9 PM respectively"): the k-th value of a list of claims of one class (a range counts once) is
- * the k-th subject of the list of as many subjects of one kind named before it in the sentence. Returns
- * each paired claim group's subject.
+ * 2 PM and 9 PM respectively"): claims of one class (a range counts once) joined as a list; the k-th of
+ * such a list is the k-th subject of a list of as many subjects of one kind named before it in the
+ * sentence.
  */
-export function pairedSubjects(text: string, claims: readonly Claim[], mentions: readonly Mention[]): Map<number, string> {
-  const paired = new Map<number, string>();
-  if (mentions.length < 2 || claims.length < 2) return paired;
+export function valueLists(text: string, claims: readonly Claim[], mentions: readonly Mention[]): ValueLists {
+  const lists: ValueLists = { listed: new Set(), paired: new Map() };
+  if (claims.length < 2) return lists;
   // The claims as values: a range's two ends are one.
   const values: Array<{ group: number; cls: string; start: number; end: number }> = [];
   for (const c of [...claims].sort((a, b) => a.start - b.start)) {
@@ -123,10 +135,11 @@ export function pairedSubjects(text: string, claims: readonly Claim[], mentions:
     const list = values.slice(i, j + 1);
     i = j + 1;
     if (list.length < 2) continue;
-    const subjects = joinedBefore(text, mentions, list[0]!.start, list.length);
-    if (subjects) list.forEach((v, k) => paired.set(v.group, subjects[k]!));
+    for (const v of list) lists.listed.add(v.group);
+    const subjects = mentions.length < 2 ? null : joinedBefore(text, mentions, list[0]!.start, list.length);
+    if (subjects) list.forEach((v, k) => lists.paired.set(v.group, subjects[k]!));
   }
-  return paired;
+  return lists;
 }
 
 /** The `n` subjects of one kind named as a list (JOINED) nearest before `at` in its sentence, or null. */

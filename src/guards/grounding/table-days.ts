@@ -16,18 +16,15 @@ interface Cell {
   end: number;
 }
 
-/** The cells of a row, by span (the text between its pipes). */
+/** The cells of a row, by span (the text between its pipes, and after the last one when not blank). */
 function cells(row: string): Cell[] {
   const out: Cell[] = [];
   let start = row.indexOf('|') + 1;
-  for (let i = start; i <= row.length; i++) {
-    if (i === row.length || row[i] === '|') {
-      if (i > start || i < row.length) out.push({ start, end: i });
-      start = i + 1;
-    }
+  for (let pipe = row.indexOf('|', start); pipe !== -1; pipe = row.indexOf('|', start)) {
+    out.push({ start, end: pipe });
+    start = pipe + 1;
   }
-  // The empty cell after a closing pipe is none.
-  if (out.length > 0 && out.at(-1)!.start >= row.trimEnd().length) out.pop();
+  if (row.slice(start).trim()) out.push({ start, end: row.length });
   return out;
 }
 

@@ -74,13 +74,17 @@ function destinationsOf(buses: unknown): string[] {
   });
 }
 
-/** The term of a schedule's entry (`{year: 2027, semester: "spring", …}`), named "spring 2027"; null without both. */
-function termOf(obj: Record<string, unknown>): Subject | null {
+/** An object's semester with its year (`{year: 2027, semester: "Spring"}`): the season as written and the year; null without both. */
+function termOf(obj: Record<string, unknown>): { name: string; year: string } | null {
   const key = Object.keys(obj).find((k) => SEASON_FIELD.test(k));
   const value = key ? obj[key] : undefined;
   const name = typeof value === 'string' ? /spring|summer|fall|autumn|winter/i.exec(value)?.[0] : undefined;
   if (!name || (typeof obj.year !== 'number' && typeof obj.year !== 'string')) return null;
-  const year = String(obj.year).trim();
+  return { name, year: String(obj.year).trim() };
+}
+
+/** A schedule entry's term as a subject, named "spring 2027" (and "autumn 2026" as "fall 2026"). */
+function termSubject({ name, year }: { name: string; year: string }): Subject {
   return [semesterSubject(season(name), year), [phrase(`${name} ${year}`), phrase(`${season(name)} ${year}`)]];
 }
 
@@ -136,7 +140,7 @@ class JsonResult {
     if (course) subjects.push([courseSubject(course[1]! + course[2]!), typeof obj.name === 'string' ? [phrase(obj.name)] : []]);
     // A schedule's term ({year, semester, lectures, sections}) owns its meetings: spring's times are not fall's.
     const term = !course && (Array.isArray(obj.lectures) || Array.isArray(obj.sections)) ? termOf(obj) : null;
-    if (term) subjects.push(term);
+    if (term) subjects.push(termSubject(term));
     // A room of a places result ({nameWithSpace: "GHC 6115", floor: {level: "6"}}) owns its floor.
     const space = typeof obj.nameWithSpace === 'string' && obj.floor && typeof obj.floor === 'object' ? ROOM_NAME.exec(obj.nameWithSpace.trim()) : null;
     if (space) subjects.push([spaceSubject(this.catalog.resolve(space[1]!)?.code ?? space[1]!, space[2]!), []]);
@@ -152,12 +156,8 @@ class JsonResult {
 
   private fields(obj: Record<string, unknown>): void {
     // A semester with its year: "Spring 2027".
-    const seasonKey = Object.keys(obj).find((k) => SEASON_FIELD.test(k));
-    const seasonValue = seasonKey ? obj[seasonKey] : undefined;
-    if (typeof seasonValue === 'string' && (typeof obj.year === 'number' || typeof obj.year === 'string')) {
-      const name = /spring|summer|fall|autumn|winter/i.exec(seasonValue)?.[0];
-      if (name) this.sink.addKey(`term:${season(name)}:${obj.year}`);
-    }
+    const term = termOf(obj);
+    if (term) this.sink.addKey(`term:${season(term.name)}:${term.year}`);
     // A meeting of a schedule ({days: ["T", "R"], begin: "15:30", end: "16:50"}): its times are those days'.
     const days = meetingDays(obj.days);
     if (days && typeof obj.begin === 'string' && typeof obj.end === 'string') this.sink.readDayLine(`${days}: ${obj.begin} - ${obj.end}`);
