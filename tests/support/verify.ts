@@ -19,7 +19,7 @@ import { createGroundingStream, type GroundingStream } from '../../src/guards/gr
 import type { LeakPolicy } from '../../src/security/leak-policy.js';
 
 /** The campus defaults of the configuration (the configured phone numbers). */
-const CAMPUS = parseConfig({ AGENT_ENV: 'test' }).campus;
+export const CAMPUS = parseConfig({ AGENT_ENV: 'test' }).campus;
 
 /** The built-in catalog, loaded once for the verify tests. */
 export const CATALOG = loadCatalog(null);

@@ -1,7 +1,7 @@
 /**
  * A turn's evidence (issue 45): what its tools returned (raw, every pass), the student's message, the
  * history sent, the service's own facts (the prompt's campus date and time and the user's recalled
- * facts, the configured phone numbers, the coming week's dates) as facts read by the one claim reader
+ * facts, the configured phone numbers, kept as a nameless subject of their own, the coming week's dates) as facts read by the one claim reader
  * (claims.ts). Tool results are read by their shapes in tool-results.ts (JSON field by field, a dining
  * list's places block by block), into the facts kept here (EvidenceReader, the FactSink).
  *
@@ -21,8 +21,14 @@ import { readToolResult, type FactSink } from './tool-results.js';
 import { kindOf } from './subjects.js';
 
 export interface Evidence {
-  /** Text whose atoms count as evidence: the system prompt, the service's own facts. */
+  /** Text whose atoms count as evidence: the system prompt. */
   addText(text: string): void;
+  /**
+   * One of the service's own facts (a configured phone number): evidence, kept as a subject nobody names,
+   * so it holds a claim bound to no guide section's topic but not one bound to another office's
+   * ("UHS: 412-268-2922" is the counseling number told for UHS).
+   */
+  addServiceFact(text: string): void;
   /**
    * A person's words (a history item): evidence, except that hours they state ("open until 11 PM") no
    * longer hold a claim where this turn's tools gave times (issue 59: tools outrank words).
@@ -76,7 +82,11 @@ export function datesFrom(isoDate: string, days: number): string[] {
 
 /** What the evidence was given, in order, until it is read. */
 /** `words`: a person's (the student's message, the history), outranked by this turn's tools (issue 59). */
-type Queued = { text: string; tool: boolean; question?: boolean; words?: boolean } | (() => Iterable<string>);
+/** `service`: the service's own fact (addServiceFact). */
+type Queued = { text: string; tool: boolean; question?: boolean; words?: boolean; service?: boolean } | (() => Iterable<string>);
+
+/** The subject the service's own facts are read as: a guide topic's kind (loose), with no name. */
+const SERVICE_FACTS = 'topic:(service)';
 
 /**
  * The evidence of one turn: every turn makes one (a class: cheap to make), and texts wait in its queue;
@@ -93,6 +103,10 @@ class TurnEvidence implements Evidence {
 
   addText(text: string): void {
     if (text) this.queue.push({ text, tool: false });
+  }
+
+  addServiceFact(text: string): void {
+    if (text) this.queue.push({ text, tool: false, service: true });
   }
 
   addWords(text: string): void {
@@ -182,6 +196,7 @@ class EvidenceReader implements Reader, FactSink {
 
   read(item: Queued): void {
     if (typeof item === 'function') for (const k of item()) this.add(k);
+    else if (item.service) this.subjects.within(SERVICE_FACTS, [], () => this.readText(item.text));
     else if (item.tool) {
       this.fromTool = true;
       try {
@@ -256,7 +271,12 @@ class EvidenceReader implements Reader, FactSink {
     // at 9 PM" after the place's heading; not "the bus comes in 4 minutes" after it).
     // A term names a schedule's term itself ("Spring 2027"): it binds to no subject. A room binds only
     // its floor ("GHC 6115 is on the 4th floor"), not the times and rooms said beside it.
-    const binds = (s: string) => kindOf(s) !== 'space' || cls === 'floor';
+    // A guide section's topic binds only a claim of a class its text holds ("UHS: 412-268-2922" binds the
+    // phone to UHS's section; "UHS accepts DineXtra at $5.50" leaves the price to the rule for no subject).
+    const binds = (s: string) => {
+      const kind = kindOf(s);
+      return kind === 'space' ? cls === 'floor' : kind === 'topic' ? this.subjects.speaks(s, cls) : true;
+    };
     const subjects = cls === 'term' ? [] : [...new Set([...named, ...carried.filter((s) => this.subjects.speaks(s, cls))])].filter(binds);
     if (subjects.length === 0) return this.outcome(claim, (k) => this.facts.has(k), undefined);
     const outcome = this.outcome(claim, this.subjects.holderOf(subjects), subjects);

@@ -226,7 +226,8 @@ class Grounding implements GroundingStream {
   /** The last subject of each kind `mentions` name is what follows is about; a heading starts afresh. */
   private learn(mentions: readonly Mention[], heading: boolean): void {
     if (heading) this.carry.clear();
-    for (const m of mentions) this.carry.set(kindOf(m.subject), m.subject);
+    // A guide's topic binds only where it is named (subject-facts.ts `pick`): it is never carried.
+    for (const m of mentions) if (kindOf(m.subject) !== 'topic') this.carry.set(kindOf(m.subject), m.subject);
   }
 
   /** The segment ends at `end` of `buf`: judged if it held a trigger, and the next one starts. */

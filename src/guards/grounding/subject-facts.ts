@@ -25,6 +25,9 @@ const CLAUSE_BREAK = /[;,]\s|\s(?:and|but|while|whereas)\s/gi;
 /** The clause breaks of `text`, each as [where it starts, where the next clause starts]. */
 export const clauseBreaks = (text: string): Array<[number, number]> => [...text.matchAll(CLAUSE_BREAK)].map((m) => [m.index!, m.index! + m[0].length]);
 
+/** A capitalised word: a name the subjects may not know. */
+const OTHER_NAME = /\b[A-Z][A-Za-z]/;
+
 /** A mention picked for a claim, and whether it stands in the claim's own clause. */
 interface Picked {
   mention: Mention;
@@ -35,7 +38,7 @@ interface Picked {
  * The subject of each kind `mentions` name that a claim at [start, end) of `text` is about: the one
  * named nearest before it in its clause, else after it in its clause ("in 4 minutes inbound"), else
  * nearest before it in the text ("La Prima opens at 7:30 AM, and Tazza D'Oro at 8 AM": 8 AM is
- * Tazza's). A kind named only in a later clause does not bind it.
+ * Tazza's). A kind named only in a later clause does not bind it, and a guide's topic only in its own clause.
  */
 function pick(text: string, start: number, end: number, mentions: readonly Mention[], breaks: Array<[number, number]>): Picked[] {
   let from = 0;
@@ -51,9 +54,16 @@ function pick(text: string, start: number, end: number, mentions: readonly Menti
   for (const m of mentions) byKind.set(kindOf(m.subject), [...(byKind.get(kindOf(m.subject)) ?? []), m]);
   const before = (ms: readonly Mention[]) => ms.filter((m) => m.end <= start).at(-1);
   const out: Picked[] = [];
-  for (const ms of byKind.values()) {
+  for (const [kind, ms] of byKind) {
     const clause = ms.filter((m) => m.start >= from && m.end <= to);
     const own = before(clause) ?? clause.find((m) => m.start >= start);
+    // A guide's topic binds only in the claim's clause with no other name between them: a guide's
+    // passage names offices and people the tools give no section of ("call CaPS or University Police
+    // at 412-268-2323").
+    if (kind === 'topic') {
+      if (own && !OTHER_NAME.test(own.end <= start ? text.slice(own.end, start) : text.slice(end, own.start))) out.push({ mention: own, inClause: true });
+      continue;
+    }
     const mention = own ?? before(ms);
     if (mention) out.push({ mention, inClause: own !== undefined });
   }
@@ -171,8 +181,12 @@ function spaceOf(key: string): string | null {
 /** Text with nothing to fold. */
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** Kinds that qualify the subject around them (a course's section or term, a route's direction). */
-const QUALIFIERS: ReadonlySet<string> = new Set(['section', 'dir', 'sem']);
+/**
+ * Kinds whose facts are loose: a course's section or term and a route's direction qualify the subject
+ * around them; a guide section's topic is what one passage of a guide is about. Their facts hold a claim
+ * bound to them or to none of them (a place's claim may rest on the guide), not one bound to another of them.
+ */
+const QUALIFIERS: ReadonlySet<string> = new Set(['section', 'dir', 'sem', 'topic']);
 
 export class SubjectFacts {
   /** Facts no subject owns. */

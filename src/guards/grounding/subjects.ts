@@ -42,7 +42,7 @@ export const spaceSubject = (code: string, number: string) => `space:${code.toUp
 /** A schedule's term ("fall", 2026 → `sem:fall2026`), named by "fall 2026" (not "fall" alone: "spring break" is no term's). */
 export const semesterSubject = (season: string, year: string) => `sem:${season}${year}`;
 
-/** The kind of a subject key: "place", "course", "section", "dir", "route", "sem" or "space". */
+/** The kind of a subject key: "place", "course", "section", "dir", "route", "sem", "space" or "topic". */
 export const kindOf = (subject: string): string => subject.slice(0, subject.indexOf(':'));
 
 /** The phrases that name a schedule's lecture or section: "Lec 1" → "lec 1", "lecture 1", "lecture"; "B" → "section b", "recitation b". */
@@ -96,4 +96,52 @@ export function headingName(line: string): string {
     .replace(/^#+\s*/, '')
     .replace(/^[^\p{L}\p{N}]+/u, '')
     .trim();
+}
+
+/** A guide section's topic, by its heading ("University Health Services" → `topic:university health services`). */
+export const topicSubject = (heading: string) => `topic:${phrase(heading).trim()}`;
+
+/** Small words a name's initials skip ("Counseling and Psychological Services": CPS). */
+const MINOR = new Set(['a', 'an', 'and', 'at', 'for', 'in', 'of', 'on', 'the', 'to', '&']);
+const initials = (words: readonly string[]) =>
+  words
+    .filter((w) => !MINOR.has(w.toLowerCase()))
+    .map((w) => w[0]!.toLowerCase())
+    .join('');
+// "Counseling and Psychological Services (CaPS)": capitalised words, then an acronym in parentheses.
+const DEFINED = /((?:[A-Z][\w'’-]*[ \t]+(?:(?:and|of|for|the|&)[ \t]+)*){1,6})\(([A-Z][A-Za-z]{1,7})\)/g;
+// A word of two capitals or more ("UHS", "CaPS"), up to eight letters.
+const ACRONYM = /\b(?=[A-Za-z]*[A-Z][a-z]*[A-Z])[A-Z][A-Za-z]{1,7}\b/g;
+const capitalsOf = (acronym: string) => acronym.replace(/[^A-Z]/g, '').toLowerCase();
+
+/**
+ * The phrases that name a guide section (issue 59, "heading"): its heading when that is a proper name
+ * (two words or more, each capitalised but the small ones: "University Health Services", not
+ * "Changing your plan"), the acronym of such a name in the section's text or of three words or more
+ * ("UHS", "CaPS"), and a name the text defines with its acronym ("Counseling and Psychological Services
+ * (CaPS)": both).
+ */
+export function topicAliases(heading: string, text: string): string[] {
+  const out = new Set<string>();
+  const words = heading.trim().split(/\s+/);
+  const major = words.filter((w) => !MINOR.has(w.toLowerCase()));
+  const proper = major.length >= 2 && major.every((w) => /^\p{Lu}/u.test(w));
+  if (proper) {
+    out.add(phrase(heading));
+    if (major.length >= 3) out.add(` ${initials(words)} `);
+    for (const [acronym] of text.matchAll(ACRONYM)) if (capitalsOf(acronym) === initials(words)) out.add(phrase(acronym));
+  }
+  for (const m of text.matchAll(DEFINED)) {
+    const name = m[1]!.trim().split(/\s+/);
+    const acronym = capitalsOf(m[2]!);
+    // The name's last words whose initials the acronym spells ("call University Police (UP)": the last two).
+    for (let i = name.length - 2; i >= 0; i--) {
+      if (initials(name.slice(i)) !== acronym) continue;
+      out.add(phrase(name.slice(i).join(' ')));
+      out.add(phrase(m[2]!));
+      break;
+    }
+  }
+  out.delete(' ');
+  return [...out];
 }

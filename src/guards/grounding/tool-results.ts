@@ -6,7 +6,9 @@
  *   only as what its field says it is (`"minutes": 4` is a wait, `"units": "12.0"` units, `{"building":
  *   "GHC", "room": "4401"}` a room, `"level": 4` a floor, `"price": 2.75` a price); every string inside
  *   is read as text too. A course (`courseID`) or a bus route (`route`) owns the facts of its object. A
- *   day's name as a key ("Monday": "10:00 - 23:00") gives that day's hours.
+ *   day's name as a key ("Monday": "10:00 - 23:00") gives that day's hours. A guide section (an object
+ *   with a `heading_path`) owns its text's facts as its last heading's topic, and so does each `##`
+ *   section of a guide page's `content`.
  * - Markdown (dining lists and details, the guide): a dining list's `### <place>` blocks, or a detail's
  *   one `# <place>`, each owns its lines; what comes before the first place, and any other text, is
  *   nobody's.
@@ -19,7 +21,22 @@ import type { Catalog } from '../../campus/catalog.js';
 import { season } from './claims.js';
 import { readClockTimes } from './clock-times.js';
 import { DAY_WORDS, readDays } from './days.js';
-import { courseSubject, directionAliases, directionSubject, headingName, phrase, placeAliases, placeSubject, routeSubject, sectionAliases, sectionSubject, semesterSubject, spaceSubject } from './subjects.js';
+import {
+  courseSubject,
+  directionAliases,
+  directionSubject,
+  headingName,
+  phrase,
+  placeAliases,
+  placeSubject,
+  routeSubject,
+  sectionAliases,
+  sectionSubject,
+  semesterSubject,
+  spaceSubject,
+  topicAliases,
+  topicSubject,
+} from './subjects.js';
 
 /** Where a tool result's facts go. */
 export interface FactSink {
@@ -150,6 +167,9 @@ class JsonResult {
     if (direction) subjects.push(direction);
     // A route is named by its id too where no claim reads it as one ("the 67").
     if (typeof obj.route === 'string' && obj.route.trim()) subjects.push([routeSubject(obj.route), [phrase(obj.route)]]);
+    // A guide section ({heading_path, snippet | content}) owns its facts, as its last heading's topic.
+    const heading = Array.isArray(obj.heading_path) ? obj.heading_path.at(-1) : undefined;
+    if (typeof heading === 'string' && heading.trim()) subjects.push(topicOf(heading, [obj.snippet, obj.content]));
     const read = subjects.reduceRight<() => void>((inner, [subject, names]) => () => this.sink.within(subject, names, inner), () => this.fields(obj));
     read();
   }
@@ -200,6 +220,8 @@ class JsonResult {
       return;
     }
     if (typeof value !== 'string') return this.walk(value);
+    // A guide page ({path, title, content}): each `##` section is its heading's topic.
+    if (key === 'content' && typeof parent.path === 'string' && typeof parent.title === 'string') return readGuidePage(value, sink);
     const v = value.trim();
     if (key === 'units' && /^\d+(?:\.\d+)?$/.test(v)) sink.addKey(`units:${Number(v)}`);
     else if (key === 'route' && v) sink.addKey(`route:${v.replace(/[\s-]/g, '').toUpperCase()}`);
@@ -216,6 +238,24 @@ class JsonResult {
       if (compact) sink.addKey(`time:${Number(compact[1]) * 60 + Number(compact[2])}`);
     }
     sink.readText(v);
+  }
+}
+
+/** A guide section's topic subject, named from its heading and its text (subjects.ts `topicAliases`). */
+function topicOf(heading: string, texts: readonly unknown[]): Subject {
+  const text = texts.filter((t): t is string => typeof t === 'string').join('\n');
+  return [topicSubject(heading), topicAliases(heading, text)];
+}
+
+/** A guide page's content: what comes before its first `##` heading is nobody's; each section its heading's topic. */
+function readGuidePage(content: string, sink: FactSink): void {
+  const parts = content.split(/\n(?=#{2,6}\s)/);
+  for (const part of parts) {
+    const heading = /^#{2,6}\s+(.+)$/m.exec(part)?.[1];
+    if (heading && part.startsWith('#') && !part.startsWith('# ')) {
+      const [subject, names] = topicOf(headingName(heading), [part]);
+      sink.within(subject, names, () => sink.readText(part));
+    } else sink.readText(part);
   }
 }
 

@@ -46,7 +46,7 @@ function turnEvidence(options: VerifyOptions, ctx: TurnContext, date: string | n
   for (const turn of ctx.request.history) evidence.addWords(turn.content);
   evidence.addText(ctx.systemPrompt);
   evidence.addFacts(() => (date ? datesFrom(date, DATES_AHEAD) : []));
-  for (const fact of options.serviceFacts) evidence.addText(fact);
+  for (const fact of options.serviceFacts) evidence.addServiceFact(fact);
   return evidence;
 }
 
