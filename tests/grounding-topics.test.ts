@@ -7,7 +7,7 @@
  * guide's "University Police", a building), which must never be marked.
  */
 import { describe, expect, it } from 'vitest';
-import { diningList, guideHealth, guideMeals } from './fixtures/grounding-corpus.js';
+import { diningList, guideHealth, guideMeals, schedule15122 } from './fixtures/grounding-corpus.js';
 import { groundAnswer } from './support/grounding.js';
 import { CAMPUS, makeCtx, runVerify, toolEvent } from './support/verify.js';
 
@@ -28,6 +28,13 @@ const guidePage = JSON.stringify({
     '# Getting help\n\nWhere to go when something breaks.\n\n' +
     '## Computing Services Help Center\n\nThe Help Center answers at 412-268-4357, 8 a.m. to 8 p.m. on weekdays.\n\n' +
     '## Student Academic Success Center\n\nThe Student Academic Success Center (SASC) holds tutoring in Hunt Library; call 412-268-6878, open 9 a.m. to 5 p.m.',
+});
+
+/** A section of the academic calendar: the term's dates are the guide's, not the schedule's. */
+const guideSemesters = JSON.stringify({
+  heading_path: ['Academic Calendar', 'Semester dates'],
+  url: 'https://example.edu/guide/calendar#semester-dates',
+  content: '## Semester dates\n\nFall 2026 classes run August 24 to December 4. Spring 2027 classes begin January 19.',
 });
 
 interface Case {
@@ -65,8 +72,9 @@ const CASES: Case[] = [
   { results: [guidePage], answer: 'SASC: 412-268-6878, open 9 a.m. to 5 p.m.' },
   { results: [guidePage], answer: 'The Student Academic Success Center answers at 412-268-4357.', marked: 'The Student Academic Success Center answers at (phone number not confirmed).' },
   { results: [guidePage], answer: 'SASC is open 8 a.m. to 8 p.m.', marked: 'SASC is open (hours not confirmed).' },
-  // A place's claim may still rest on the guide (a guide's topic is loose).
+  // A place's or a term's claim may still rest on the guide (a topic's facts hold a claim bound to no topic).
   { results: [diningList, guideMeals], answer: "Tazza D'Oro takes DineXtra at $5.50 a swipe." },
+  { results: [schedule15122, guideSemesters], answer: 'In spring 2027, lectures are Mon/Wed 11:00 AM–12:20 PM, and classes begin January 19.' },
 ];
 
 const FEEDS = [undefined, 'words', 3] as const;

@@ -181,18 +181,21 @@ function spaceOf(key: string): string | null {
 /** Text with nothing to fold. */
 const ASCII = /^[\x00-\x7f]*$/;
 
-/**
- * Kinds whose facts are loose: a course's section or term and a route's direction qualify the subject
- * around them; a guide section's topic is what one passage of a guide is about. Their facts hold a claim
- * bound to them or to none of them (a place's claim may rest on the guide), not one bound to another of them.
- */
-const QUALIFIERS: ReadonlySet<string> = new Set(['section', 'dir', 'sem', 'topic']);
+/** Kinds that qualify the subject around them (a course's section or term, a route's direction). */
+const QUALIFIERS: ReadonlySet<string> = new Set(['section', 'dir', 'sem']);
+/** A guide section's topic: what one passage of the guide is about. */
+const TOPIC = 'topic';
 
 export class SubjectFacts {
   /** Facts no subject owns. */
   private readonly unscoped = new Set<string>();
   /** Facts read inside sections or directions only (module note). */
   private readonly loose = new Set<string>();
+  /**
+   * Facts read inside guide topics only: they hold a claim bound to no topic (a place's or a term's claim
+   * may rest on the guide: "Tazza D'Oro takes DineXtra at $5.50"), never one bound to another topic.
+   */
+  private readonly topical = new Set<string>();
   /** Facts by subject, and by each set of subjects read at once (`dir:inbound+route:61D`). */
   private readonly scoped = new Map<string, Set<string>>();
   /** Whether a subject's facts hold a key class ("time", "wait-min"): what a carried subject speaks of, asked per claim. */
@@ -211,6 +214,8 @@ export class SubjectFacts {
   private targets: Array<Set<string>> = [];
   /** Only sections and directions are being read. */
   private qualifiersOnly = false;
+  /** Only guide topics are being read. */
+  private topicsOnly = false;
 
   /** Reads `read` as `subject`'s too (named by `names`), inside the subjects being read; null: as nobody's. */
   within(subject: string | null, names: readonly string[], read: () => void): void {
@@ -241,6 +246,7 @@ export class SubjectFacts {
       return set;
     });
     this.qualifiersOnly = stack.length > 0 && stack.every((s) => QUALIFIERS.has(kindOf(s)));
+    this.topicsOnly = stack.length > 0 && stack.every((s) => kindOf(s) === TOPIC);
     if (stack.length > 1) this.nested.add([...new Set(stack.map(kindOf))].sort().join('+'));
   }
 
@@ -249,6 +255,7 @@ export class SubjectFacts {
     if (this.targets.length === 0) return void this.unscoped.add(key);
     for (const set of this.targets) set.add(key);
     if (this.qualifiersOnly) this.loose.add(key);
+    else if (this.topicsOnly) this.topical.add(key);
     if (this.spoken.size > 0) this.spoken.clear();
   }
 
@@ -272,13 +279,15 @@ export class SubjectFacts {
 
   /**
    * Whether a fact holds for `subjects`: theirs (all of them at once where the tools nest their kinds,
-   * else any one's), or nobody's; a section's or direction's loose facts only for a claim bound to none.
+   * else any one's), or nobody's; a section's or direction's loose facts only for a claim bound to none
+   * of them, and a guide topic's only for a claim bound to no topic.
    */
   holderOf(subjects: readonly string[]): (k: string) => boolean {
-    const { unscoped, loose } = this;
+    const { unscoped, loose, topical } = this;
     const own = this.factsOf(subjects);
+    if (subjects.some((s) => kindOf(s) === TOPIC)) return (k) => unscoped.has(k) || own(k);
     const qualified = subjects.some((s) => QUALIFIERS.has(kindOf(s)));
-    return qualified ? (k) => unscoped.has(k) || own(k) : (k) => unscoped.has(k) || loose.has(k) || own(k);
+    return qualified ? (k) => unscoped.has(k) || topical.has(k) || own(k) : (k) => unscoped.has(k) || loose.has(k) || topical.has(k) || own(k);
   }
 
   private factsOf(subjects: readonly string[]): (k: string) => boolean {
