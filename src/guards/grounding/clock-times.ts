@@ -4,7 +4,10 @@
  * first end borrows the second's half of the day ("2–3:20 PM", "11–1 PM", "7:30am–9pm"). In a text about
  * hours (it names a day, "open", "closes", "hours"), a range of bare hours is read too ("Mon–Fri 9–5",
  * "10:30–3", "noon to 4"), and a bare hour after "until", "till", "at", "from" or "by" that ends its
- * phrase ("open till 3 on weekdays"), each bare one either half of the day. One reader serves the
+ * phrase ("open till 3 on weekdays"), each bare one either half of the day. Hours in words are times
+ * with their half of the day or "o'clock" ("eight p.m.", "seven thirty in the morning", "five o'clock"),
+ * and in a text about hours after "until", "at", "from"... ("until nine on weekdays") or joined in a
+ * range ("eleven to eight"). One reader serves the
  * answer and the evidence (claims.ts), so "2 PM" in an answer and "14:00" in a dining detail reach the
  * same number.
  */
@@ -87,6 +90,65 @@ const BARE_RANGE =
 const BARE_AFTER =
   /\b(?:until|till|'?til|at|from|by)\s+(1[0-2]|0?[1-9])(?::([0-5]\d))?(?=\s*(?:[.,;!?)]|$)|\s+(?:on|every|each|daily|today|tonight|tomorrow|and|or|but|then|weekdays|weekends|sharp)\b)/gi;
 const PAGES_BEFORE = /\b(?:pages?|pp\.?|chapters?|ch\.?|items?|questions?|problems?|score[sd]?|won|lost|beat|rooms?|floors?|levels?)\s*$/i;
+// Hours in words ("nine", "seven thirty", "five o'clock"): one to twelve, maybe minutes in words.
+const HOUR_WORDS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+const MINUTE_WORDS: Record<string, number> = { fifteen: 15, thirty: 30, 'forty-five': 45, 'forty five': 45 };
+const WORD_HOUR = String.raw`(${HOUR_WORDS.join('|')})(?:[ -](fifteen|thirty|forty[ -]five))?`;
+// An hour in words that says it is a time: its half of the day, a part of the day or "o'clock" after it.
+const WORD_TIME = new RegExp(
+  String.raw`(?<![\w'’-])${WORD_HOUR}(?:\s+o['’]clock)?(?:\s?${HALF}|\s+(in\s+the\s+morning|in\s+the\s+afternoon|in\s+the\s+evening|at\s+night|tonight)\b|(?<=o['’]clock)(?![\w'’]))`,
+  'gi',
+);
+// In a text about hours: an hour in words after a word of hours that ends its phrase ("open until nine
+// on weekdays"), or two joined ("eleven to eight"), not counts ("two to four people").
+const WORD_AFTER = new RegExp(
+  String.raw`\b(?:until|till|'?til|at|from|by)\s+${WORD_HOUR}(?=\s*(?:[.,;!?)]|$)|\s+(?:on|every|each|daily|today|tonight|tomorrow|and|or|but|then|weekdays|weekends|sharp|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)\b)`,
+  'gi',
+);
+const WORD_RANGE = new RegExp(
+  String.raw`(?<![\w'’-])${WORD_HOUR}(\s*(?:-|–|—|to|until|till)\s*)${WORD_HOUR}(?![\w'’-]|\s+(?:people|persons|students|units?|minutes?|mins?|hours?|days?|weeks?|times|credits?|points?|of)\b)`,
+  'gi',
+);
+/** An hour in words anywhere in a text: the cheap test before the readers of hours in words (here, claims.ts, triggers.ts). */
+export const MAYBE_WORD_HOUR = /\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b/i;
+
+/** A token for an hour in words at `start` ("seven thirty": hour and minute words as matched). */
+const wordToken = (start: number, end: number, hour: string, minute: string | undefined, half: Token['half'], bare: boolean): Token => ({
+  start,
+  end,
+  hour: HOUR_WORDS.indexOf(hour.toLowerCase()) + 1,
+  minute: minute ? MINUTE_WORDS[minute.toLowerCase().replace(/\s+/, ' ')] ?? 0 : 0,
+  half,
+  colon: false,
+  ...(bare && { bare: true }),
+});
+
+/** Hours in words (module note), as tokens where no other time is. */
+function wordTimes(text: string, tokens: Token[], free: (s: number, e: number) => boolean): void {
+  const open = (s: number, e: number) => free(s, e) && !tokens.some((t) => t.start < e && s < t.end);
+  for (const m of text.matchAll(WORD_TIME)) {
+    const end = m.index + m[0].length;
+    if (!open(m.index, end)) continue;
+    const part = (m[4] ?? '').toLowerCase();
+    const meridiem = m[3]?.toLowerCase();
+    const half = meridiem ? (meridiem.startsWith('a') ? 'am' : 'pm') : part ? (part.endsWith('morning') || (m[1]!.toLowerCase() === 'twelve' && part.endsWith('night')) ? 'am' : 'pm') : null;
+    tokens.push(wordToken(m.index, end, m[1]!, m[2], half, half === null));
+  }
+  if (!HOURS_CUE.test(text)) return;
+  for (const m of text.matchAll(WORD_RANGE)) {
+    const firstEnd = m.index + m[1]!.length + (m[2] ? m[2].length + 1 : 0);
+    const secondStart = firstEnd + m[3]!.length;
+    const end = m.index + m[0].length;
+    if (open(m.index, firstEnd)) tokens.push(wordToken(m.index, firstEnd, m[1]!, m[2], null, true));
+    if (open(secondStart, end)) tokens.push(wordToken(secondStart, end, m[4]!, m[5], null, true));
+  }
+  for (const m of text.matchAll(WORD_AFTER)) {
+    const end = m.index + m[0].length;
+    const start = end - m[1]!.length - (m[2] ? m[2].length + 1 : 0);
+    if (open(start, end)) tokens.push(wordToken(start, end, m[1]!, m[2], null, true));
+  }
+}
+
 // What joins the two ends of a range.
 const JOIN = /^\s*(?:-|–|—|to|until|till|through|and)\s*$/i;
 // A bare hour ("2" of "2–3:20 PM") right before a joiner, read only when a time with a meridiem follows.
@@ -137,6 +199,7 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
     const midnight = m[1]!.toLowerCase() === 'midnight';
     tokens.push({ start: m.index, end: m.index + m[0].length, hour: midnight ? 0 : 12, minute: 0, half: '24h', colon: false });
   }
+  if (MAYBE_WORD_HOUR.test(text)) wordTimes(text, tokens, free);
   tokens.sort((a, b) => a.start - b.start);
 
   // The bare first end of a range: "2" of "2–3:20 PM", only before a time that names its half of the day.

@@ -124,7 +124,7 @@ class Grounding implements GroundingStream {
 
   /** A trigger in `text`, read with the released character before it (so "w" then "17" is one word). */
   private triggers(text: string): boolean {
-    return hasTrigger(text, this.context[this.context.length - 1]);
+    return hasTrigger(text, this.context[this.context.length - 1], this.context);
   }
 
   private count(cls: ClaimClass, outcome: ClaimOutcome): void {

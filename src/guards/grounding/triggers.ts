@@ -5,6 +5,8 @@
  * month, a season, a number or an ordinal in words), held while they arrive.
  */
 
+import { MAYBE_WORD_HOUR } from './clock-times.js';
+
 /** Numbers and ordinals written in words, for units ("twelve units") and floors ("fifth floor"); claims.ts reads them. */
 export const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
 export const ORDINAL_WORDS = ['ground', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth'];
@@ -85,12 +87,20 @@ export const isLetter = (ch: string): boolean => {
   return /\p{L}/u.test(ch);
 };
 
+// An hour in words (clock-times.ts's cheap test first), and one where a time may stand: after a word of hours, or before
+// minutes, a half of the day, a part of the day or "o'clock" ("until nine", "eight p.m.", "seven thirty").
+const HOUR_WORD_CLAIM =
+  /\b(?:(?:until|till|'?til|at|from|by|to|opens?|closes?)\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[ -](?:fifteen|thirty|forty|o['’]clock|[ap]\.?\s?m\b|in\s+the\b|at\s+night|tonight))/i;
+/** How much released text an hour in words is read with (its word of hours before it). */
+const HOUR_WORD_LEAD = 12;
+
 /**
  * Does `text` hold what may start a claim: a digit that starts a word (never one inside it: "word0",
- * "mp3") or follows capitals that do ("P3", "A104", "DH2315"), a dollar sign, noon and midnight, or units
- * or a floor in words? `before` is the character released just before it.
+ * "mp3") or follows capitals that do ("P3", "A104", "DH2315"), a dollar sign, noon and midnight, units
+ * or a floor in words, or an hour in words where a time may stand? `before` is the character released
+ * just before it; `lead`, the text released before it (only its end is read).
  */
-export function hasTrigger(text: string, before: string | undefined): boolean {
+export function hasTrigger(text: string, before: string | undefined, lead = ''): boolean {
   // Noon, midday and midnight all have an "n"; units, floors and levels have a "u", an "f" or an "l"
   // (either case): the word tests run only on text that has one.
   let n = false;
@@ -115,5 +125,6 @@ export function hasTrigger(text: string, before: string | undefined): boolean {
     else if (c === 0x75 || c === 0x66 || c === 0x6c || c === 0x55 || c === 0x46 || c === 0x4c) wordy = true;
   }
   if (n && CLOCK_WORD_HINT.test(text) && CLOCK_WORD.test(text)) return true;
-  return wordy && WORDY_HINT.test(text) && WORD_CLAIM.test(text);
+  if (wordy && WORDY_HINT.test(text) && WORD_CLAIM.test(text)) return true;
+  return MAYBE_WORD_HOUR.test(text) && HOUR_WORD_CLAIM.test(lead.slice(-HOUR_WORD_LEAD) + text);
 }
