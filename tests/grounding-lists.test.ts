@@ -80,6 +80,14 @@ const CASES: Case[] = [
   { result: guideHealth, answer: 'CaPS: 412.268.2922 (24/7). Health Services: 412-268-2157, weekdays 8:30–5.' },
   // A schedule's terms: spring's lecture is not fall's.
   { result: schedule15122, answer: 'In spring 2027, lectures are Mon/Wed 11:00 AM–12:20 PM in DH 2315, taught by Anne Kohlbrenner.' },
+  // A term named without its year, where a word says it is a term.
+  { result: schedule15122, answer: 'In the spring semester, lectures are Mon/Wed 11:00 AM–12:20 PM in DH 2315.' },
+  { result: schedule15122, answer: 'Fall term lectures are Tue/Thu 2:00–3:20 PM in GHC 4401.' },
+  {
+    result: schedule15122,
+    answer: 'In the spring semester, lectures are Tue/Thu 2:00–3:20 PM in GHC 4401.',
+    marked: 'In the spring semester, lectures are Tue/Thu (hours not confirmed) in GHC (room not confirmed).',
+  },
   {
     result: schedule15122,
     answer: 'In spring 2027, lectures are Tue/Thu 2:00–3:20 PM in GHC 4401.',

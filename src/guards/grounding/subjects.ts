@@ -39,7 +39,7 @@ export const directionSubject = (direction: string) => `dir:${direction.trim().t
 export const routeSubject = (id: string) => `route:${id.replace(/[\s-]/g, '').toUpperCase()}`;
 /** A room of a places result (`maps_search_buildings`: "GHC 6115" → `space:GHC6115`), named by a room claim; it binds only floors. */
 export const spaceSubject = (code: string, number: string) => `space:${code.toUpperCase()}${number.toUpperCase()}`;
-/** A schedule's term ("fall", 2026 → `sem:fall2026`), named by "fall 2026" (not "fall" alone: "spring break" is no term's). */
+/** A schedule's term ("fall", 2026 → `sem:fall2026`), named by "fall 2026" or "fall semester" (not "fall" alone: "spring break" is no term's). */
 export const semesterSubject = (season: string, year: string) => `sem:${season}${year}`;
 
 /** The kind of a subject key: "place", "course", "section", "dir", "route", "sem", "space" or "topic". */

@@ -100,9 +100,12 @@ function termOf(obj: Record<string, unknown>): { name: string; year: string } | 
   return { name, year: String(obj.year).trim() };
 }
 
-/** A schedule entry's term as a subject, named "spring 2027" (and "autumn 2026" as "fall 2026"). */
+/** A schedule entry's term as a subject, named "spring 2027" or "the spring semester" (and "autumn 2026" as "fall 2026"). */
 function termSubject({ name, year }: { name: string; year: string }): Subject {
-  return [semesterSubject(season(name), year), [phrase(`${name} ${year}`), phrase(`${season(name)} ${year}`)]];
+  // Also without its year where a word says it is a term ("the spring semester", "fall term"); two terms
+  // of one season in a turn share those names, so they name neither.
+  const names = [name, season(name)].flatMap((n) => [`${n} ${year}`, `${n} semester`, `${n} term`, `${n} ${year} semester`]);
+  return [semesterSubject(season(name), year), [...new Set(names.map(phrase))]];
 }
 
 /** The day names of a schedule's `days` ("Tuesday, Thursday"), or null when they are not days. */

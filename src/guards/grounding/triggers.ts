@@ -126,5 +126,6 @@ export function hasTrigger(text: string, before: string | undefined, lead = ''):
   }
   if (n && CLOCK_WORD_HINT.test(text) && CLOCK_WORD.test(text)) return true;
   if (wordy && WORDY_HINT.test(text) && WORD_CLAIM.test(text)) return true;
-  return MAYBE_WORD_HOUR.test(text) && HOUR_WORD_CLAIM.test(lead.slice(-HOUR_WORD_LEAD) + text);
+  // An hour in words has three letters or more (a shorter text is a word still arriving, held as a lead-in).
+  return text.length >= 3 && MAYBE_WORD_HOUR.test(text) && HOUR_WORD_CLAIM.test(lead.slice(-HOUR_WORD_LEAD) + text);
 }
