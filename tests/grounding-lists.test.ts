@@ -78,6 +78,20 @@ const CASES: Case[] = [
   },
   { result: guideHealth, answer: 'University Health Services is open 8:30 a.m. to 5 p.m. today.' },
   { result: guideHealth, answer: 'CaPS: 412.268.2922 (24/7). Health Services: 412-268-2157, weekdays 8:30–5.' },
+  // A misbound value in a sentence that did not name its place: the mark names the place as the answer wrote it.
+  {
+    result: diningList,
+    answer: "Tazza D'Oro is on the 3rd floor of Gates. It closes at 2 PM on Fridays.",
+    marked: "Tazza D'Oro is on the 3rd floor of Gates. It closes at (Tazza D'Oro's Friday time not confirmed) on Fridays.",
+  },
+  {
+    result: diningList,
+    answer: "### Tazza D'Oro\n- Monday – Thursday: 8 AM – 9 PM\n- Friday: 8 AM – 2 PM\n",
+    marked: "### Tazza D'Oro\n- Monday – Thursday: 8 AM – 9 PM\n- Friday: (Tazza D'Oro's Friday hours not confirmed)\n",
+  },
+  // Named in its own sentence, or invented (true nowhere): the mark is as before.
+  { result: diningList, answer: "Tazza D'Oro closes at 2 PM on Fridays.", marked: "Tazza D'Oro closes at (Friday's time not confirmed) on Fridays." },
+  { result: diningList, answer: "Tazza D'Oro is on the 3rd floor of Gates. It closes at 11 PM on Fridays.", marked: "Tazza D'Oro is on the 3rd floor of Gates. It closes at (time not confirmed) on Fridays." },
   // A schedule's terms: spring's lecture is not fall's.
   { result: schedule15122, answer: 'In spring 2027, lectures are Mon/Wed 11:00 AM–12:20 PM in DH 2315, taught by Anne Kohlbrenner.' },
   // A term named without its year, where a word says it is a term.

@@ -56,7 +56,7 @@ function random(seed: number) {
   return () => ((s = (s * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
 }
 
-const WORDS = ['The ', 'library ', 'opens ', 'at ', 'nine ', 'and ', 'closes ', 'late; ', 'bring ', 'your ', 'ID ', 'card.'];
+const WORDS = ['The ', 'library ', 'opens ', 'bright ', 'and ', 'early, ', 'closes ', 'late; ', 'bring ', 'your ', 'ID ', 'card.'];
 
 describe('resumable runs on one process', () => {
   it('cut anywhere, resumed with Last-Event-ID: every frame once, in order, deltas equal done.response_text', async () => {

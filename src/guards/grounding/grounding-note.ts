@@ -38,10 +38,15 @@ const WHERE: Record<ClaimClass, string> = {
   wait: 'the live bus arrivals',
 };
 
-/** What replaces an unconfirmed detail (a range of times is "hours"); with `day`, the day it was said for ("(Friday's hours not confirmed)"). */
-export function unconfirmedMark(cls: ClaimClass, range: boolean, day: number | null = null): string {
+/**
+ * What replaces an unconfirmed detail (a range of times is "hours"); with `day`, the day it was said for
+ * ("(Friday's hours not confirmed)"); with `place`, the place a sentence that did not name it was about,
+ * as the answer wrote it ("It closes at 5 PM on Fridays." → "(Tazza D'Oro's Friday time not confirmed)").
+ */
+export function unconfirmedMark(cls: ClaimClass, range: boolean, day: number | null = null, place: string | null = null): string {
   const what = range && cls === 'time' ? 'hours' : WHAT[cls];
-  return `(${day === null ? '' : `${DAY_WORDS[day]}'s `}${what} not confirmed)`;
+  const dayWord = day === null ? '' : place === null ? `${DAY_WORDS[day]}'s ` : `${DAY_WORDS[day]} `;
+  return `(${place === null ? '' : `${place}'s `}${dayWord}${what} not confirmed)`;
 }
 
 /** The one note at the end of an answer that lost details; null when none was lost. */

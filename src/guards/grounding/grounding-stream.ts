@@ -58,6 +58,8 @@ const MAX_HELD = 1200;
 /** Of the segment that already left, this much is kept as context for the held part's claims. */
 const CONTEXT = 240;
 const NON_SPACE = /\S/;
+/** The longest place name a mark repeats ("(Tazza D'Oro's Friday hours not confirmed)"). */
+const MAX_NAME = 40;
 /** Segments whose subjects wait to be read (only when a later claim needs them): at most this many. */
 const PENDING = 8;
 
@@ -85,6 +87,8 @@ class Grounding implements GroundingStream {
   private readonly tables = new TableDays();
   /** The subject of each kind the text before named (a heading's place, the sentence before's), for a sentence that names none. */
   private readonly carry = new Map<string, string>();
+  /** Each carried subject as the answer wrote it ("Tazza D'Oro"), for the mark of a claim bound to it by a sentence that did not name it. */
+  private readonly written = new Map<string, string>();
   /** Segments that left since the last judged one, read for the subjects they name only when a claim needs them. */
   private pending: Array<{ text: string; heading: boolean }> = [];
 
@@ -115,6 +119,7 @@ class Grounding implements GroundingStream {
     this.lineStart = true;
     this.triggered = false;
     this.carry.clear();
+    this.written.clear();
     this.pending = [];
     this.checked = 0;
     this.unverified = 0;
@@ -169,7 +174,10 @@ class Grounding implements GroundingStream {
     const mentions = evidence.mentionsOf(full, claims);
     const named = new Set(mentions.map((m) => kindOf(m.subject)));
     const carried = [...this.carry].filter(([kind]) => !named.has(kind)).map(([, subject]) => subject);
-    this.learn(mentions, this.heading);
+    // A place the sentence did not name ("It closes at 5 PM on Fridays."): a misbound claim's mark names it.
+    const place = carried.find((s) => kindOf(s) === 'place');
+    const placeName = place === undefined ? null : this.nameOf(place);
+    this.learn(mentions, this.heading, full);
     const breaks = mentions.length > 0 ? clauseBreaks(full) : [];
     const lists = valueLists(full, claims, mentions);
     this.bind(full, claims);
@@ -178,6 +186,7 @@ class Grounding implements GroundingStream {
     const cuts: Array<{ start: number; end: number; mark: string }> = [];
     for (const members of groups.values()) {
       let misboundDay: number | null = null;
+      let misbound = false;
       const failed = members.filter((c) => {
         // Paired with its subject by order ("La Prima and Tazza open at 7:30 AM and 8 AM"), or named
         // together with others ("La Prima and Tazza open at 8 AM"): then it must hold for each, the first
@@ -189,6 +198,7 @@ class Grounding implements GroundingStream {
         const outcomes = sets.map((subjects) => evidence.check(c, subjects, carried));
         const outcome = outcomes.find((o) => o !== 'held') ?? 'held';
         this.count(c.cls, outcome);
+        if (outcome === 'misbound') misbound = true;
         if (outcome === 'misbound' && c.days?.length === 1) misboundDay = c.days[0]!;
         return outcome !== 'held';
       });
@@ -198,7 +208,7 @@ class Grounding implements GroundingStream {
       // "9 p.m." ending a sentence: its last period is the sentence's too, and stays ("… 5 p.m. on
       // weekends" keeps none: the period is the claim's).
       if (full[end - 1] === '.' && /^\s*$/.test(full.slice(end))) end--;
-      if (end > start) cuts.push({ start, end, mark: unconfirmedMark(failed[0]!.cls, members.length > 1, misboundDay) });
+      if (end > start) cuts.push({ start, end, mark: unconfirmedMark(failed[0]!.cls, members.length > 1, misboundDay, misbound ? placeName : null) });
     }
     if (cuts.length === 0) return seg;
     let out = '';
@@ -219,15 +229,28 @@ class Grounding implements GroundingStream {
 
   /** Reads the subjects of the segments that left unjudged into `carry`. */
   private catchUp(): void {
-    for (const p of this.pending) this.learn(this.evidence.mentionsOf(p.text, []), p.heading);
+    for (const p of this.pending) this.learn(this.evidence.mentionsOf(p.text, []), p.heading, p.text);
     this.pending = [];
   }
 
   /** The last subject of each kind `mentions` name is what follows is about; a heading starts afresh. */
-  private learn(mentions: readonly Mention[], heading: boolean): void {
-    if (heading) this.carry.clear();
+  private learn(mentions: readonly Mention[], heading: boolean, text: string): void {
+    if (heading) {
+      this.carry.clear();
+      this.written.clear();
+    }
     // A guide's topic binds only where it is named (subject-facts.ts `pick`): it is never carried.
-    for (const m of mentions) if (kindOf(m.subject) !== 'topic') this.carry.set(kindOf(m.subject), m.subject);
+    for (const m of mentions) {
+      if (kindOf(m.subject) === 'topic') continue;
+      this.carry.set(kindOf(m.subject), m.subject);
+      this.written.set(m.subject, text.slice(m.start, m.end));
+    }
+  }
+
+  /** A carried subject's name as the answer wrote it, plain and short, or null. */
+  private nameOf(subject: string): string | null {
+    const name = (this.written.get(subject) ?? '').replace(/[*_`#]/g, '').replace(/\s+/g, ' ').trim();
+    return name.length > 0 && name.length <= MAX_NAME ? name : null;
   }
 
   /** The segment ends at `end` of `buf`: judged if it held a trigger, and the next one starts. */
