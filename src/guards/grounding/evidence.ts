@@ -85,7 +85,7 @@ export function datesFrom(isoDate: string, days: number): string[] {
 /** `service`: the service's own fact (addServiceFact). */
 type Queued = { text: string; tool: boolean; question?: boolean; words?: boolean; service?: boolean } | (() => Iterable<string>);
 
-/** The subject the service's own facts are read as: a guide topic's kind (loose), with no name. */
+/** The subject the service's own facts are read as: a guide topic's kind (its facts hold a claim bound to no topic), with no name. */
 const SERVICE_FACTS = 'topic:(service)';
 
 /**
