@@ -62,6 +62,8 @@ const CASES: Case[] = [
   // told for it is left to the rule for no subject (a limit, verification.md), as is CaPS's for CaPS.
   { results: [guideHealth], answer: 'CaPS is on the 2nd floor of Morewood Gardens.' },
   { results: [guideHealth], answer: 'UHS is on the 2nd floor of Morewood Gardens.' },
+  // An acronym written as a word is the word: "caps" is not CaPS.
+  { results: [guideHealth], answer: 'Enrollment caps: call 412-268-2157 to ask about them.' },
   // Never carried: a later sentence or clause about something else keeps its value.
   { results: [guideHealth, guideEmergencies], answer: 'CaPS offers free counseling (412-268-2922). In an emergency, call 412-268-2323 or 911.' },
   { results: [guideHealth, guideEmergencies], answer: 'For stress, talk to CaPS at 412-268-2922, and in an emergency call 412-268-2323.' },

@@ -185,6 +185,7 @@ const ASCII = /^[\x00-\x7f]*$/;
 const QUALIFIERS: ReadonlySet<string> = new Set(['section', 'dir', 'sem']);
 /** A guide section's topic: what one passage of the guide is about. */
 const TOPIC = 'topic';
+const TWO_CAPITALS = /[A-Z][^A-Z]*[A-Z]/;
 
 export class SubjectFacts {
   /** Facts no subject owns. */
@@ -318,7 +319,12 @@ export class SubjectFacts {
     if (re) {
       for (const m of (ASCII.test(text) ? text : fold(text)).matchAll(re)) {
         const named = this.aliases.get(phrase(m[0]));
-        if (named?.size === 1) out.push({ subject: [...named][0]!, start: m.index!, end: m.index! + m[0].length });
+        if (named?.size !== 1) continue;
+        const subject = [...named][0]!;
+        // A guide topic's one-word name is an acronym ("UHS", "CaPS"): written without its capitals it is
+        // a word ("enrollment caps"), not the office.
+        if (kindOf(subject) === TOPIC && !/\s/.test(m[0]) && !TWO_CAPITALS.test(m[0])) continue;
+        out.push({ subject, start: m.index!, end: m.index! + m[0].length });
       }
     }
     if (this.letterSections()) this.bareSections(text, out);
