@@ -11,7 +11,7 @@
  * ("3 dining halls", "24/7", "4.0") is not a claim either.
  */
 import type { Catalog } from '../../campus/catalog.js';
-import { MAYBE_WORD_HOUR, readClockTimes } from './clock-times.js';
+import { MAYBE_QUARTER, MAYBE_WORD_HOUR, readClockTimes } from './clock-times.js';
 import { NUMBER_WORDS, ORDINAL_WORDS } from './triggers.js';
 
 export type ClaimClass = 'time' | 'course' | 'units' | 'room' | 'floor' | 'phone' | 'price' | 'date' | 'term' | 'year' | 'route' | 'wait';
@@ -97,7 +97,7 @@ const WALKING = /\b(?:walk|walking|on foot|by foot)\b/i;
  */
 export function readClaims(raw: string, options: ReadOptions): Claim[] {
   // Every claim holds a digit, or is noon or midnight: most strings of a tool result hold neither.
-  if (!MAY_CLAIM.test(raw) && !MAYBE_WORD_HOUR.test(raw)) return [];
+  if (!MAY_CLAIM.test(raw) && !MAYBE_WORD_HOUR.test(raw) && !MAYBE_QUARTER.test(raw)) return [];
   const { text, origin } = withoutEmphasis(raw);
   const taken = new Uint8Array(text.length);
   const out: Claim[] = [];

@@ -7,7 +7,7 @@
  * phrase ("open till 3 on weekdays"), each bare one either half of the day. Hours in words are times
  * with their half of the day or "o'clock" ("eight p.m.", "seven thirty in the morning", "five o'clock"),
  * and in a text about hours after "until", "at", "from"... ("until nine on weekdays") or joined in a
- * range ("eleven to eight"). One reader serves the
+ * range ("eleven to eight"); "half past seven" and "quarter to 10" are times too. One reader serves the
  * answer and the evidence (claims.ts), so "2 PM" in an answer and "14:00" in a dining detail reach the
  * same number.
  */
@@ -109,6 +109,13 @@ const WORD_RANGE = new RegExp(
   String.raw`(?<![\w'’-])${WORD_HOUR}(\s*(?:-|–|—|to|until|till)\s*)${WORD_HOUR}(?![\w'’-]|\s+(?:people|persons|students|units?|minutes?|mins?|hours?|days?|weeks?|times|credits?|points?|of)\b)`,
   'gi',
 );
+// "half past seven", "quarter to 10", "quarter after six p.m.": minutes told against an hour (in words or digits).
+const QUARTER = new RegExp(
+  String.raw`(?<![\w'’-])(half|quarter)\s+(past|after|to|till|before)\s+(${HOUR_WORDS.join('|')}|1[0-2]|[1-9])(?:\s+o['’]clock)?(?:\s?${HALF}|\s+(in\s+the\s+morning|in\s+the\s+afternoon|in\s+the\s+evening|at\s+night|tonight)\b|(?![\w'’:]))`,
+  'gi',
+);
+/** "half past" or "quarter to" anywhere in a text: the cheap test before QUARTER. */
+export const MAYBE_QUARTER = /\b(?:half|quarter)\s+(?:past|after|to|till|before)\b/i;
 /** An hour in words anywhere in a text: the cheap test before the readers of hours in words (here, claims.ts, triggers.ts). */
 export const MAYBE_WORD_HOUR = /\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b/i;
 
@@ -123,15 +130,39 @@ const wordToken = (start: number, end: number, hour: string, minute: string | un
   ...(bare && { bare: true }),
 });
 
+/** The half of the day a meridiem ("p.m.") or a part of the day in words ("in the morning") after an hour gives, or null. */
+function halfAfter(meridiem: string | undefined, part: string | undefined, hour: number): Token['half'] {
+  if (meridiem) return meridiem.toLowerCase().startsWith('a') ? 'am' : 'pm';
+  if (!part) return null;
+  return part.toLowerCase().endsWith('morning') || (hour === 12 && part.toLowerCase().endsWith('night')) ? 'am' : 'pm';
+}
+
+/**
+ * "half past seven", "quarter to 10 p.m." (module note), as tokens, read before any other time so "7 PM"
+ * of "half past 7 PM" is not read alone; their spans are marked in `taken`.
+ */
+function quarterTimes(text: string, tokens: Token[], taken: Uint8Array): void {
+  for (const m of text.matchAll(QUARTER)) {
+    const end = m.index + m[0].length;
+    if (taken.subarray(m.index, end).some((x) => x !== 0)) continue;
+    const named = HOUR_WORDS.indexOf(m[3]!.toLowerCase()) + 1 || Number(m[3]);
+    const before = /^(?:to|till|before)$/i.test(m[2]!);
+    const minute = m[1]!.toLowerCase() === 'half' ? (before ? -1 : 30) : before ? 45 : 15;
+    if (minute < 0) continue; // "half to ten" is no time
+    const hour = before ? ((named + 10) % 12) + 1 : named;
+    const half = halfAfter(m[4], m[5], hour);
+    tokens.push({ start: m.index, end, hour, minute, half, colon: false, ...(half === null && { bare: true }) });
+    taken.fill(1, m.index, end);
+  }
+}
+
 /** Hours in words (module note), as tokens where no other time is. */
 function wordTimes(text: string, tokens: Token[], free: (s: number, e: number) => boolean): void {
   const open = (s: number, e: number) => free(s, e) && !tokens.some((t) => t.start < e && s < t.end);
   for (const m of text.matchAll(WORD_TIME)) {
     const end = m.index + m[0].length;
     if (!open(m.index, end)) continue;
-    const part = (m[4] ?? '').toLowerCase();
-    const meridiem = m[3]?.toLowerCase();
-    const half = meridiem ? (meridiem.startsWith('a') ? 'am' : 'pm') : part ? (part.endsWith('morning') || (m[1]!.toLowerCase() === 'twelve' && part.endsWith('night')) ? 'am' : 'pm') : null;
+    const half = halfAfter(m[3], m[4], HOUR_WORDS.indexOf(m[1]!.toLowerCase()) + 1);
     tokens.push(wordToken(m.index, end, m[1]!, m[2], half, half === null));
   }
   if (!HOURS_CUE.test(text)) return;
@@ -163,6 +194,7 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
     for (let i = s; i < e; i++) if (taken[i]) return false;
     return true;
   };
+  if (MAYBE_QUARTER.test(text)) quarterTimes(text, tokens, taken);
   for (const m of text.matchAll(WITH_HALF)) {
     const hour = Number(m[1]);
     if (hour < 1 || hour > 12 || !free(m.index, m.index + m[0].length)) continue;
