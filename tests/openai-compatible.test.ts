@@ -44,6 +44,9 @@ beforeAll(async () => {
   const background = createBackgroundTasks(silentLogger);
   const deps = await createTestDeps({
     config,
+    // A fixed campus time (16:04): the prompt's time is evidence, so a real clock reading 7:00 AM made
+    // the scripted "7:00 AM" below true at 12:00 UTC.
+    now: () => new Date('2026-11-25T21:04:00Z'),
     gateway,
     memory: store,
     background,
