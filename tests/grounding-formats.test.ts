@@ -67,6 +67,7 @@ const WORD_CASES: Array<[string, string, string, string, string]> = [
   ['an hour in words with its meridiem', diningList, 'On weekends La Prima Espresso closes at eight p.m.', 'eight p.m.', 'seven p.m.'],
   ["an hour in words and o'clock", diningList, "On Fridays Tazza D'Oro closes at five o'clock.", "five o'clock", "four o'clock"],
   ['a range of hours in words', diningList, 'La Prima Espresso is open eleven to eight on weekends.', 'eleven to eight', 'eleven to six'],
+  ['a range of hours in words after its days', diningList, 'La Prima Espresso: weekends, eleven to eight.', 'eleven to eight', 'eleven to six'],
   ['half past an hour', diningList, 'La Prima Espresso opens at half past seven on weekdays.', 'half past seven', 'quarter to eight'],
   ['half past an hour in digits, with its meridiem', diningList, 'La Prima Espresso opens at half past 7 AM on weekdays.', 'half past 7 AM', 'half past 7 PM'],
 ];
@@ -123,6 +124,9 @@ describe('grounding reads the formats models write', () => {
       'Open seven days a week, with two entrances; choose from one of three plans.',
       'Hours vary: the cafe opens one hour later on weekends.',
       'A quarter of the seats are open daily; half of them after five people leave.',
+      // Numbers in words joined are counts unless a word of hours leads them ("open eleven to eight").
+      'Sections one to three meet on Fridays, and sections 1-3 of the lab on Mondays.',
+      'It is open daily; tables seat two to six, and levels one to three are open on weekends.',
     ]) {
       const times = readClaims(text, { catalog: CATALOG, mode: 'answer' }).filter((c) => c.cls === 'time' || c.cls === 'date');
       expect(times, text).toEqual([]);

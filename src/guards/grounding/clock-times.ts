@@ -89,7 +89,7 @@ const BARE_RANGE =
 // its phrase (read only in a text about hours; either half of the day).
 const BARE_AFTER =
   /\b(?:until|till|'?til|at|from|by)\s+(1[0-2]|0?[1-9])(?::([0-5]\d))?(?=\s*(?:[.,;!?)]|$)|\s+(?:on|every|each|daily|today|tonight|tomorrow|and|or|but|then|weekdays|weekends|sharp)\b)/gi;
-const PAGES_BEFORE = /\b(?:pages?|pp\.?|chapters?|ch\.?|items?|questions?|problems?|score[sd]?|won|lost|beat|rooms?|floors?|levels?)\s*$/i;
+const PAGES_BEFORE = /\b(?:pages?|pp\.?|chapters?|ch\.?|items?|questions?|problems?|score[sd]?|won|lost|beat|rooms?|floors?|levels?|sections?|recitations?|lectures?|labs?|weeks?|steps?|groups?|seats?|tables?)\s*$/i;
 // Hours in words ("nine", "seven thirty", "five o'clock"): one to twelve, maybe minutes in words.
 const HOUR_WORDS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const MINUTE_WORDS: Record<string, number> = { fifteen: 15, thirty: 30, 'forty-five': 45, 'forty five': 45 };
@@ -105,8 +105,11 @@ const WORD_AFTER = new RegExp(
   String.raw`\b(?:until|till|'?til|at|from|by)\s+${WORD_HOUR}(?=\s*(?:[.,;!?)]|$)|\s+(?:on|every|each|daily|today|tonight|tomorrow|and|or|but|then|weekdays|weekends|sharp|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)\b)`,
   'gi',
 );
+// A range in words only right after a word of hours ("open eleven to eight", "from nine to five",
+// "Mon–Fri, nine to five"): numbers in words joined are far more often counts ("sections one to three",
+// "seats two to six").
 const WORD_RANGE = new RegExp(
-  String.raw`(?<![\w'’-])${WORD_HOUR}(\s*(?:-|–|—|to|until|till)\s*)${WORD_HOUR}(?![\w'’-]|\s+(?:people|persons|students|units?|minutes?|mins?|hours?|days?|weeks?|times|credits?|points?|of)\b)`,
+  String.raw`(?<=\b(?:open|opens|from|hours|daily|weekdays|weekends|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)[,:]?\s+)${WORD_HOUR}(\s*(?:-|–|—|to|until|till)\s*)${WORD_HOUR}(?![\w'’-]|\s+(?:people|persons|students|units?|minutes?|mins?|hours?|days?|weeks?|times|credits?|points?|of)\b)`,
   'gi',
 );
 // "half past seven", "quarter to 10", "quarter after six p.m.": minutes told against an hour (in words or digits).

@@ -90,7 +90,7 @@ export const isLetter = (ch: string): boolean => {
 // An hour in words (clock-times.ts's cheap test first), and one where a time may stand: after a word of hours, or before
 // minutes, a half of the day, a part of the day or "o'clock" ("until nine", "eight p.m.", "seven thirty").
 const HOUR_WORD_CLAIM =
-  /\b(?:(?:until|till|'?til|at|from|by|to|past|after|before|opens?|closes?)\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[ -](?:fifteen|thirty|forty|o['’]clock|[ap]\.?\s?m\b|in\s+the\b|at\s+night|tonight))/i;
+  /\b(?:(?:until|till|'?til|at|from|by|to|past|after|before|opens?|closes?|daily|hours|weekdays|weekends|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)[,:]?\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[ -](?:fifteen|thirty|forty|o['’]clock|[ap]\.?\s?m\b|in\s+the\b|at\s+night|tonight))/i;
 /** How much released text an hour in words is read with (its word of hours before it). */
 const HOUR_WORD_LEAD = 12;
 
