@@ -91,7 +91,7 @@ const BARE_AFTER =
   /\b(?:until|till|'?til|at|from|by)\s+(1[0-2]|0?[1-9])(?::([0-5]\d))?(?=\s*(?:[.,;!?)]|$)|\s+(?:on|every|each|daily|today|tonight|tomorrow|and|or|but|then|weekdays|weekends|sharp)\b)/gi;
 const PAGES_BEFORE = /\b(?:pages?|pp\.?|chapters?|ch\.?|items?|questions?|problems?|score[sd]?|won|lost|beat|rooms?|floors?|levels?|sections?|recitations?|lectures?|labs?|weeks?|steps?|groups?|seats?|tables?)\s*$/i;
 // Hours in words ("nine", "seven thirty", "five o'clock"): one to twelve, maybe minutes in words.
-const HOUR_WORDS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+export const HOUR_WORDS = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
 const MINUTE_WORDS: Record<string, number> = { fifteen: 15, thirty: 30, 'forty-five': 45, 'forty five': 45 };
 const WORD_HOUR = String.raw`(${HOUR_WORDS.join('|')})(?:[ -](fifteen|thirty|forty[ -]five))?`;
 // An hour in words that says it is a time: its half of the day, a part of the day or "o'clock" after it.
@@ -120,7 +120,7 @@ const QUARTER = new RegExp(
 /** "half past" or "quarter to" anywhere in a text: the cheap test before QUARTER. */
 export const MAYBE_QUARTER = /\b(?:half|quarter)\s+(?:past|after|to|till|before)\b/i;
 /** An hour in words anywhere in a text: the cheap test before the readers of hours in words (here, claims.ts, triggers.ts). */
-export const MAYBE_WORD_HOUR = /\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b/i;
+export const MAYBE_WORD_HOUR = new RegExp(String.raw`\b(?:${HOUR_WORDS.join('|')})\b`, 'i');
 
 /** A token for an hour in words at `start` ("seven thirty": hour and minute words as matched). */
 const wordToken = (start: number, end: number, hour: string, minute: string | undefined, half: Token['half'], bare: boolean): Token => ({
@@ -206,9 +206,7 @@ export function readClockTimes(text: string, taken: Uint8Array): ClockTime[] {
   for (const m of text.matchAll(DAY_PART)) {
     const hour = Number(m[1]);
     if (hour < 1 || hour > 12 || !free(m.index, m.index + m[0].length)) continue;
-    const part = m[3]!.toLowerCase();
-    const half = part.endsWith('morning') || (hour === 12 && part.endsWith('night')) ? 'am' : 'pm';
-    tokens.push({ start: m.index, end: m.index + m[0].length, hour, minute: Number(m[2] ?? 0), half, colon: false });
+    tokens.push({ start: m.index, end: m.index + m[0].length, hour, minute: Number(m[2] ?? 0), half: halfAfter(undefined, m[3], hour), colon: false });
   }
   for (const m of text.matchAll(COLON)) {
     if (!free(m.index, m.index + m[0].length) || tokens.some((t) => t.start <= m.index && m.index < t.end)) continue;

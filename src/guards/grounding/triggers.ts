@@ -5,10 +5,10 @@
  * month, a season, a number or an ordinal in words), held while they arrive.
  */
 
-import { MAYBE_WORD_HOUR } from './clock-times.js';
+import { HOUR_WORDS, MAYBE_WORD_HOUR } from './clock-times.js';
 
 /** Numbers and ordinals written in words, for units ("twelve units") and floors ("fifth floor"); claims.ts reads them. */
-export const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
+export const NUMBER_WORDS = ['zero', ...HOUR_WORDS, 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
 export const ORDINAL_WORDS = ['ground', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth'];
 /** Units or a floor in words, as claims.ts reads them (one test, no capture). */
 const WORDY_HINT = /unit|floor|level/i;
@@ -89,8 +89,11 @@ export const isLetter = (ch: string): boolean => {
 
 // An hour in words (clock-times.ts's cheap test first), and one where a time may stand: after a word of hours, or before
 // minutes, a half of the day, a part of the day or "o'clock" ("until nine", "eight p.m.", "seven thirty").
-const HOUR_WORD_CLAIM =
-  /\b(?:(?:until|till|'?til|at|from|by|to|past|after|before|opens?|closes?|daily|hours|weekdays|weekends|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)[,:]?\s+(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)[ -](?:fifteen|thirty|forty|o['’]clock|[ap]\.?\s?m\b|in\s+the\b|at\s+night|tonight))/i;
+const HOUR_WORD = `(?:${HOUR_WORDS.join('|')})`;
+const HOUR_WORD_CLAIM = new RegExp(
+  String.raw`\b(?:(?:until|till|'?til|at|from|by|to|past|after|before|opens?|closes?|daily|hours|weekdays|weekends|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*)[,:]?\s+${HOUR_WORD}\b|${HOUR_WORD}[ -](?:fifteen|thirty|forty|o['’]clock|[ap]\.?\s?m\b|in\s+the\b|at\s+night|tonight))`,
+  'i',
+);
 /** How much released text an hour in words is read with (its word of hours before it). */
 const HOUR_WORD_LEAD = 12;
 
