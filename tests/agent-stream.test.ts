@@ -17,7 +17,7 @@ import { closeAfterEach } from './support/cleanup.js';
 const defer = closeAfterEach();
 
 /** Raw wire shape of a stream without comments: every frame is one `event:` line, one `data:` line and its `id:` (CONTRACT.md "Stream"). */
-const FRAMED = /^(event: [a-z]+\ndata: [^\n]+\nid: [0-9a-f-]{36}:\d+\n\n)+$/;
+const FRAMED = /^(event: [a-z]+\ndata: [^\n]+\nid: [A-Za-z0-9_-]{62}:\d+\n\n)+$/;
 
 /** The turn harness served on a real listening server (disconnects need real sockets). */
 async function start(deps: Partial<AppDeps> = {}) {
@@ -43,7 +43,7 @@ describe('POST /agent/respond/stream', () => {
     expect(raw).toMatch(FRAMED);
     // Every frame's id is `<run_id>:<seq>`, the run the header names, seq counting from 1.
     const runId = res.headers.get('x-run-id')!;
-    expect(runId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(runId).toMatch(/^[A-Za-z0-9_-]{62}$/);
     const ids = [...raw.matchAll(/^id: (.+)$/gm)].map((m) => m[1]);
     expect(ids).toEqual(ids.map((_, i) => `${runId}:${i + 1}`));
     const events = await sseEventsOf(raw);

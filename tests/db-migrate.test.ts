@@ -46,7 +46,7 @@ describe('runMigrations', () => {
     expect(ext).toHaveLength(1);
     const tables = await a.sql<{ table_name: string }[]>`
       select table_name from information_schema.tables where table_schema = 'public' order by table_name`;
-    expect(tables.map((t) => t.table_name)).toEqual(['agent_run_frames', 'agent_runs', 'job_runs', 'jobs', 'memory_fact_history', 'memory_facts', 'model_price_ratios', 'token_usage']);
+    expect(tables.map((t) => t.table_name)).toEqual(['agent_run_frames', 'agent_run_replicas', 'agent_runs', 'job_runs', 'jobs', 'memory_fact_history', 'memory_facts', 'model_price_ratios', 'token_usage']);
     const vectorIndexes = await a.sql`select indexdef from pg_indexes where indexdef ~* 'hnsw|ivfflat'`;
     expect(vectorIndexes).toHaveLength(0);
     const [count] = await a.sql<{ n: number }[]>`select count(*)::int as n from drizzle.__drizzle_migrations`;

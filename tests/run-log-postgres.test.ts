@@ -12,6 +12,7 @@ import { createDatabase, type Database } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import { PostgresRunStore } from '../src/runs/postgres-run-store.js';
 import type { Frame } from '../src/runs/run-log.js';
+import { RunIds } from '../src/runs/run-ids.js';
 import { realPostgresSkipReason, startTestPostgres, type TestPostgres } from './support/postgres.js';
 
 let pg: TestPostgres;
@@ -100,6 +101,7 @@ describe('the Postgres run log', () => {
     const other = new PostgresRunStore(database, 600);
     const id = randomUUID();
     await producer.begin(id, 'u2');
+    await producer.heartbeat([]);
     await other.append(id, [frame(1)], 1);
     expect((await producer.read(id, 0))!.frames).toEqual([]);
     expect(await other.cancel(id, 'someone-else')).toBe(false);
@@ -117,6 +119,7 @@ describe('the Postgres run log', () => {
     const dead = randomUUID();
     await store.begin(live, 'u3');
     await store.begin(dead, 'u3');
+    await store.heartbeat([]);
     await database.sql`update agent_runs set heartbeat_at = now() - interval '10 seconds' where id in (${live}, ${dead})`;
     await store.heartbeat([live]);
     expect((await store.read(live, 0))!.stale).toBe(false);
@@ -124,6 +127,77 @@ describe('the Postgres run log', () => {
     expect((await store.read(dead, 0))!.stale).toBe(true);
     expect(await store.interrupt(dead)).toBe(true);
     expect(await store.read(dead, 0)).toMatchObject({ status: 'interrupted', stale: false });
+    await store.close();
+  });
+
+  it('writes a run\'s row lazily: none at its begin, one statement for a short run (its end), at the next heartbeat for a longer one', async () => {
+    const store = new PostgresRunStore(database, 600);
+    const rowOf = async (id: string) => (await database.sql`select status, owner, replica from agent_runs where id = ${id}`)[0];
+    const short = randomUUID();
+    await store.begin(short, 'u8');
+    expect(await rowOf(short)).toBeUndefined();
+    await store.end(short, [frame(1), frame(2, 'done')], { status: 'done', lastSeq: 2, response: null, error: null, followedElsewhere: false });
+    expect(await rowOf(short)).toEqual({ status: 'done', owner: 'u8', replica: store.replica });
+    expect((await store.read(short, 0))!.frames).toEqual([frame(1), frame(2, 'done')]);
+    const long = randomUUID();
+    await store.begin(long, 'u8');
+    const before = store.beat;
+    await store.heartbeat([]);
+    expect(store.beat).toBe(before + 1);
+    expect(await rowOf(long)).toEqual({ status: 'running', owner: 'u8', replica: store.replica });
+    const [replica] = await database.sql`select beat from agent_run_replicas where id = ${store.replica}`;
+    expect(Number(replica!.beat)).toBe(store.beat);
+    // Its end is now an update of that row, fenced as before.
+    await store.end(long, [frame(1, 'done')], { status: 'done', lastSeq: 1, response: null, error: null, followedElsewhere: false });
+    expect(await rowOf(long)).toMatchObject({ status: 'done' });
+    // Frames written through for a reader elsewhere bring the row with them.
+    const wanted = randomUUID();
+    await store.begin(wanted, 'u8');
+    await store.append(wanted, [frame(1)], 1);
+    expect(await store.read(wanted, 0)).toMatchObject({ owner: 'u8', status: 'running', frames: [frame(1)] });
+    expect(await store.forgetOwner('u8')).toBe(3);
+    await store.close();
+  });
+
+  it('tells what a run id with no row names: gone, young (its replica beats), or orphaned (its replica died first), and writes an orphan interrupted once', async () => {
+    const producer = new PostgresRunStore(database, 600);
+    const reader = new PostgresRunStore(database, 600);
+    await producer.heartbeat([]);
+    const ids = new RunIds(null);
+    const young = ids.issue('u9', producer.replica, producer.beat);
+    await producer.begin(young.key, 'u9');
+    expect(await reader.read(young.key, 0)).toBeNull();
+    expect(await reader.unwritten(young)).toBe('young');
+    // Not interrupted while its replica beats.
+    expect(await reader.interruptOrphan(young, 'u9')).toBe(false);
+    // An id of a replica never seen, and one whose replica's heartbeat is past it (its row written, then deleted): gone.
+    expect(await reader.unwritten(ids.issue('u9', randomUUID(), 0))).toBe('gone');
+    const old = ids.issue('u9', producer.replica, producer.beat - 1);
+    expect(await reader.unwritten(old)).toBe('gone');
+    // The replica stops beating (killed before the next heartbeat): its young run is orphaned.
+    await database.sql`update agent_run_replicas set heartbeat_at = now() - interval '10 seconds' where id = ${producer.replica}`;
+    expect(await reader.unwritten(young)).toBe('orphaned');
+    expect(await reader.unwritten(old)).toBe('gone');
+    expect(await reader.interruptOrphan(young, 'u9')).toBe(true);
+    expect(await reader.interruptOrphan(young, 'u9')).toBe(false);
+    expect(await reader.read(young.key, 0)).toMatchObject({ owner: 'u9', status: 'interrupted', closed: false, frames: [] });
+    // A producer that was only slow comes back: its writes are fenced off, its heartbeat leaves the row as it is.
+    await producer.end(young.key, [frame(1, 'done')], { status: 'done', lastSeq: 1, response: null, error: null, followedElsewhere: false });
+    await producer.heartbeat([young.key]);
+    expect(await reader.read(young.key, 0)).toMatchObject({ status: 'interrupted', frames: [] });
+    await producer.forgetOwner('u9');
+    await producer.close();
+    await reader.close();
+  });
+
+  it('clearing a user forgets their runs not yet written: an end after it writes nothing', async () => {
+    const store = new PostgresRunStore(database, 600);
+    const id = randomUUID();
+    await store.begin(id, 'u10');
+    expect(await store.forgetOwner('u10')).toBe(0);
+    await store.end(id, [frame(1, 'error')], { status: 'cancelled', lastSeq: 1, response: null, error: null, followedElsewhere: false });
+    await store.heartbeat([id]);
+    expect(await store.read(id, 0)).toBeNull();
     await store.close();
   });
 

@@ -8,6 +8,9 @@
  * - Another user on the other replica: 404. A resumed turn is charged as an uninterrupted one.
  * - A producing replica SIGKILLed mid-answer (the real entry point in a child process): its reader on
  *   the other replica gets the `interrupted` error event within 5 s, and so does a new resume.
+ * - A run's row is written lazily (with its first write or its replica's next heartbeat): a reader on
+ *   the other replica before then gets the whole run (it asks, the producer writes), and a replica
+ *   killed before then leaves a run that is `interrupted` within 5 s, never a 404 or a hang.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
@@ -26,11 +29,14 @@ import { realPostgresSkipReason, startTestPostgres, type TestPostgres } from './
 import { completeFrames, resumeRun, seqsOf, streamCutAfter } from './support/run-client.js';
 import { spawnService } from './support/spawn-service.js';
 import { openAdmission } from '../src/admission/admission.js';
+import { RunIds } from '../src/runs/run-ids.js';
 
 const skip = realPostgresSkipReason();
 const TURNS = Number(process.env.RUN_CUT_TURNS ?? 1_000);
 /** Turns cut and resumed at once. */
 const AT_ONCE = 8;
+/** The run ids' MAC key of these replicas and the spawned one (no AGENT_SHARED_SECRET). */
+const IDS = new RunIds(null);
 const WORDS = ['Schatz ', 'Dining ', 'Room ', 'is ', 'open ', 'until ', 'eight ', 'tonight; ', 'the ', 'salad ', 'bar ', 'closes ', 'earlier.'];
 
 interface Replica {
@@ -115,6 +121,68 @@ describe.skipIf(skip !== null)(`resumable runs across two replicas on Postgres${
     expect(charged).toHaveLength(2);
     expect(charged[1]!.totalTokens).toBe(charged[0]!.totalTokens);
   });
+
+  it('a run resumed on the other replica before its row is written: the whole run, once', async () => {
+    const hasRow = async (runId: string, owner: string) =>
+      (await replicas[1]!.database.sql`select 1 from agent_runs where id = ${IDS.open(runId, owner)!.key}`).length > 0;
+    let young = 0;
+    for (let attempt = 0; attempt < 5 && young === 0; attempt++) {
+      gw.enqueue({ text: WORDS, chunkDelayMs: 25 });
+      // The first connection stays open (a phone that went quiet without closing): the producer has a reader.
+      const res = await fetch(`${replicas[0]!.server.base}/agent/respond/stream`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'Is Schatz open?', user_id: 'early' }),
+      });
+      const runId = res.headers.get('x-run-id')!;
+      const first = res.text();
+      if (!(await hasRow(runId, 'early'))) young++;
+      const resumed = await resumeRun(replicas[1]!.server.base, runId, { owner: 'early' });
+      expect(resumed.events.at(-1)!.type).toBe('done');
+      expect(seqsOf(resumed.events)).toEqual(resumed.events.map((_, k) => k + 1));
+      expect(resumed.events.filter((e) => e.type === 'delta').map((e) => e.data.text).join('')).toBe(resumed.events.at(-1)!.data.response_text);
+      expect(resumed.raw).toBe(await first);
+    }
+    expect(young).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('a producing replica killed before it wrote the run\'s row: a resume elsewhere ends `interrupted` within 5 s', async () => {
+    const producer = await spawnService({
+      entry: 'source',
+      env: { DATABASE_URL: pg.url, LLM_GATEWAY_API_KEY: 'sk-chat-key', LLM_GATEWAY_BASE_URL: gw.baseUrl, ANSWER_BATCH_MS: '0' },
+    });
+    try {
+      let runId = '';
+      // Freeze the producer right after the run starts; if its heartbeat wrote the row first, thaw it and try again.
+      for (let attempt = 0; attempt < 5 && !runId; attempt++) {
+        gw.enqueue({ text: ['The ', 'answer ', 'starts'], hang: true });
+        const res = await fetch(`${producer.url}/agent/respond/stream`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'Tell me about Schatz', user_id: 'early-victim' }),
+        });
+        const id = res.headers.get('x-run-id')!;
+        producer.child.kill('SIGSTOP');
+        const rows = await replicas[0]!.database.sql`select 1 from agent_runs where id = ${IDS.open(id, 'early-victim')!.key}`;
+        if (rows.length === 0) runId = id;
+        else producer.child.kill('SIGCONT');
+      }
+      expect(runId).not.toBe('');
+      const stoppedAt = Date.now();
+      await producer.stop('SIGKILL');
+      const resumed = await resumeRun(replicas[1]!.server.base, runId, { owner: 'early-victim' });
+      expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+      expect(resumed.status).toBe(200);
+      expect(resumed.events).toHaveLength(1);
+      expect(resumed.events[0]).toMatchObject({ type: 'error', data: { error: 'interrupted' } });
+      const state = await (await fetch(`${replicas[0]!.server.base}/agent/runs/${runId}?user_id=early-victim`)).json();
+      expect(state).toMatchObject({ run_id: runId, status: 'interrupted', last_seq: 0 });
+      // Still another user's: 404.
+      expect((await fetch(`${replicas[0]!.server.base}/agent/runs/${runId}?user_id=someone-else`)).status).toBe(404);
+    } finally {
+      await producer.stop('SIGKILL').catch(() => undefined);
+    }
+  }, 90_000);
 
   it('a producing replica killed mid-answer: its reader elsewhere gets `interrupted` within 5 s, and so does a new resume', async () => {
     gw.enqueue({ text: ['The ', 'answer ', 'starts'], hang: true });

@@ -66,7 +66,7 @@ describe('resumable runs on one process', () => {
     for (let i = 0; i < 40; i++) {
       s.gw.enqueue({ text: WORDS, chunkDelayMs: 2 });
       const cut = await streamCutAfter(s.base, { query: 'When does the library open?', user_id: 'walker' }, Math.floor(next() * 900));
-      expect(cut.runId).toMatch(/^[0-9a-f-]{36}$/);
+      expect(cut.runId).toMatch(/^[A-Za-z0-9_-]{62}$/);
       const had = await completeFrames(cut.raw);
       if (!cut.whole && cut.raw.length > 0) cutMidway++;
       const last = had.at(-1)?.id;
@@ -154,9 +154,19 @@ describe('resumable runs on one process', () => {
     expect(await statusOf(mine.runId, 'owner-a')).toBe(200);
     const other = await fetch(`${s.base}/agent/runs/${mine.runId}?user_id=owner-b`);
     const unknown = await fetch(`${s.base}/agent/runs/00000000-0000-4000-8000-000000000000?user_id=owner-a`);
+    // Well formed, but not issued: one character of the MAC changed; and the same bytes spelled another way.
+    const at = mine.runId.length - 3;
+    const forged = `${mine.runId.slice(0, at)}${mine.runId[at] === 'A' ? 'B' : 'A'}${mine.runId.slice(at + 1)}`;
+    const last = mine.runId.at(-1)!;
+    const respelled = `${mine.runId.slice(0, -1)}${String.fromCharCode(last.charCodeAt(0) + 1)}`;
+    expect(await statusOf(respelled, 'owner-a')).toBe(404);
+    const made = await fetch(`${s.base}/agent/runs/${forged}?user_id=owner-a`);
     expect(other.status).toBe(404);
     expect(unknown.status).toBe(404);
-    expect(await other.json()).toEqual(await unknown.json());
+    expect(made.status).toBe(404);
+    const notFound = await other.json();
+    expect(await unknown.json()).toEqual(notFound);
+    expect(await made.json()).toEqual(notFound);
     expect((await resumeRun(s.base, mine.runId, { owner: 'owner-b' })).status).toBe(404);
     expect((await resumeRun(s.base, mine.runId, { owner: 'owner-a', lastEventId: 'other-run:1' })).status).toBe(400);
     // Anonymous runs belong to the anonymous bucket: a signed-in user cannot read them.
@@ -194,14 +204,16 @@ describe('resumable runs on one process', () => {
     const h = await startTurnHarness({ deps: { config, runs } });
     const server = await listen(h.app.fetch);
     defer(() => h.close(), () => server.close());
-    const res = await fetch(`${server.base}/agent/runs/00000000-0000-4000-8000-000000000000`);
-    expect(res.status).toBe(503);
-    const body = await res.text();
-    expect(JSON.parse(body)).toEqual({ error: 'runs unavailable', detail: expect.any(String) });
-    expect(body).not.toContain('10.0.0.7');
     h.gw.enqueue({ text: WORDS, chunkDelayMs: 20 });
     const cut = await streamCutAfter(server.base, { query: 'When?' }, 40);
     const rest = await resumeRun(server.base, cut.runId, {});
     expect(rest.events.at(-1)!.type).toBe('done');
+    // Ended, the run is no longer this process's: its state is the log's, which cannot be read.
+    await until('the run let go', () => runs.size === 0);
+    const res = await fetch(`${server.base}/agent/runs/${cut.runId}`);
+    expect(res.status).toBe(503);
+    const body = await res.text();
+    expect(JSON.parse(body)).toEqual({ error: 'runs unavailable', detail: expect.any(String) });
+    expect(body).not.toContain('10.0.0.7');
   });
 });

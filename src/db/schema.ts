@@ -182,7 +182,8 @@ export const jobs = pgTable(
  * Resumable runs (issue 62, runs/postgres-run-store.ts): one row per `/agent/respond/stream` turn,
  * owned by its user (`owner`: the user id or `anonymous`), produced by one replica (`replica`, which
  * heartbeats its running rows; a row whose heartbeat stopped belongs to a dead replica and is marked
- * `interrupted` by its first reader). `response`/`error` hold the end; rows are deleted
+ * `interrupted` by its first reader). Written lazily: with the run's first write or its replica's next
+ * heartbeat (agent_run_replicas below). `response`/`error` hold the end; rows are deleted
  * RUN_RETENTION_SECONDS after `ended_at`, and with their owner's memory.
  */
 export const agentRuns = pgTable(
@@ -214,6 +215,20 @@ export const agentRuns = pgTable(
     check('agent_runs_status_check', sql`${t.status} in ('running', 'done', 'failed', 'cancelled', 'interrupted')`),
   ],
 );
+
+/**
+ * The replicas that produce runs (runs/postgres-run-store.ts): each heartbeats its row once a second,
+ * with `beat` its heartbeat's number. A run's row is written at its producer's next heartbeat at the
+ * latest, and its id names the producer and the beat before it, so a reader that finds no row can tell
+ * a run too young to be written (the producer alive, `beat` not past the id's) from one whose producer
+ * died first (its heartbeat stale) and from one written and deleted since. Rows are deleted
+ * RUN_RETENTION_SECONDS after their last heartbeat.
+ */
+export const agentRunReplicas = pgTable('agent_run_replicas', {
+  id: uuid('id').primaryKey(),
+  beat: bigint('beat', { mode: 'number' }).notNull(),
+  heartbeatAt: timestamp('heartbeat_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
 
 /** A run's frames, as its SSE carried them (what the verify stage let out, never raw model text). */
 export const agentRunFrames = pgTable(

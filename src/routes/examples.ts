@@ -11,7 +11,7 @@ import type { completeResponseSchema, runStateSchema } from './response-schemas.
 /** A user id as the front end sends it (a hash of the student's account). */
 export const EXAMPLE_USER_ID = '5f2a9c1e7b';
 /** A run id as `X-Run-Id` names it. */
-export const EXAMPLE_RUN_ID = '3b8f2d4e-9c1a-4f6b-8d2e-7a5c9e1f0b3d';
+export const EXAMPLE_RUN_ID = 'NBt6YeKBXKh2up8YAVvx4W8cKp5LfU46nF8tix56TGAAAAAqNBm02iBuwYrmHA';
 /** A fact id as the memory routes name it. */
 export const EXAMPLE_FACT_ID = '0c7e5a92-4d1b-4e8f-9a3c-2b6d8f1e4a70';
 

@@ -24,8 +24,6 @@ import { agentStreamFrameSchema, errors, eventStream, GUARDED, GUARDED_BODY, jso
 /** Resumed streams one user may hold open at once (a resume costs no model call: this bounds sockets). */
 export const MAX_READERS_PER_USER = 128;
 
-const RUN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 const runParam = z.object({ run_id: z.string().max(64).meta({ description: 'the id the stream named in `X-Run-Id`', examples: [EXAMPLE_RUN_ID] }) });
 const ownerId = userIdSchema.meta({ examples: [EXAMPLE_USER_ID] });
 const ownerHeaders = z.object({
@@ -118,7 +116,7 @@ export function createRunRoutes(deps: Pick<AppDeps, 'runs' | 'overload' | 'logge
       deps.overload.admit();
       const { run_id } = c.req.valid('param');
       const owner = ownerOf(c.req.valid('query').user_id, c.req.valid('header')['x-user-id']);
-      const state = RUN_ID.test(run_id) ? await log('state', c.get('requestId'), () => deps.runs.state(run_id, owner)) : null;
+      const state = await log('state', c.get('requestId'), () => deps.runs.state(run_id, owner));
       if (!state) throw new NotFoundError('no such run');
       return c.json(state);
     })
@@ -130,7 +128,7 @@ export function createRunRoutes(deps: Pick<AppDeps, 'runs' | 'overload' | 'logge
       const owner = ownerOf(query.user_id, headers['x-user-id']);
       const after = cursorOf(run_id, headers['last-event-id'], query.after);
       if ((readers.get(owner) ?? 0) >= MAX_READERS_PER_USER) throw new TooManyReadersError();
-      const follower = RUN_ID.test(run_id) ? await log('follow', c.get('requestId'), () => deps.runs.follow(run_id, owner, after)) : null;
+      const follower = await log('follow', c.get('requestId'), () => deps.runs.follow(run_id, owner, after));
       if (!follower) throw new NotFoundError('no such run');
       readers.set(owner, (readers.get(owner) ?? 0) + 1);
       c.header('X-Run-Id', run_id);
@@ -145,7 +143,7 @@ export function createRunRoutes(deps: Pick<AppDeps, 'runs' | 'overload' | 'logge
       deps.overload.admit();
       const { run_id } = c.req.valid('param');
       const owner = ownerOf(c.req.valid('json').user_id, c.req.valid('header')['x-user-id']);
-      const state = RUN_ID.test(run_id) ? await log('cancel', c.get('requestId'), () => deps.runs.cancel(run_id, owner)) : null;
+      const state = await log('cancel', c.get('requestId'), () => deps.runs.cancel(run_id, owner));
       if (!state) throw new NotFoundError('no such run');
       return c.json(state);
     });

@@ -5,11 +5,12 @@
  *
  * - The pump reads the turn to its end whoever reads the run: a follower's slow socket no longer holds
  *   the turn back (the frames are bounded by the answer cap, MAX_ANSWER_CHARS, plus a few events).
- * - Writes to the log, in order on one chain: the run's row at its start, then frames only while they
- *   may be read on another replica (no follower left here, or another replica asked for the run): then
- *   at most one write per batch window; the end and the frames not yet written, in one write. A run
- *   followed to its end by its own connection costs two statements (issue 62's target: at most 3), and
- *   its end tells no other replica (`followedElsewhere` false: nobody there asked for it).
+ * - Writes to the log, in order on one chain: frames only while they may be read on another replica (no
+ *   follower left here, or another replica asked for the run): then at most one write per batch window;
+ *   the end and the frames not yet written, in one write. The run's row comes with the first write, or
+ *   with the replica's heartbeat if the run is still going then (the store's `begin`). A run followed to
+ *   its end by its own connection within a heartbeat costs one statement (issue 62's target: at most 3),
+ *   and its end tells no other replica (`followedElsewhere` false: nobody there asked for it).
  * - Detached (no follower left): the run goes on for the grace period, then ends with
  *   RunAbandonedError. A follower here, or a reader on another replica asking again, holds it.
  * - A failing log degrades the run to this process (a warning); followers here are served as before.
@@ -64,12 +65,15 @@ export class LiveRun {
   readonly done: Promise<void>;
 
   constructor(
+    /** The id clients see (`X-Run-Id`). */
     readonly id: string,
+    /** The run's row in the log. */
+    readonly key: string,
     readonly owner: string,
     private readonly turn: StartedTurn,
     private readonly host: RunHost,
   ) {
-    this.writes = host.store.begin(id, owner).catch((err: unknown) => this.logFailure(err));
+    this.writes = host.store.begin(key, owner).catch((err: unknown) => this.logFailure(err));
     this.done = this.pump();
   }
 
@@ -145,7 +149,7 @@ export class LiveRun {
       error: this.error,
       followedElsewhere: this.writeThrough,
     };
-    await this.write((from) => this.host.store.end(this.id, from, end));
+    await this.write((from) => this.host.store.end(this.key, from, end));
     this.host.ended(this);
   }
 
@@ -210,7 +214,7 @@ export class LiveRun {
   private flush(): void {
     this.flushTimer = null;
     if (this.finished) return;
-    void this.write((from, lastSeq) => (from.length > 0 ? this.host.store.append(this.id, from, lastSeq) : Promise.resolve()));
+    void this.write((from, lastSeq) => (from.length > 0 ? this.host.store.append(this.key, from, lastSeq) : Promise.resolve()));
   }
 
   /** Queues a write of the frames not yet handed to the log (after the writes before it). */

@@ -4,7 +4,8 @@
  * Behaves as the Postgres store does for one replica: watchers are woken on every write, and signals
  * reach this process's own handler. A run is never stale here: its producer is this process.
  */
-import { RunWatchers, type Frame, type RunEnd, type RunSignal, type RunStatus, type RunStore, type StoredRun } from './run-log.js';
+import { randomUUID } from 'node:crypto';
+import { RunWatchers, type Frame, type RunEnd, type RunSignal, type RunStatus, type RunStore, type StoredRun, type Unwritten } from './run-log.js';
 
 /** Runs kept at most (running and ended). */
 export const MAX_KEPT_RUNS = 2_000;
@@ -24,6 +25,9 @@ interface KeptRun {
 
 export class MemoryRunStore implements RunStore {
   readonly kind = 'memory';
+  readonly replica = randomUUID();
+  /** No heartbeat: a run's row is kept at its begin. */
+  readonly beat = 0;
   /** In insertion order: the oldest first, which is what eviction takes. */
   private readonly runs = new Map<string, KeptRun>();
   private readonly watchers = new RunWatchers();
@@ -76,6 +80,15 @@ export class MemoryRunStore implements RunStore {
   }
 
   async interrupt(): Promise<boolean> {
+    return false;
+  }
+
+  /** Every run begun here is kept from its begin: one with no row was never begun or is gone. */
+  async unwritten(): Promise<Unwritten> {
+    return 'gone';
+  }
+
+  async interruptOrphan(): Promise<boolean> {
     return false;
   }
 

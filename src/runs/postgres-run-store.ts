@@ -2,7 +2,12 @@
  * The run log on Postgres (issue 62): the `agent_runs` and `agent_run_frames` tables (drizzle migration
  * 0011), read and written through the service's one `postgres` pool, shared by every replica.
  *
- * - Each write is one statement: the run's row is updated only while it is `running` and this
+ * - A run's row is written lazily (docs/design/runs.md "The row, lazily"): with its first write, or at
+ *   this replica's next heartbeat, whichever comes first. A short turn's one statement is its end. The
+ *   run's id names this replica and its heartbeat's number (runs/run-ids.ts), and the heartbeat keeps
+ *   this replica's row in `agent_run_replicas`, so a reader elsewhere that finds no row can tell a run
+ *   too young to be written from one whose replica died first.
+ * - Each write is one statement: the run's row is inserted or updated only while it is `running` and this
  *   replica's (the fence: a run cancelled or marked interrupted elsewhere takes no more frames), its
  *   frames are inserted in the same statement, and `pg_notify` tells the other replicas in the same
  *   transaction, so a follower woken by it always finds the frames.
@@ -14,16 +19,18 @@
  *   state changed: its followers here read again), `w <run>` (a reader on another replica follows a
  *   run produced here) and `c <run>` (cancelled there). Followers also read on a slow timer, so a lost
  *   notice (the listening connection reconnecting) delays a frame by at most that timer.
- * - Liveness: each replica heartbeats the runs it is producing once a second in one statement (not one
- *   per run; a run whose end could not be written is no longer among them, so it goes stale too); a running row whose heartbeat is HEARTBEAT_STALE_SECONDS old belongs to a dead replica. Its
- *   first reader marks it `interrupted` (fenced on the stale heartbeat, so a live producer is never
- *   marked).
- * - Retention: ended runs older than RUN_RETENTION_SECONDS, and a dead replica's running rows as old,
- *   are deleted by `prune`, one replica at a time (a transaction-scoped advisory lock).
+ * - Liveness: each replica heartbeats once a second in one statement (not one per run): its own row,
+ *   the rows of runs begun since, and the runs it is producing (a run whose end could not be written is
+ *   no longer among them, so it goes stale too). A running row whose heartbeat is HEARTBEAT_STALE_SECONDS
+ *   old belongs to a dead replica. Its first reader marks it `interrupted` (fenced on the stale
+ *   heartbeat, so a live producer is never marked), and writes an orphan's row so (`interruptOrphan`).
+ * - Retention: ended runs older than RUN_RETENTION_SECONDS, and a dead replica's running rows and its
+ *   own row as old, are deleted by `prune`, one replica at a time (a transaction-scoped advisory lock).
  */
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/client.js';
-import { RunWatchers, type Frame, type RunEnd, type RunSignal, type RunStatus, type RunStore, type StoredRun } from './run-log.js';
+import type { RunRef } from './run-ids.js';
+import { RunWatchers, type Frame, type RunEnd, type RunSignal, type RunStatus, type RunStore, type StoredRun, type Unwritten } from './run-log.js';
 
 /** How often a replica heartbeats its running runs. */
 export const HEARTBEAT_MS = 1_000;
@@ -52,6 +59,13 @@ export class PostgresRunStore implements RunStore {
   readonly kind = 'postgres';
   /** This process as a producer: its running rows carry it, and its heartbeat keeps them alive. */
   readonly replica = randomUUID();
+  /** The number of the last heartbeat sent. */
+  private sent = 0;
+  private beating: Promise<void> | null = null;
+  /** Runs begun here whose rows are not written yet: run → owner. */
+  private readonly rowless = new Map<string, string>();
+  /** Writes in flight that may insert a run's row, with its owner (clearing the owner waits for them). */
+  private readonly inserting = new Map<Promise<unknown>, string>();
   private readonly watchers = new RunWatchers();
   private handler: (runId: string, kind: RunSignal) => void = () => undefined;
   private listening: Promise<{ unlisten(): Promise<void> } | null> | null = null;
@@ -87,33 +101,78 @@ export class PostgresRunStore implements RunStore {
     if (signal) this.handler(runId, signal);
   }
 
+  get beat(): number {
+    return this.sent;
+  }
+
+  /** No statement: the row is written with the run's first write or at the next heartbeat. */
   async begin(runId: string, owner: string): Promise<void> {
     this.listen();
-    await this.sql`insert into agent_runs (id, owner, replica) values (${runId}, ${owner}, ${this.replica})`;
+    this.rowless.set(runId, owner);
   }
 
   async append(runId: string, frames: readonly Frame[], lastSeq: number): Promise<void> {
-    await this.sql`
-      with r as (
-        update agent_runs set last_seq = greatest(last_seq, ${lastSeq}), heartbeat_at = now()
-        where id = ${runId} and status = 'running' and replica = ${this.replica}
-        returning id
-      ), f as (${this.insertFrames(frames)})
-      select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
+    await this.writeRow(runId, (owner) => {
+      const row =
+        owner === undefined
+          ? this.sql`
+              update agent_runs set last_seq = greatest(last_seq, ${lastSeq}), heartbeat_at = now()
+              where id = ${runId} and status = 'running' and replica = ${this.replica}
+              returning id`
+          : this.sql`
+              insert into agent_runs (id, owner, replica, last_seq) values (${runId}, ${owner}, ${this.replica}, ${lastSeq})
+              on conflict (id) do update set last_seq = greatest(agent_runs.last_seq, excluded.last_seq), heartbeat_at = now()
+              where agent_runs.status = 'running' and agent_runs.replica = ${this.replica}
+              returning id`;
+      return this.sql`with r as (${row}), f as (${this.insertFrames(frames)}) select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
+    });
   }
 
   async end(runId: string, frames: readonly Frame[], end: RunEnd): Promise<void> {
     // The frames not yet written go in the row itself (`tail`); a notice only when a reader elsewhere follows.
     const tail = frames.length === 0 ? null : JSON.stringify(frames);
-    const ended = this.sql`
-      update agent_runs
-      set status = ${end.status}, last_seq = ${end.lastSeq}, closed = true, ended_at = now(), tail = ${tail}::json,
-          response = ${end.response === null ? null : JSON.stringify(end.response)}::jsonb,
-          error = ${end.error === null ? null : JSON.stringify(end.error)}::jsonb
-      where id = ${runId} and status = 'running' and replica = ${this.replica}
-      returning id`;
-    if (end.followedElsewhere) await this.sql`with r as (${ended}) select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
-    else await ended;
+    const response = end.response === null ? null : JSON.stringify(end.response);
+    const error = end.error === null ? null : JSON.stringify(end.error);
+    await this.writeRow(runId, (owner) => {
+      const ended =
+        owner === undefined
+          ? this.sql`
+              update agent_runs
+              set status = ${end.status}, last_seq = ${end.lastSeq}, closed = true, ended_at = now(), tail = ${tail}::json,
+                  response = ${response}::jsonb, error = ${error}::jsonb
+              where id = ${runId} and status = 'running' and replica = ${this.replica}
+              returning id`
+          : this.sql`
+              insert into agent_runs (id, owner, replica, status, last_seq, closed, ended_at, tail, response, error)
+              values (${runId}, ${owner}, ${this.replica}, ${end.status}, ${end.lastSeq}, true, now(), ${tail}::json, ${response}::jsonb, ${error}::jsonb)
+              on conflict (id) do update
+              set status = excluded.status, last_seq = excluded.last_seq, closed = true, ended_at = now(), tail = excluded.tail,
+                  response = excluded.response, error = excluded.error
+              where agent_runs.status = 'running' and agent_runs.replica = ${this.replica}
+              returning id`;
+      return end.followedElsewhere ? this.sql`with r as (${ended}) select pg_notify(${CHANNEL}, 'f ' || r.id) from r` : ended;
+    });
+  }
+
+  /**
+   * One write of a run produced here: an insert-or-update while its row is not written yet (`owner`
+   * given), an update after. The row counts as written once such a write succeeds; a failed one leaves
+   * it to the next heartbeat (so a run whose end failed is still found, and goes stale).
+   */
+  private async writeRow(runId: string, statement: (owner: string | undefined) => PromiseLike<unknown>): Promise<void> {
+    const owner = this.rowless.get(runId);
+    if (owner === undefined) {
+      await statement(undefined);
+      return;
+    }
+    const write = Promise.resolve(statement(owner));
+    this.inserting.set(write, owner);
+    try {
+      await write;
+      if (this.rowless.get(runId) === owner) this.rowless.delete(runId);
+    } finally {
+      this.inserting.delete(write);
+    }
   }
 
   /** The frames' insert, for the run the statement's `r` returned (none when the fence held it back). */
@@ -164,6 +223,31 @@ export class PostgresRunStore implements RunStore {
     return rows.length > 0;
   }
 
+  async unwritten(ref: RunRef): Promise<Unwritten> {
+    const [replica] = await this.sql<{ beat: string; stale: boolean }[]>`
+      select beat, heartbeat_at < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}) as stale
+      from agent_run_replicas where id = ${ref.replica}`;
+    // A heartbeat past the id's has written the row (it was deleted since); an unknown replica is long gone.
+    if (!replica || Number(replica.beat) > ref.beat) return 'gone';
+    return replica.stale ? 'orphaned' : 'young';
+  }
+
+  async interruptOrphan(ref: RunRef, owner: string): Promise<boolean> {
+    // Fenced as `interrupt` is: only while the replica is stale and has not written the row; it ended with the replica's last beat.
+    const rows = await this.sql`
+      with r as (
+        insert into agent_runs (id, owner, replica, status, heartbeat_at, ended_at)
+        select ${ref.key}, ${owner}, p.id, 'interrupted', p.heartbeat_at, p.heartbeat_at
+        from agent_run_replicas p
+        where p.id = ${ref.replica} and p.beat <= ${ref.beat}
+          and p.heartbeat_at < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS})
+        on conflict (id) do nothing
+        returning id
+      )
+      select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
+    return rows.length > 0;
+  }
+
   async cancel(runId: string, owner: string): Promise<boolean> {
     const rows = await this.sql`
       with r as (
@@ -176,6 +260,11 @@ export class PostgresRunStore implements RunStore {
   }
 
   async forgetOwner(owner: string): Promise<number> {
+    // Their rows not yet written never will be; a write or a heartbeat already sent is waited for, so
+    // the delete comes after any row it inserts.
+    for (const [runId, o] of this.rowless) if (o === owner) this.rowless.delete(runId);
+    const inFlight = [...this.inserting].filter(([, o]) => o === owner).map(([w]) => w);
+    await Promise.allSettled([...inFlight, this.beating]);
     const rows = await this.sql`delete from agent_runs where owner = ${owner}`;
     return rows.count;
   }
@@ -188,13 +277,35 @@ export class PostgresRunStore implements RunStore {
         delete from agent_runs
         where ended_at < now() - make_interval(secs => ${this.retentionSeconds})
            or (status = 'running' and heartbeat_at < now() - make_interval(secs => ${this.retentionSeconds}))`;
+      await tx`delete from agent_run_replicas where heartbeat_at < now() - make_interval(secs => ${this.retentionSeconds})`;
       return rows.count;
     });
   }
 
   async heartbeat(runIds: readonly string[]): Promise<void> {
-    if (runIds.length === 0) return;
-    await this.sql`update agent_runs set heartbeat_at = now() where id = any(${runIds as string[]}::uuid[]) and replica = ${this.replica} and status = 'running'`;
+    // One beat at a time: a run begun while one is in flight is in the next (its id names the one in flight).
+    if (this.beating) return this.beating;
+    const beat = ++this.sent;
+    const fresh = [...this.rowless];
+    this.beating = (async () => {
+      try {
+        await this.sql`
+          with replica as (
+            insert into agent_run_replicas (id, beat) values (${this.replica}, ${beat})
+            on conflict (id) do update set beat = greatest(agent_run_replicas.beat, excluded.beat), heartbeat_at = now()
+          ), fresh as (
+            insert into agent_runs (id, owner, replica)
+            select u.id, u.owner, ${this.replica} from unnest(${fresh.map(([id]) => id)}::uuid[], ${fresh.map(([, o]) => o)}::text[]) as u(id, owner)
+            on conflict (id) do nothing
+          )
+          update agent_runs set heartbeat_at = now()
+          where id = any(${runIds as string[]}::uuid[]) and replica = ${this.replica} and status = 'running'`;
+        for (const [runId, owner] of fresh) if (this.rowless.get(runId) === owner) this.rowless.delete(runId);
+      } finally {
+        this.beating = null;
+      }
+    })();
+    return this.beating;
   }
 
   watch(runId: string, onChange: () => void): () => void {

@@ -11,6 +11,7 @@
 import type { Envelope } from '../http/errors.js';
 import type { CompleteResponse } from '../pipeline/complete-response.js';
 import { RunCancelledError } from '../pipeline/turn-errors.js';
+import type { RunRef } from './run-ids.js';
 
 /** One SSE frame of a run: `id: <run_id>:<seq>`, `event: <event>`, `data: <data>`. */
 export interface Frame {
@@ -58,10 +59,25 @@ export interface StoredRun {
 /** Signals between replicas: a reader elsewhere wants a run's frames, or asked to cancel it. */
 export type RunSignal = 'want' | 'cancel';
 
+/**
+ * What the log says of a run id whose row it does not have: `gone` (never written by a replica still
+ * known, or written and deleted: a 404), `young` (its replica is alive and writes the row at its next
+ * heartbeat at the latest, or at once when asked), `orphaned` (its replica died before writing it).
+ */
+export type Unwritten = 'gone' | 'young' | 'orphaned';
+
 export interface RunStore {
   /** `postgres`: shared by the replicas; `memory`: this process only. */
   readonly kind: 'postgres' | 'memory';
-  /** Records a new running run of `owner`, produced by this replica. */
+  /** This process as a producer (a UUID): run ids name it. */
+  readonly replica: string;
+  /** The number of this replica's last heartbeat sent: a run started now has its row written by the next one. */
+  readonly beat: number;
+  /**
+   * Records a new running run of `owner`, produced by this replica. Postgres writes its row lazily: with
+   * the run's first write (its end, or frames for a reader elsewhere) or at the next heartbeat, whichever
+   * comes first, so a short turn costs one statement.
+   */
   begin(runId: string, owner: string): Promise<void>;
   /** Appends frames of a running run this replica produces (ignored once the run is no longer running here). */
   append(runId: string, frames: readonly Frame[], lastSeq: number): Promise<void>;
@@ -71,13 +87,20 @@ export interface RunStore {
   read(runId: string, afterSeq: number): Promise<StoredRun | null>;
   /** Marks a stale running run `interrupted`; true when this call did. */
   interrupt(runId: string): Promise<boolean>;
+  /** What a run id with no row names (`read` gave null): see `Unwritten`. */
+  unwritten(ref: RunRef): Promise<Unwritten>;
+  /** Writes the row of an orphaned run (its replica died before writing it) as `interrupted`; true when this call did. */
+  interruptOrphan(ref: RunRef, owner: string): Promise<boolean>;
   /** Marks `owner`'s running run `cancelled` and tells its replica; true when it was running. */
   cancel(runId: string, owner: string): Promise<boolean>;
-  /** Deletes every run of `owner` (clearing a user's memory); the number deleted. */
+  /** Deletes every run of `owner` (clearing a user's memory), and forgets the rows of theirs not yet written; the number deleted. */
   forgetOwner(owner: string): Promise<number>;
   /** Deletes runs ended more than RUN_RETENTION_SECONDS ago (and a dead replica's as old); one replica at a time does it. */
   prune(): Promise<number>;
-  /** Keeps the runs this replica is producing alive in the others' eyes (Postgres: one statement a beat, not one per run). */
+  /**
+   * This replica's heartbeat, once a second whether or not it produces (Postgres: one statement a beat):
+   * the replica's own row, the rows of runs begun since the last beat, and the runs it is producing.
+   */
   heartbeat(runIds: readonly string[]): Promise<void>;
   /** Wakes `onChange` when the run's stored frames or state change (another replica wrote them); returns the unsubscribe. */
   watch(runId: string, onChange: () => void): () => void;

@@ -2,26 +2,30 @@
  * This process's resumable runs (issue 62, CONTRACT.md "Resuming a stream", docs/design/runs.md): the
  * runs it produces (live-run.ts) and the readers that come back for any run, here or on another replica.
  *
- * - `start` makes a chat turn a run with a random id (a v4 UUID: 122 random bits), owned by its user.
+ * - `start` makes a chat turn a run, owned by its user, with an id of 128 random bits that names its
+ *   replica and heartbeat and is MACed with its owner (runs/run-ids.ts).
  * - `follow` answers a resume: a run produced here is read from its frames in memory; any other from the
  *   log (runs/run-log.ts), woken by the store's notices and on a slow timer, telling the producing replica
  *   it is wanted (so it writes the frames through) until the run ends. A run whose replica stopped
  *   heartbeating is marked `interrupted` by its reader, which ends on the `error` event.
- * - Another user's run and an unknown or expired one are the same null (the routes' one 404).
+ * - Another user's run and an unknown or expired one are the same null (the routes' one 404): an id not
+ *   issued for this owner opens to nothing before any query.
+ * - A run whose row is not written yet (its replica writes it lazily) is asked for (`want`: its replica
+ *   writes it at once) and waited for; if its replica died first, the reader writes it `interrupted`.
  * - A resume never touches the turn: no model call, no budget, no moderation, no tools.
  * - `close` (SIGTERM) lets the running runs finish until shortly before the deadline, ends those still
  *   running then (ShuttingDownError: their readers get the `error` event), and waits for their ends to be
  *   written.
  */
-import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import type { StartedTurn } from '../pipeline/turn.js';
 import { ShuttingDownError } from '../pipeline/turn-errors.js';
 import { settleWithin } from '../lifecycle/settle-within.js';
 import type { ServiceMetrics } from '../telemetry/telemetry.js';
 import { LiveRun, type RunFollower } from './live-run.js';
+import { RunIds, type RunRef } from './run-ids.js';
 import { closingFrame, runState, type Frame, type RunState, type RunStore, type StoredRun } from './run-log.js';
-import { HEARTBEAT_MS } from './postgres-run-store.js';
+import { HEARTBEAT_MS, HEARTBEAT_STALE_SECONDS } from './postgres-run-store.js';
 
 export interface RunsOptions {
   store: RunStore;
@@ -35,7 +39,17 @@ export interface RunsOptions {
   followPollMs?: number;
   /** How often ended runs past their retention are deleted; default a minute. */
   pruneEveryMs?: number;
+  /** AGENT_SHARED_SECRET, which run ids are MACed from (runs/run-ids.ts); null: auth off. */
+  sharedSecret?: string | null;
 }
+
+/**
+ * How long a reader waits for the row of a run too young to be written: its replica writes it at once
+ * when asked and at its next heartbeat anyway, and is judged dead after HEARTBEAT_STALE_SECONDS.
+ */
+const YOUNG_WAIT_MS = (HEARTBEAT_STALE_SECONDS + 1) * 1_000;
+/** How often a reader waiting for a young run's row asks again and reads. */
+const YOUNG_POLL_MS = 250;
 
 /** Frames a cursor can name at most (a run's frames are bounded by the answer cap far below this). */
 export const MAX_SEQ = 2_147_483_647;
@@ -69,8 +83,12 @@ class Latch {
 }
 
 export class Runs {
+  /** The runs produced here, by their row's key. */
   private readonly live = new Map<string, LiveRun>();
   private readonly store: RunStore;
+  private readonly ids: RunIds;
+  /** The first heartbeat (the replica's row written, so its runs' ids can be judged elsewhere). */
+  readonly ready: Promise<void>;
   private readonly batchMs: number;
   private readonly followPollMs: number;
   /** Only a shared log needs a heartbeat (another replica judges this one by it); none in memory. */
@@ -82,14 +100,16 @@ export class Runs {
     this.store = options.store;
     this.batchMs = options.batchMs ?? 50;
     this.followPollMs = options.followPollMs ?? 1_000;
+    this.ids = new RunIds(options.sharedSecret ?? null);
     this.store.onSignal((runId, kind) => {
       const run = this.live.get(runId);
       if (!run) return;
       if (kind === 'cancel') run.cancel();
       else run.wantedElsewhere();
     });
-    this.heartbeat = this.store.kind === 'postgres' ? setInterval(() => this.beat(), HEARTBEAT_MS) : null;
+    this.heartbeat = this.store.kind === 'postgres' ? setInterval(() => void this.beat(), HEARTBEAT_MS) : null;
     this.heartbeat?.unref();
+    this.ready = this.heartbeat ? this.beat() : Promise.resolve();
     this.pruning = setInterval(() => void this.prune(), options.pruneEveryMs ?? 60_000);
     this.pruning.unref();
   }
@@ -101,33 +121,36 @@ export class Runs {
 
   /** Makes a started turn a run of `owner`; its first follower is the connection that started it. */
   start(owner: string, turn: StartedTurn): LiveRun {
-    const run = new LiveRun(randomUUID(), owner, turn, {
+    const ref = this.ids.issue(owner, this.store.replica, this.store.beat);
+    const run = new LiveRun(ref.id, ref.key, owner, turn, {
       store: this.store,
       graceMs: this.options.graceMs,
       batchMs: this.batchMs,
       logger: this.options.logger,
       metrics: this.options.metrics,
-      ended: (r) => this.live.delete(r.id),
+      ended: (r) => this.live.delete(r.key),
     });
-    this.live.set(run.id, run);
+    this.live.set(run.key, run);
     return run;
   }
 
   /** A reader of `owner`'s run after `afterSeq`; null when the run is unknown, expired or another user's. */
   async follow(runId: string, owner: string, afterSeq: number): Promise<RunFollower | null> {
-    const local = this.live.get(runId);
+    const ref = this.ids.open(runId, owner);
+    if (!ref) return null;
+    const local = this.live.get(ref.key);
     if (local) {
       if (local.owner !== owner) return null;
       this.options.metrics.runEvent('resumed', Math.max(0, local.lastSeq - afterSeq));
       return local.follow(afterSeq);
     }
-    const stored = await this.store.read(runId, afterSeq);
+    const stored = await this.stored(ref, owner, afterSeq);
     if (!stored || stored.owner !== owner) return null;
     this.options.metrics.runEvent('resumed', Math.max(0, stored.lastSeq - afterSeq));
     let detached = false;
     const latch = new Latch();
     return {
-      frames: this.fromLog(runId, afterSeq, stored, () => detached, latch),
+      frames: this.fromLog(ref.key, afterSeq, stored, () => detached, latch),
       detach: () => {
         detached = true;
         latch.fire();
@@ -137,24 +160,36 @@ export class Runs {
 
   /** `GET /agent/runs/{run_id}`: the run's state; null as for `follow`. */
   async state(runId: string, owner: string): Promise<RunState | null> {
-    const local = this.live.get(runId);
-    if (local) {
-      if (local.owner !== owner) return null;
-      return runState(runId, { status: local.status, lastSeq: local.lastSeq, response: local.response, error: local.error });
-    }
-    const stored = await this.current(runId);
-    return stored && stored.owner === owner ? runState(runId, stored) : null;
+    const ref = this.ids.open(runId, owner);
+    return ref && this.stateOf(ref, owner);
   }
 
   /** `POST /agent/runs/{run_id}/cancel`: aborts a running run at once; the state after; null as for `follow`. */
   async cancel(runId: string, owner: string): Promise<RunState | null> {
-    const local = this.live.get(runId);
+    const ref = this.ids.open(runId, owner);
+    if (!ref) return null;
+    const local = this.live.get(ref.key);
     if (local?.owner === owner) local.cancel();
-    else if (!local) await this.store.cancel(runId, owner);
-    return this.state(runId, owner);
+    else if (!local) {
+      // A run too young to have its row is waited for first, so the cancel finds it.
+      const stored = await this.stored(ref, owner, MAX_SEQ);
+      if (stored?.owner !== owner) return null;
+      await this.store.cancel(ref.key, owner);
+    }
+    return this.stateOf(ref, owner);
   }
 
-  /** Clearing a user's memory: their runs here are cancelled and every stored run of theirs is deleted. */
+  private async stateOf(ref: RunRef, owner: string): Promise<RunState | null> {
+    const local = this.live.get(ref.key);
+    if (local) {
+      if (local.owner !== owner) return null;
+      return runState(ref.id, { status: local.status, lastSeq: local.lastSeq, response: local.response, error: local.error });
+    }
+    const stored = await this.stored(ref, owner, MAX_SEQ);
+    return stored && stored.owner === owner ? runState(ref.id, stored) : null;
+  }
+
+  /** Clearing a user's memory: their runs here are cancelled and every stored run of theirs is deleted (and none is written after). */
   async forgetOwner(owner: string): Promise<void> {
     for (const run of this.live.values()) if (run.owner === owner) run.cancel();
     await this.store.forgetOwner(owner);
@@ -175,12 +210,37 @@ export class Runs {
     await this.store.close();
   }
 
-  /** The stored run, a stale one marked `interrupted` first (its replica died). */
-  private async current(runId: string, afterSeq = MAX_SEQ): Promise<StoredRun | null> {
-    const stored = await this.store.read(runId, afterSeq);
+  /**
+   * The stored run, a stale one marked `interrupted` first (its replica died). A run with no row yet
+   * (its replica writes it lazily) is asked for and waited for, until its row is there, its replica is
+   * judged dead (the reader writes it `interrupted`), or YOUNG_WAIT_MS; null when it is gone.
+   */
+  private async stored(ref: RunRef, owner: string, afterSeq: number): Promise<StoredRun | null> {
+    const found = await this.current(ref.key, afterSeq);
+    if (found) return found;
+    const latch = new Latch();
+    const unwatch = this.store.watch(ref.key, latch.fire);
+    try {
+      for (const until = Date.now() + YOUNG_WAIT_MS; ; ) {
+        const unwritten = await this.store.unwritten(ref);
+        if (unwritten === 'orphaned' && (await this.store.interruptOrphan(ref, owner))) this.options.metrics.runEvent('interrupted');
+        if (unwritten === 'young') {
+          await this.store.signal(ref.key, 'want');
+          await latch.wait(YOUNG_POLL_MS);
+        }
+        const row = await this.current(ref.key, afterSeq);
+        if (row || unwritten === 'gone' || Date.now() >= until) return row;
+      }
+    } finally {
+      unwatch();
+    }
+  }
+
+  private async current(key: string, afterSeq: number): Promise<StoredRun | null> {
+    const stored = await this.store.read(key, afterSeq);
     if (!stored?.stale) return stored;
-    if (await this.store.interrupt(runId)) this.options.metrics.runEvent('interrupted');
-    return this.store.read(runId, afterSeq);
+    if (await this.store.interrupt(key)) this.options.metrics.runEvent('interrupted');
+    return this.store.read(key, afterSeq);
   }
 
   /** Another replica's run (or an ended one), from the log: replayed, then followed until its end. */
@@ -224,9 +284,9 @@ export class Runs {
     return Math.max(250, Math.min(5_000, this.options.graceMs / 3));
   }
 
-  private beat(): void {
-    if (this.live.size === 0) return;
-    this.store.heartbeat([...this.live.keys()]).catch((err: unknown) => this.options.logger.warn('run heartbeat failed', { err }));
+  /** The replica's heartbeat, whether or not it produces: readers elsewhere judge its young runs by it. */
+  private beat(): Promise<void> {
+    return this.store.heartbeat([...this.live.keys()]).catch((err: unknown) => this.options.logger.warn('run heartbeat failed', { err }));
   }
 
   private async prune(): Promise<void> {

@@ -186,7 +186,7 @@ async function openParts(build: Build, catalog: Catalog, jobsWhere: 'configured'
   const admission = given.admission ?? (await admissionOver(build, database, moderation, now));
   const turnMemory = turnMemoryOver(build, { memory, gateway, background, jobs, logger, leaks, admission });
   await startWork(build, { jobs, background }, turnMemory);
-  const runs = given.runs ?? runLog(build, database);
+  const runs = given.runs ?? (await runLog(build, database));
   return {
     models: given.models ?? new ModelAllowlist(config.gateway),
     config,
@@ -335,12 +335,15 @@ async function startWork(
  * process. Owned after the work, so on SIGTERM the runs finish (or end at the deadline) first, while
  * the job queue still takes their memory extraction and the database is still open.
  */
-function runLog({ config, logger, telemetry, opened }: Build, database: Database | null): Runs {
+async function runLog({ config, logger, telemetry, opened }: Build, database: Database | null): Promise<Runs> {
   const store = database
     ? new PostgresRunStore(database, config.runs.retentionSeconds, (err) => logger.warn('listening for run notices failed; readers poll', { err }))
     : new MemoryRunStore(config.runs.retentionSeconds);
-  const runs = new Runs({ store, graceMs: config.runs.detachedGraceMs, logger, metrics: telemetry.metrics });
-  return opened.own('runs', runs, (r, deadline) => r.close(deadline));
+  const runs = new Runs({ store, graceMs: config.runs.detachedGraceMs, logger, metrics: telemetry.metrics, sharedSecret: config.sharedSecret });
+  opened.own('runs', runs, (r, deadline) => r.close(deadline));
+  // The replica's row before its first run, so a run of a replica killed in its first second is found `interrupted` elsewhere (a failure is logged and retried each second).
+  await runs.ready;
+  return runs;
 }
 
 /** Refuses new background tasks and waits for those running, until the deadline. */

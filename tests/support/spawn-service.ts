@@ -47,7 +47,7 @@ export interface ServiceProcess {
   readonly stdout: string;
   /** Raw stderr so far. */
   readonly stderr: string;
-  /** The child process, for its pid (memory sampling) and nothing destructive. */
+  /** The child process, for its pid (memory sampling) and to freeze it (SIGSTOP); stop it with `stop`. */
   child: ChildProcess;
   /** Settles when the process exits, however it exits. */
   exited: Promise<ExitResult>;
