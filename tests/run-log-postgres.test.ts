@@ -10,8 +10,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
+import postgres from 'postgres';
+import { drizzle } from 'drizzle-orm/postgres-js';
 import { PostgresRunStore } from '../src/runs/postgres-run-store.js';
-import type { Frame } from '../src/runs/run-log.js';
+import { END_BATCH_MS } from '../src/runs/postgres-run-ends.js';
+import type { Frame, RunEnd } from '../src/runs/run-log.js';
 import { RunIds } from '../src/runs/run-ids.js';
 import { realPostgresSkipReason, startTestPostgres, type TestPostgres } from './support/postgres.js';
 
@@ -188,6 +191,53 @@ describe('the Postgres run log', () => {
     await producer.forgetOwner('u9');
     await producer.close();
     await reader.close();
+  });
+
+  it('writes the ends of one batch window in one statement', async () => {
+    const statements: string[] = [];
+    const counted = postgres(pg.url, { max: 2, onnotice: () => undefined, debug: (_conn, query) => statements.push(query) });
+    // Drizzle over the counted driver, as createDatabase builds it (Drizzle passes JSON text through as it is).
+    const store = new PostgresRunStore({ db: drizzle(counted), sql: counted, close: () => counted.end() }, 600);
+    const other = new PostgresRunStore(database, 600);
+    const [a, b] = [randomUUID(), randomUUID()];
+    for (const id of [a, b]) await store.begin(id, 'u11');
+    const ended = (n: number): RunEnd => ({ status: 'done', lastSeq: n, response: { response_text: `answer ${n}` } as never, error: null, followedElsewhere: false });
+    const before = statements.length;
+    await Promise.all([store.end(a, [frame(1), frame(2, 'done')], ended(2)), store.end(b, [frame(1, 'done')], ended(1))]);
+    // The run log's own statements (the driver's LISTEN and its type lookup on a new connection left out).
+    expect(statements.slice(before).filter((q) => q.includes('agent_runs'))).toHaveLength(1);
+    expect(await other.read(a, 0)).toMatchObject({ status: 'done', closed: true, response: { response_text: 'answer 2' }, frames: [frame(1), frame(2, 'done')] });
+    expect(await other.read(b, 1)).toMatchObject({ status: 'done', lastSeq: 1, frames: [] });
+    await store.forgetOwner('u11');
+    await store.close();
+    await other.close();
+    await counted.end();
+  });
+
+  it.skipIf(noNotices !== null)(`writes a queued end at once when a reader elsewhere wants it, with its notice${noNotices ? ` (skipped: ${noNotices})` : ''}`, async () => {
+    const store = new PostgresRunStore(database, 600);
+    const other = new PostgresRunStore(database, 600);
+    const c = randomUUID();
+    await store.begin(c, 'u11');
+    const ended = (n: number): RunEnd => ({ status: 'done', lastSeq: n, response: null, error: null, followedElsewhere: false });
+    const woken: string[] = [];
+    other.watch(c, () => woken.push(c));
+    const probe = randomUUID();
+    other.watch(probe, () => woken.push(probe));
+    await vi.waitFor(async () => {
+      await store.signal(probe, 'want');
+      expect(woken).toContain(probe);
+    });
+    const queuedAt = Date.now();
+    const end = store.end(c, [frame(1, 'done')], ended(1));
+    await other.signal(c, 'want');
+    await vi.waitFor(() => expect(woken).toContain(c), { timeout: 2_000, interval: 5 });
+    await end;
+    expect(Date.now() - queuedAt).toBeLessThan(END_BATCH_MS);
+    expect(await other.read(c, 0)).toMatchObject({ status: 'done', frames: [frame(1, 'done')] });
+    await store.forgetOwner('u11');
+    await store.close();
+    await other.close();
   });
 
   it('clearing a user forgets their runs not yet written: an end after it writes nothing', async () => {

@@ -12,9 +12,11 @@
  *   frames are inserted in the same statement, and `pg_notify` tells the other replicas in the same
  *   transaction, so a follower woken by it always finds the frames.
  * - The end writes the frames not yet written into the run's own row (`tail`, one JSON array), not as
- *   rows: a run read whole on its connection (the common case) costs its row and one update, with no
- *   per-frame insert, index entry or foreign-key check; and it notifies only when a reader on another
- *   replica follows the run (one that has not asked yet reads the end on its slow timer).
+ *   rows: a run read whole on its connection (the common case) costs one write, with no per-frame
+ *   insert, index entry or foreign-key check; and it notifies only when a reader on another replica
+ *   follows the run (one that has not asked yet reads the end on its slow timer). Ends are written in
+ *   batches (END_BATCH_MS): the ends of the runs that finished within a window go in one statement, so
+ *   under load a turn costs a share of one; a run a reader elsewhere follows is written at once.
  * - One `LISTEN campus_runs` connection per replica hears three kinds of notice: `f <run>` (frames or
  *   state changed: its followers here read again), `w <run>` (a reader on another replica follows a
  *   run produced here) and `c <run>` (cancelled there). Followers also read on a slow timer, so a lost
@@ -30,6 +32,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/client.js';
 import type { RunRef } from './run-ids.js';
+import { END_BATCH_MS, endsStatement, type EndRow, type QueuedEnd } from './postgres-run-ends.js';
 import { RunWatchers, type Frame, type RunEnd, type RunSignal, type RunStatus, type RunStore, type StoredRun, type Unwritten } from './run-log.js';
 
 /** How often a replica heartbeats its running runs. */
@@ -64,8 +67,11 @@ export class PostgresRunStore implements RunStore {
   private beating: Promise<void> | null = null;
   /** Runs begun here whose rows are not written yet: run → owner. */
   private readonly rowless = new Map<string, string>();
-  /** Writes in flight that may insert a run's row, with its owner (clearing the owner waits for them). */
-  private readonly inserting = new Map<Promise<unknown>, string>();
+  /** Writes in flight that may insert runs' rows, with their owners (clearing an owner waits for them). */
+  private readonly inserting = new Map<Promise<unknown>, readonly string[]>();
+  /** Ends waiting for the next batch: run → its end. */
+  private readonly ends = new Map<string, QueuedEnd>();
+  private endTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly watchers = new RunWatchers();
   private handler: (runId: string, kind: RunSignal) => void = () => undefined;
   private listening: Promise<{ unlisten(): Promise<void> } | null> | null = null;
@@ -98,6 +104,12 @@ export class PostgresRunStore implements RunStore {
     const runId = payload.slice(2);
     this.watchers.wake(runId);
     const signal = SIGNAL_OF[kind];
+    const queued = signal === 'want' ? this.ends.get(runId) : undefined;
+    if (queued) {
+      // A reader elsewhere waits for a run whose end is queued here: written now, and told.
+      queued.notify = true;
+      this.writeEnds();
+    }
     if (signal) this.handler(runId, signal);
   }
 
@@ -128,30 +140,51 @@ export class PostgresRunStore implements RunStore {
     });
   }
 
-  async end(runId: string, frames: readonly Frame[], end: RunEnd): Promise<void> {
-    // The frames not yet written go in the row itself (`tail`); a notice only when a reader elsewhere follows.
-    const tail = frames.length === 0 ? null : JSON.stringify(frames);
-    const response = end.response === null ? null : JSON.stringify(end.response);
-    const error = end.error === null ? null : JSON.stringify(end.error);
-    await this.writeRow(runId, (owner) => {
-      const ended =
-        owner === undefined
-          ? this.sql`
-              update agent_runs
-              set status = ${end.status}, last_seq = ${end.lastSeq}, closed = true, ended_at = now(), tail = ${tail}::json,
-                  response = ${response}::jsonb, error = ${error}::jsonb
-              where id = ${runId} and status = 'running' and replica = ${this.replica}
-              returning id`
-          : this.sql`
-              insert into agent_runs (id, owner, replica, status, last_seq, closed, ended_at, tail, response, error)
-              values (${runId}, ${owner}, ${this.replica}, ${end.status}, ${end.lastSeq}, true, now(), ${tail}::json, ${response}::jsonb, ${error}::jsonb)
-              on conflict (id) do update
-              set status = excluded.status, last_seq = excluded.last_seq, closed = true, ended_at = now(), tail = excluded.tail,
-                  response = excluded.response, error = excluded.error
-              where agent_runs.status = 'running' and agent_runs.replica = ${this.replica}
-              returning id`;
-      return end.followedElsewhere ? this.sql`with r as (${ended}) select pg_notify(${CHANNEL}, 'f ' || r.id) from r` : ended;
+  /**
+   * Queues the end for the next batch (END_BATCH_MS), written with the other ends queued by then in one
+   * statement; at once for a run a reader on another replica follows (it waits on the notice). Resolves
+   * when the statement did.
+   */
+  end(runId: string, frames: readonly Frame[], end: RunEnd): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.ends.set(runId, { frames, end, notify: end.followedElsewhere, resolve, reject });
+      if (end.followedElsewhere) this.writeEnds();
+      else this.endTimer ??= setTimeout(() => this.writeEnds(), END_BATCH_MS);
     });
+  }
+
+  /** Writes the queued ends in one statement (`endsStatement`); a run's owner goes with it while its row is not written. */
+  private writeEnds(): void {
+    if (this.endTimer) clearTimeout(this.endTimer);
+    this.endTimer = null;
+    if (this.ends.size === 0) return;
+    const batch = [...this.ends];
+    this.ends.clear();
+    const rows: EndRow[] = batch.map(([id, { frames, end, notify }]) => ({
+      id,
+      owner: this.rowless.get(id) ?? null,
+      status: end.status,
+      last_seq: end.lastSeq,
+      tail: frames.length === 0 ? null : frames,
+      response: end.response,
+      error: end.error,
+      notify,
+    }));
+    const owners = rows.flatMap((r) => (r.owner === null ? [] : [r.owner]));
+    const write = endsStatement(this.sql, this.replica, CHANNEL, rows).then(() => {
+      for (const r of rows) if (r.owner !== null && this.rowless.get(r.id) === r.owner) this.rowless.delete(r.id);
+    });
+    if (owners.length > 0) this.inserting.set(write, owners);
+    write.then(
+      () => {
+        this.inserting.delete(write);
+        for (const [, p] of batch) p.resolve();
+      },
+      (err: unknown) => {
+        this.inserting.delete(write);
+        for (const [, p] of batch) p.reject(err);
+      },
+    );
   }
 
   /**
@@ -166,7 +199,7 @@ export class PostgresRunStore implements RunStore {
       return;
     }
     const write = Promise.resolve(statement(owner));
-    this.inserting.set(write, owner);
+    this.inserting.set(write, [owner]);
     try {
       await write;
       if (this.rowless.get(runId) === owner) this.rowless.delete(runId);
@@ -263,7 +296,8 @@ export class PostgresRunStore implements RunStore {
     // Their rows not yet written never will be; a write or a heartbeat already sent is waited for, so
     // the delete comes after any row it inserts.
     for (const [runId, o] of this.rowless) if (o === owner) this.rowless.delete(runId);
-    const inFlight = [...this.inserting].filter(([, o]) => o === owner).map(([w]) => w);
+    this.writeEnds();
+    const inFlight = [...this.inserting].filter(([, owners]) => owners.includes(owner)).map(([w]) => w);
     await Promise.allSettled([...inFlight, this.beating]);
     const rows = await this.sql`delete from agent_runs where owner = ${owner}`;
     return rows.count;
@@ -322,6 +356,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async close(): Promise<void> {
+    this.writeEnds();
     this.watchers.clear();
     const listening = await this.listening;
     this.listening = null;
