@@ -4,7 +4,10 @@
  * cursor, the fence (a run cancelled or ended takes no more frames, a write retried is not kept twice,
  * another replica cannot write it), the stale heartbeat marked `interrupted` and never a live one,
  * retention, and a user's runs deleted with their frames; the frames an end writes kept in the run's
- * row (`tail`), and the end's notice only for a run followed elsewhere.
+ * row (`tail`), and the end's notice only for a run followed elsewhere. A run's row written lazily (none
+ * at its begin; with its first write or the next heartbeat), what an id with no row names (gone, young,
+ * orphaned) and an orphan written `interrupted`; a cleared user's rows never written after; the ends
+ * of one batch window in one statement, and a queued end written at once for a reader elsewhere.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
