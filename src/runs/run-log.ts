@@ -76,7 +76,7 @@ export interface RunStore {
   /**
    * Records a new running run of `owner`, produced by this replica. Postgres writes its row lazily: with
    * the run's first write (its end, or frames for a reader elsewhere) or at the next heartbeat, whichever
-   * comes first, so a short turn costs one statement.
+   * comes first, so a short turn costs its end alone (which Postgres batches with other ends).
    */
   begin(runId: string, owner: string): Promise<void>;
   /** Appends frames of a running run this replica produces (ignored once the run is no longer running here). */
