@@ -3,7 +3,7 @@
  * 0011), read and written through the service's one `postgres` pool, shared by every replica.
  *
  * - A run's row is written lazily (docs/design/runs.md "The row, lazily"): with its first write, or at
- *   this replica's next heartbeat, whichever comes first. A short turn's one statement is its end. The
+ *   this replica's next heartbeat, whichever comes first. A short turn's only write is its end. The
  *   run's id names this replica and its heartbeat's number (runs/run-ids.ts), and the heartbeat keeps
  *   this replica's row in `agent_run_replicas`, so a reader elsewhere that finds no row can tell a run
  *   too young to be written from one whose replica died first.
