@@ -39,8 +39,9 @@ ENV npm_config_build_from_source=true \
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts/deploy/prune-prod-deps.sh ./
-# npm ci runs the `prepare` build step: without src/ and TypeScript it has nothing to do and says so.
-COPY scripts/build.mjs ./scripts/
+# npm ci runs the `postinstall` step, which mends the postgres driver (scripts/patch-postgres-driver.mjs,
+# docs/design/database.md), and the `prepare` build step: without src/ and TypeScript it has nothing to do and says so.
+COPY scripts/build.mjs scripts/patch-postgres-driver.mjs ./scripts/
 RUN npm ci --omit=dev --no-audit --no-fund \
  && npm cache clean --force \
  && sh prune-prod-deps.sh

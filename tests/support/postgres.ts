@@ -12,9 +12,17 @@
  * A start that keeps its data on disk (`dataDir`) is a restartable server of the test's own: PGlite,
  * whatever is configured (the chaos tests stop and restart it).
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { startPgliteServer } from './pglite-server.js';
+
+const execFileAsync = promisify(execFile);
 
 export interface TestPostgres {
   /** A connection URL for this test's own database. */
@@ -80,6 +88,87 @@ async function createRealDatabase(serverUrl: string): Promise<TestPostgres> {
       } finally {
         await dropper.end({ timeout: 5 });
       }
+    },
+  };
+}
+
+/** `../shared/tools/postgres-pgvector`, which installs and starts a real PostgreSQL 15 with pgvector. */
+const CLUSTER_TOOL = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'tools', 'postgres-pgvector');
+
+/** A real PostgreSQL cluster of one test's own, which the test kills and starts again (issue 79). */
+export interface OwnPostgresCluster {
+  /** The cluster's `postgres` database. */
+  url: string;
+  port: number;
+  /**
+   * Stops the server the way an outage does: SIGKILL (the postmaster and every backend at once, a crash)
+   * or SIGINT (a fast shutdown: sessions get 57P01 and are closed). Resolves when it is gone.
+   */
+  kill(signal: 'SIGKILL' | 'SIGINT'): Promise<void>;
+  /** Starts it again on the same port and data; resolves when it accepts connections. */
+  start(): Promise<void>;
+  /** Stops it and removes its data. */
+  remove(): Promise<void>;
+}
+
+/**
+ * For tests that kill and restart the real server: the reason they are skipped, or null when they run.
+ * They run where the real server runs (TEST_DATABASE_URL: this machine has PostgreSQL) and the cluster
+ * tool is beside the project; under CI a missing one fails the run, as realPostgresSkipReason does.
+ */
+export function ownClusterSkipReason(): string | null {
+  const real = realPostgresSkipReason();
+  if (real) return real;
+  if (existsSync(CLUSTER_TOOL)) return null;
+  if (process.env.CI === 'true') throw new Error(`CI=true but ${CLUSTER_TOOL} is missing`);
+  return `needs ${CLUSTER_TOOL}`;
+}
+
+/**
+ * Starts a new cluster in a temporary directory on `port`. Durable as production is (no PG_FAST): with
+ * `synchronous_commit` off a crash loses the last commits the service was told had succeeded, which a
+ * test of crashes would then blame on the service.
+ */
+export async function startOwnPostgresCluster(port: number): Promise<OwnPostgresCluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'own-pg-'));
+  const tool = (...args: string[]) => execFileAsync('bash', [CLUSTER_TOOL, ...args], { env: { ...process.env, PG_FAST: '0' } });
+  const { stdout } = await tool('start', dir, String(port));
+  const url = stdout.trim().split('\n').at(-1)!;
+  const postmaster = () => Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return {
+    url,
+    port,
+    async kill(signal) {
+      const pid = postmaster();
+      // The backends are the postmaster's children: a crash takes them at the same moment.
+      const { stdout: children } = signal === 'SIGKILL' ? await execFileAsync('pgrep', ['-P', String(pid)]).catch(() => ({ stdout: '' })) : { stdout: '' };
+      process.kill(pid, signal);
+      for (const child of children.split('\n').filter(Boolean)) {
+        try {
+          process.kill(Number(child), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      for (const until = Date.now() + 30_000; alive(pid); ) {
+        if (Date.now() > until) throw new Error(`postgres ${pid} did not exit after ${signal}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    async start() {
+      await tool('start', dir, String(port));
+    },
+    async remove() {
+      await tool('stop', dir).catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -54,14 +54,17 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs: number): Promi
 }
 
 const PRUNE_SCRIPT = join(REPO_ROOT, 'scripts', 'deploy', 'prune-prod-deps.sh');
+/** The scripts npm's install steps run (the Dockerfile's prod-deps stage copies the same two). */
+const INSTALL_SCRIPTS = ['scripts/build.mjs', 'scripts/patch-postgres-driver.mjs'];
 
 /** `npm ci --omit=dev` + prune in `dir`. The npm cache is warm from the project's own install. */
 async function installProductionDependencies(dir: string): Promise<void> {
   cpSync(join(REPO_ROOT, 'package.json'), join(dir, 'package.json'));
   cpSync(join(REPO_ROOT, 'package-lock.json'), join(dir, 'package-lock.json'));
-  // npm ci runs the `prepare` build step; in a production install it finds no src/ and does nothing.
+  // npm ci runs the `postinstall` step (the postgres driver's mend, as in the image) and the `prepare`
+  // build step; in a production install the latter finds no src/ and does nothing.
   mkdirSync(join(dir, 'scripts'), { recursive: true });
-  cpSync(join(REPO_ROOT, 'scripts', 'build.mjs'), join(dir, 'scripts', 'build.mjs'));
+  for (const script of INSTALL_SCRIPTS) cpSync(join(REPO_ROOT, script), join(dir, script));
   // --prefer-offline rather than --offline: the lockfile omits `resolved` URLs, so npm may still need
   // a package document the cache lacks; it asks the registry only then.
   await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], dir, 8 * 60_000);
@@ -70,7 +73,7 @@ async function installProductionDependencies(dir: string): Promise<void> {
 
 function dependencyKey(): string {
   const hash = createHash('sha256');
-  for (const file of ['package.json', 'package-lock.json', 'scripts/deploy/prune-prod-deps.sh', 'scripts/build.mjs']) {
+  for (const file of ['package.json', 'package-lock.json', 'scripts/deploy/prune-prod-deps.sh', ...INSTALL_SCRIPTS]) {
     hash.update(readFileSync(join(REPO_ROOT, file)));
   }
   hash.update(process.version);
