@@ -8,6 +8,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
  */
 export const FULL_SUITE_ONLY = [
   'tests/chaos-database.test.ts', // 20 trials of a database stopped and restarted under streaming turns
+  'tests/chaos-database-real.test.ts', // two replicas while a real PostgreSQL is killed and started again
   'tests/postgres-driver-return.test.ts', // the pool under load while a real PostgreSQL is killed and started again
   'tests/job-queue-takeover.test.ts', // a replica killed mid-job, its job taken over
   'tests/replicas-burst.test.ts', // two service processes on one real Postgres, 120 turns at once

@@ -111,6 +111,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     const deadline = Date.now() + config.shutdownTimeoutMs;
+    // The last part of the bound is telemetry's, to send what it still buffers.
+    const telemetryShare = Math.min(1_000, config.shutdownTimeoutMs / 10);
     // Turns still running this close to the deadline are ended by the service: their streams get the
     // `error` event (and a moment to flush it) before connections are closed.
     const endTurnsAt = deadline - Math.min(1_000, config.shutdownTimeoutMs / 4);
@@ -124,18 +126,19 @@ async function main(): Promise<void> {
     if (!inFlightDone) {
       const ended = deps.turns.abortAll(new ShuttingDownError());
       if (ended > 0) logger.warn('shutdown deadline near: ending the turns still running', { turns: ended });
-      inFlightDone = await closedBy(deadline);
+      inFlightDone = await closedBy(deadline - telemetryShare);
     }
     clearInterval(idleSweep);
     if (!inFlightDone) {
       logger.warn('shutdown deadline reached with requests in flight; closing connections');
       server.closeAllConnections();
     }
-    // What the build opened closes within what is left of the bound: the job queue (Postgres: what it
-    // holds is released to another replica), background tasks, then the clients and stores.
-    await built.close(Math.max(0, deadline - Date.now()));
-    // What telemetry still buffers is sent, within what is left of the bound (at least a second).
-    await settleWithin(telemetry.shutdown(), Math.max(1_000, deadline - Date.now()), undefined);
+    // What the build opened closes within what is left of the bound but telemetry's share: the job queue
+    // (Postgres: what it holds is released to another replica), background tasks, then the clients and
+    // stores. A part that cannot close by then (a database away) is given up with a log line.
+    await built.close(Math.max(0, deadline - telemetryShare - Date.now()));
+    // What telemetry still buffers is sent, within what is left of the bound: the process exits by the deadline.
+    await settleWithin(telemetry.shutdown(), Math.max(0, deadline - Date.now()), undefined);
     logger.info('stopped');
     process.exit(exitCode);
   };

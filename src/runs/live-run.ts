@@ -14,7 +14,9 @@
  *   and its end tells no other replica (`followedElsewhere` false: nobody there asked for it).
  * - Detached (no follower left): the run goes on for the grace period, then ends with
  *   RunAbandonedError. A follower here, or a reader on another replica asking again, holds it.
- * - A failing log degrades the run to this process (a warning); followers here are served as before.
+ * - A failing log degrades the run to this process (a warning); followers here are served as before,
+ *   and the run is held until its end is written (`writeEnd`), so it is never read as interrupted while
+ *   this process lives and the database comes back within END_HOLD_MS.
  */
 import type { Logger } from '../logger.js';
 import { INTERNAL_ERROR, type Envelope } from '../http/errors.js';
@@ -26,6 +28,12 @@ import type { ServiceMetrics } from '../telemetry/telemetry.js';
 import type { Frame, RunEnd, RunStatus, RunStore } from './run-log.js';
 
 /** What a live run needs from the process that holds it. */
+/** How long a run whose end could not be written is held here, its end tried again (a database outage longer than this leaves it `interrupted` elsewhere). */
+export const END_HOLD_MS = 120_000;
+/** The first wait before an end is tried again, doubling up to END_RETRY_MAX_MS (within a second or two of the database's return). */
+const END_RETRY_MS = 250;
+const END_RETRY_MAX_MS = 2_000;
+
 export interface RunHost {
   store: RunStore;
   /** RUN_DETACHED_GRACE_MS. */
@@ -34,7 +42,7 @@ export interface RunHost {
   batchMs: number;
   logger: Logger;
   metrics: ServiceMetrics;
-  /** The run's end was written (or failed to be): the host lets go of it. */
+  /** The run's end was written (or given up after END_HOLD_MS): the host lets go of it. */
   ended(run: LiveRun): void;
 }
 
@@ -62,7 +70,7 @@ export class LiveRun {
   /** The log's writes, in order: the row, the batches, the end. */
   private writes: Promise<void>;
   private logFailed = false;
-  /** Resolves when the end is written (or could not be). */
+  /** Resolves when the end is written (or given up: END_HOLD_MS). */
   readonly done: Promise<void>;
 
   constructor(
@@ -150,8 +158,31 @@ export class LiveRun {
       error: this.error,
       followedElsewhere: this.writeThrough,
     };
-    await this.write((from) => this.host.store.end(this.key, from, end));
+    await this.writeEnd(end);
     this.host.ended(this);
+  }
+
+  /**
+   * Writes the end until it is written (issue 79). While the log fails (the database away) the run is
+   * held here: resumes on this replica are served from its frames in memory, and the heartbeat keeps its
+   * row alive, so no reader elsewhere judges it dead; the end is tried again with backoff (END_RETRY_MS,
+   * doubling to END_RETRY_MAX_MS) for END_HOLD_MS at most. Past that it is let go with a warning, and a
+   * reader elsewhere finds it `interrupted`: what it can prove. Shutdown does not wait past its deadline.
+   */
+  private async writeEnd(end: RunEnd): Promise<void> {
+    const until = Date.now() + END_HOLD_MS;
+    for (let attempt = 1; ; attempt++) {
+      if (await this.write((from) => this.host.store.end(this.key, from, end))) {
+        if (attempt > 1) this.host.logger.info('run end written after the log failed', { run_id: this.id, attempts: attempt });
+        return;
+      }
+      const wait = Math.min(END_RETRY_MS * 2 ** (attempt - 1), END_RETRY_MAX_MS);
+      if (Date.now() + wait > until) {
+        this.host.logger.warn('run end not written; readers on other replicas will find the run interrupted', { run_id: this.id, attempts: attempt });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
   }
 
   private push(e: ClientEvent): void {
@@ -218,14 +249,26 @@ export class LiveRun {
     void this.write((from, lastSeq) => (from.length > 0 ? this.host.store.append(this.key, from, lastSeq) : Promise.resolve()));
   }
 
-  /** Queues a write of the frames not yet handed to the log (after the writes before it). */
-  private write(op: (frames: Frame[], lastSeq: number) => Promise<void>): Promise<void> {
-    this.writes = this.writes.then(() => {
-      const from = this.frames.slice(this.written);
+  /**
+   * Queues a write of the frames not yet handed to the log (after the writes before it); true when it
+   * succeeded. A failed write's frames count as not written, so the next write (the end) carries them.
+   */
+  private write(op: (frames: Frame[], lastSeq: number) => Promise<void>): Promise<boolean> {
+    const written = this.writes.then(() => {
+      const start = this.written;
+      const from = this.frames.slice(start);
       this.written = this.frames.length;
-      return op(from, this.written).catch((err: unknown) => this.logFailure(err));
+      return op(from, this.written).then(
+        () => true,
+        (err: unknown) => {
+          this.written = Math.min(this.written, start);
+          this.logFailure(err);
+          return false;
+        },
+      );
     });
-    return this.writes;
+    this.writes = written.then(() => undefined);
+    return written;
   }
 
   private logFailure(err: unknown): void {

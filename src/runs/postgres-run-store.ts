@@ -23,13 +23,15 @@
  *   notice (the listening connection reconnecting) delays a frame by at most that timer.
  * - Liveness: each replica heartbeats once a second in one statement (not one per run): its own row,
  *   the rows of runs begun since, and the runs it is producing (a run whose end could not be written is
- *   no longer among them, so it goes stale too). A running row whose heartbeat is HEARTBEAT_STALE_SECONDS
- *   old belongs to a dead replica. Its first reader marks it `interrupted` (fenced on the stale
- *   heartbeat, so a live producer is never marked), and writes an orphan's row so (`interruptOrphan`).
+ *   among them while it is held and its end tried again: live-run.ts `writeEnd`). A running row whose
+ *   heartbeat is HEARTBEAT_STALE_SECONDS old, in a database up at least that long, belongs to a dead
+ *   replica (`stale`). Its first reader marks it `interrupted` (fenced on the stale heartbeat, so a live
+ *   producer is never marked), and writes an orphan's row so (`interruptOrphan`).
  * - Retention: ended runs older than RUN_RETENTION_SECONDS, and a dead replica's running rows and its
  *   own row as old, are deleted by `prune`, one replica at a time (a transaction-scoped advisory lock).
  */
 import { randomUUID } from 'node:crypto';
+import type postgres from 'postgres';
 import type { Database } from '../db/client.js';
 import type { RunRef } from './run-ids.js';
 import { END_BATCH_MS, endsStatement, type EndRow, type QueuedEnd } from './postgres-run-ends.js';
@@ -85,6 +87,19 @@ export class PostgresRunStore implements RunStore {
 
   private get sql() {
     return this.database.sql;
+  }
+
+  /**
+   * The test of a dead replica: `heartbeat` (a column) is HEARTBEAT_STALE_SECONDS old, and so is the
+   * database's own start. After the database restarts every replica's heartbeat is old, though the
+   * live ones beat again within a second of its return (their pools reconnect within one, db/client.ts):
+   * judged by the heartbeat alone, their runs (and those whose ends wait to be written) were marked
+   * `interrupted` by the first reader (issue 79). A database that stayed up while a replica could not
+   * reach it is no such case: that replica's runs are what a reader can prove, interrupted.
+   */
+  private stale(heartbeat: postgres.PendingQuery<postgres.Row[]>) {
+    return this.sql`(${heartbeat} < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS})
+      and pg_postmaster_start_time() < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}))`;
   }
 
   /** Starts the replica's one LISTEN (lazily: a replica that never streams opens no second connection). */
@@ -190,7 +205,7 @@ export class PostgresRunStore implements RunStore {
   /**
    * One write of a run produced here: an insert-or-update while its row is not written yet (`owner`
    * given), an update after. The row counts as written once such a write succeeds; a failed one leaves
-   * it to the next heartbeat (so a run whose end failed is still found, and goes stale).
+   * it to the next heartbeat or the next write.
    */
   private async writeRow(runId: string, statement: (owner: string | undefined) => PromiseLike<unknown>): Promise<void> {
     const owner = this.rowless.get(runId);
@@ -220,7 +235,7 @@ export class PostgresRunStore implements RunStore {
   async read(runId: string, afterSeq: number): Promise<StoredRun | null> {
     const [row] = await this.sql<RunRow[]>`
       select r.owner, r.status, r.last_seq, r.closed, r.response, r.error,
-             (r.status = 'running' and r.heartbeat_at < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS})) as stale,
+             (r.status = 'running' and ${this.stale(this.sql`r.heartbeat_at`)}) as stale,
              coalesce((
                select json_agg(json_build_object('seq', f.seq, 'event', f.event, 'data', f.data) order by f.seq)
                from agent_run_frames f where f.run_id = r.id and f.seq > ${afterSeq}
@@ -249,7 +264,7 @@ export class PostgresRunStore implements RunStore {
     const rows = await this.sql`
       with r as (
         update agent_runs set status = 'interrupted', ended_at = now()
-        where id = ${runId} and status = 'running' and heartbeat_at < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS})
+        where id = ${runId} and status = 'running' and ${this.stale(this.sql`heartbeat_at`)}
         returning id
       )
       select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
@@ -258,7 +273,7 @@ export class PostgresRunStore implements RunStore {
 
   async unwritten(ref: RunRef): Promise<Unwritten> {
     const [replica] = await this.sql<{ beat: string; stale: boolean }[]>`
-      select beat, heartbeat_at < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}) as stale
+      select beat, ${this.stale(this.sql`heartbeat_at`)} as stale
       from agent_run_replicas where id = ${ref.replica}`;
     // A heartbeat past the id's has written the row (it was deleted since); an unknown replica is long gone.
     if (!replica || Number(replica.beat) > ref.beat) return 'gone';
@@ -273,7 +288,7 @@ export class PostgresRunStore implements RunStore {
         select ${ref.key}, ${owner}, p.id, 'interrupted', p.heartbeat_at, p.heartbeat_at
         from agent_run_replicas p
         where p.id = ${ref.replica} and p.beat <= ${ref.beat}
-          and p.heartbeat_at < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS})
+          and ${this.stale(this.sql`p.heartbeat_at`)}
         on conflict (id) do nothing
         returning id
       )

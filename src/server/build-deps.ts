@@ -153,7 +153,11 @@ export async function buildDeps(options: BuildDepsOptions): Promise<BuiltDeps> {
   const catalog = given.catalog ?? loadCatalog(config.campus.buildingsFile);
   const build: Build = { config, logger, leaks: options.leaks, telemetry: options.telemetry ?? noTelemetry, given, opened: new OpenedParts() };
   const close = (timeoutMs: number) =>
-    build.opened.close(Date.now() + timeoutMs, (part, err) => logger.error('close failed', { resource: part, err }));
+    build.opened.close(
+      Date.now() + timeoutMs,
+      (part, err) => logger.error('close failed', { resource: part, err }),
+      (part) => logger.warn('shutdown deadline reached: stopped waiting for a part to close', { resource: part }),
+    );
   try {
     const deps = await openParts(build, catalog, options.jobs ?? 'configured');
     return { deps, close, closingOrder: build.opened.closingOrder };

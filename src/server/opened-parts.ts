@@ -3,6 +3,7 @@
  * closing the last opened first closes every part before what it uses: the order holds by construction,
  * and nothing outside the build keeps or reverses a list.
  */
+import { settleWithin } from '../lifecycle/settle-within.js';
 
 /** Closes one part; `deadline` (epoch ms) is when the whole close must be done. */
 export type CloseFn = (deadline: number) => Promise<unknown> | void;
@@ -23,15 +24,24 @@ export class OpenedParts {
 
   /**
    * Closes every part, the last opened first; a part that fails to close is reported and the rest still
-   * close. Each part is closed once: a second call closes only what was opened since.
+   * close. The deadline holds whatever a part does (a pool waiting on a database that is away): a part
+   * not closed by then is given up (`onLate`) and the next is closed with no time left, which a
+   * synchronous close still finishes. Each part is closed once: a second call closes only what was
+   * opened since.
    */
-  async close(deadline: number, onError: (part: string, err: unknown) => void): Promise<void> {
+  async close(deadline: number, onError: (part: string, err: unknown) => void, onLate: (part: string) => void = () => undefined): Promise<void> {
     for (let c = this.closers.pop(); c; c = this.closers.pop()) {
-      try {
-        await c.close(deadline);
-      } catch (err) {
-        onError(c.name, err);
-      }
+      const { name, close } = c;
+      const closing = Promise.resolve()
+        .then(() => close(deadline))
+        .then(
+          () => true,
+          (err: unknown) => {
+            onError(name, err);
+            return true;
+          },
+        );
+      if (!(await settleWithin(closing, deadline - Date.now(), false))) onLate(name);
     }
   }
 }

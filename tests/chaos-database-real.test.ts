@@ -1,0 +1,163 @@
+/**
+ * The database coming back (issue 79), through the real service: two replicas of the real entry point
+ * over a real PostgreSQL of the test's own, streamed turns (runs, remembered facts) running on both,
+ * while the server is killed (SIGKILL) or shut down fast (SIGINT), alternately, and started again.
+ * After each return:
+ * - from 2 s on, every run that a client saw end `done` reads `done` on the other replica (its end,
+ *   if written while the database was away, was written when it came back), quickly and never a 503;
+ * - from 2 s on, neither replica logs a warning or an error (no failed query, no run-log write failed;
+ *   the overload guard's refusals aside);
+ * and over the whole test no uncaught fault is logged and no replica exits. Last, with the database
+ * down and a turn running, SIGTERM ends a replica within SHUTDOWN_TIMEOUT_MS.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSseEvents } from '../src/sandbox/chat/sse-reader.js';
+import { ownClusterSkipReason, startOwnPostgresCluster, type OwnPostgresCluster } from './support/postgres.js';
+import { spawnService, type LogLine, type ServiceProcess } from './support/spawn-service.js';
+
+const skip = ownClusterSkipReason();
+const CYCLES = Number(process.env.DB_RETURN_CYCLES ?? 4);
+const SETTLE_MS = 2_000;
+const WATCH_MS = 6_000;
+const SHUTDOWN_MS = 5_000;
+const CLIENTS = 6;
+
+interface Turn {
+  replica: 0 | 1;
+  user: string;
+  runId: string | null;
+  last: string | undefined;
+  endedAt: number;
+}
+
+async function streamTurn(service: ServiceProcess, replica: 0 | 1, user: string, query: string): Promise<Turn> {
+  try {
+    const res = await fetch(`${service.url}/agent/respond/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, user_id: user }),
+    });
+    const turn: Turn = { replica, user, runId: res.headers.get('x-run-id'), last: undefined, endedAt: 0 };
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      return { ...turn, last: `http ${res.status}`, endedAt: Date.now() };
+    }
+    for await (const e of readSseEvents(res.body!)) turn.last = e.type;
+    return { ...turn, endedAt: Date.now() };
+  } catch (err) {
+    return { replica, user, runId: null, last: `fetch failed: ${String(err)}`, endedAt: Date.now() };
+  }
+}
+
+/**
+ * Warnings and errors logged between `from` and `to`, but the overload guard's: a refusal for a late
+ * event loop is about this machine's two cores (the database's recovery, both replicas and the test on
+ * them), not a query that failed or waited.
+ */
+const warnings = (logs: LogLine[], from: number, to: number) =>
+  logs.filter(
+    (l) =>
+      (l.level === 'warn' || l.level === 'error') &&
+      l.msg !== 'turns refused: overloaded' &&
+      Date.parse(String(l.ts)) >= from &&
+      Date.parse(String(l.ts)) <= to,
+  );
+
+describe.skipIf(skip !== null)(`two replicas while the database goes and comes back (${skip ?? 'real PostgreSQL'})`, () => {
+  let cluster: OwnPostgresCluster;
+  const replicas: ServiceProcess[] = [];
+
+  beforeAll(async () => {
+    cluster = await startOwnPostgresCluster(55_450 + (process.pid % 50));
+    for (let k = 0; k < 2; k++) {
+      replicas.push(
+        await spawnService({
+          entry: 'source',
+          env: { DATABASE_URL: cluster.url, SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_MS), MAX_TURNS_IN_FLIGHT: '40' },
+        }),
+      );
+    }
+  }, 240_000);
+
+  afterAll(async () => {
+    if (process.env.CHAOS_LOG_DIR) {
+      const { writeFileSync } = await import('node:fs');
+      replicas.forEach((r, k) => writeFileSync(`${process.env.CHAOS_LOG_DIR}/replica-${k}.log`, r.stdout + r.stderr));
+    }
+    await Promise.all(replicas.map((r) => r.stop('SIGKILL')));
+    await cluster?.remove();
+  });
+
+  it(`ends are kept, reads answer and nothing is logged from 2 s after each return (${CYCLES} outages)`, async () => {
+    const turns: Turn[] = [];
+    let running = true;
+    const client = async (k: number) => {
+      for (let n = 0; running; n++) {
+        const replica = ((k + n) % 2) as 0 | 1;
+        const query = n % 3 === 0 ? `Please remember that I like green tea number ${k} ${n}` : 'where is the library?';
+        turns.push(await streamTurn(replicas[replica]!, replica, `chaos-real-${k}`, query));
+      }
+    };
+    const clients = Array.from({ length: CLIENTS }, (_, k) => client(k));
+    const problems: string[] = [];
+    let checked = 0;
+    try {
+      for (let cycle = 0; cycle < CYCLES; cycle++) {
+        const signal = cycle % 2 === 0 ? 'SIGKILL' : 'SIGINT';
+        await new Promise((r) => setTimeout(r, 1_000));
+        await cluster.kill(signal);
+        await new Promise((r) => setTimeout(r, 2_000));
+        await cluster.start();
+        const back = Date.now();
+        await new Promise((r) => setTimeout(r, SETTLE_MS));
+        // Every run that ended `done` so far, read on the replica that did not produce it.
+        const done = turns.filter((t) => t.last === 'done' && t.runId !== null);
+        const reads = await Promise.all(
+          done.map(async (t) => {
+            const started = Date.now();
+            const res = await fetch(`${replicas[1 - t.replica]!.url}/agent/runs/${t.runId}?user_id=${t.user}`).catch(() => null);
+            const body = res?.status === 200 ? ((await res.json()) as { status: string }) : null;
+            return { t, status: res?.status ?? 0, state: body?.status, ms: Date.now() - started };
+          }),
+        );
+        for (const r of reads) {
+          if (r.status !== 200 || r.state !== 'done' || r.ms > 5_000) problems.push(`${signal}: run ${r.t.runId} ended done on ${r.t.replica}: read ${r.status} ${r.state} in ${r.ms} ms`);
+        }
+        checked += reads.length;
+        await new Promise((r) => setTimeout(r, WATCH_MS));
+        for (const [k, replica] of replicas.entries()) {
+          for (const line of warnings(replica.logs, back + SETTLE_MS, Date.now())) problems.push(`${signal}: replica ${k} logged ${line.level} "${line.msg}" ${Date.parse(String(line.ts)) - back} ms after the return`);
+        }
+      }
+    } finally {
+      running = false;
+      await Promise.all(clients);
+    }
+    expect(problems, problems.slice(0, 20).join('\n')).toEqual([]);
+    // The test judged real work: runs read in every window, and every stream ended.
+    expect(checked).toBeGreaterThan(CYCLES * 10);
+    // Every stream ended; a turn refused at the door (503 with Retry-After: the overload guard) opened none.
+    for (const t of turns) expect(['done', 'error', 'http 503'], JSON.stringify(t)).toContain(t.last);
+    expect(turns.filter((t) => t.last === 'done').length).toBeGreaterThan(turns.length / 2);
+    for (const replica of replicas) {
+      expect(replica.child.exitCode).toBeNull();
+      expect(replica.logs.filter((l) => /uncaught|unhandled/.test(String(l.msg)))).toEqual([]);
+    }
+  }, 120_000 + CYCLES * 30_000);
+
+  it(`SIGTERM with the database down and a turn running exits within SHUTDOWN_TIMEOUT_MS (${SHUTDOWN_MS} ms)`, async () => {
+    const replica = replicas[0]!;
+    await cluster.kill('SIGKILL');
+    // Turns whose memory writes and run ends cannot reach the database.
+    const turns = Array.from({ length: 4 }, (_, k) => streamTurn(replica, 0, `chaos-real-stop-${k}`, `Please remember that I like oolong number ${k}`));
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    const exit = await replica.stop('SIGTERM', SHUTDOWN_MS + 10_000);
+    const took = Date.now() - started;
+    await Promise.all(turns);
+    expect(exit.code).toBe(0);
+    // The bound is the service's own deadline; the margin is the process's exit and the signal's delivery.
+    expect(took).toBeLessThanOrEqual(SHUTDOWN_MS + 300);
+    await cluster.start();
+  }, 60_000);
+});
