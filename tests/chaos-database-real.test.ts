@@ -68,7 +68,7 @@ describe.skipIf(skip !== null)(`two replicas while the database goes and comes b
   const replicas: ServiceProcess[] = [];
 
   beforeAll(async () => {
-    cluster = await startOwnPostgresCluster(55_450 + (process.pid % 50));
+    cluster = await startOwnPostgresCluster();
     for (let k = 0; k < 2; k++) {
       replicas.push(
         await spawnService({

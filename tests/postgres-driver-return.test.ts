@@ -42,7 +42,7 @@ describe.skipIf(skip !== null)(`queries after the database comes back (${skip ??
   let database: Database;
 
   beforeAll(async () => {
-    cluster = await startOwnPostgresCluster(55_400 + (process.pid % 50));
+    cluster = await startOwnPostgresCluster();
     database = createDatabase(cluster.url);
   }, 180_000);
 

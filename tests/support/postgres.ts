@@ -15,6 +15,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -129,8 +130,16 @@ export function ownClusterSkipReason(): string | null {
  * `synchronous_commit` off a crash loses the last commits the service was told had succeeded, which a
  * test of crashes would then blame on the service.
  */
-export async function startOwnPostgresCluster(port: number): Promise<OwnPostgresCluster> {
+export async function startOwnPostgresCluster(): Promise<OwnPostgresCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'own-pg-'));
+  // A port free now (the kernel's choice), not a fixed one another cluster (CI's own) may hold.
+  const port = await new Promise<number>((resolve, reject) => {
+    const probe = createServer().once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
   const tool = (...args: string[]) => execFileAsync('bash', [CLUSTER_TOOL, ...args], { env: { ...process.env, PG_FAST: '0' } });
   const { stdout } = await tool('start', dir, String(port));
   const url = stdout.trim().split('\n').at(-1)!;
