@@ -30,6 +30,7 @@ import { completeFrames, resumeRun, seqsOf, streamCutAfter } from './support/run
 import { spawnService } from './support/spawn-service.js';
 import { openAdmission } from '../src/admission/admission.js';
 import { RunIds } from '../src/runs/run-ids.js';
+import { CLOSING_SEQ } from '../src/runs/run-log.js';
 
 const skip = realPostgresSkipReason();
 const TURNS = Number(process.env.RUN_CUT_TURNS ?? 1_000);
@@ -88,7 +89,8 @@ describe.skipIf(skip !== null)(`resumable runs across two replicas on Postgres${
       const had = await completeFrames(cut.raw);
       const last = had.at(-1)?.id;
       const rest = await resumeRun(replicas[i % 2]!.server.base, cut.runId, { owner: `walker-${i % 7}`, ...(last && { lastEventId: last }) });
-      expect(rest.status).toBe(200);
+      // A client that already had the `done` frame is told there is nothing more (204: EventSource stops).
+      expect(rest.status).toBe(had.at(-1)?.type === 'done' ? 204 : 200);
       const all = [...had, ...rest.events];
       expect(seqsOf(all)).toEqual(all.map((_, k) => k + 1));
       expect(all.at(-1)!.type).toBe('done');
@@ -175,6 +177,12 @@ describe.skipIf(skip !== null)(`resumable runs across two replicas on Postgres${
       expect(resumed.status).toBe(200);
       expect(resumed.events).toHaveLength(1);
       expect(resumed.events[0]).toMatchObject({ type: 'error', data: { error: 'interrupted' } });
+      // A phone that had read frames the log never stored (`<run>:3` against none) gets the closing frame
+      // too, with the id no frame of the run has (issue 74: it used to get an empty 200, again and again).
+      const phone = await resumeRun(replicas[0]!.server.base, runId, { owner: 'early-victim', lastEventId: `${runId}:3` });
+      expect(phone.status).toBe(200);
+      expect(phone.events).toHaveLength(1);
+      expect(phone.events[0]).toMatchObject({ id: `${runId}:${CLOSING_SEQ}`, type: 'error', data: { error: 'interrupted' } });
       const state = await (await fetch(`${replicas[0]!.server.base}/agent/runs/${runId}?user_id=early-victim`)).json();
       expect(state).toMatchObject({ run_id: runId, status: 'interrupted', last_seq: 0 });
       // Still another user's: 404.
@@ -184,7 +192,7 @@ describe.skipIf(skip !== null)(`resumable runs across two replicas on Postgres${
     }
   }, 90_000);
 
-  it('a producing replica killed mid-answer: its reader elsewhere gets `interrupted` within 5 s, and so does a new resume', async () => {
+  it('a producing replica killed mid-answer: its follower elsewhere and the phone resuming with its last id end with `interrupted` at a seq no other frame has, within 5 s, then 204', async () => {
     gw.enqueue({ text: ['The ', 'answer ', 'starts'], hang: true });
     const producer = await spawnService({
       entry: 'source',
@@ -197,8 +205,13 @@ describe.skipIf(skip !== null)(`resumable runs across two replicas on Postgres${
         body: JSON.stringify({ query: 'Tell me about Schatz', user_id: 'victim' }),
       });
       const runId = res.headers.get('x-run-id')!;
-      const events = readSseEvents(res.body!);
-      for await (const e of events) if (e.type === 'delta') break;
+      // The phone reads the whole answer so far: every delta the producer sent (the log stores them lazily).
+      let phoneLast = '';
+      let deltas = 0;
+      for await (const e of readSseEvents(res.body!)) {
+        phoneLast = e.id ?? phoneLast;
+        if (e.type === 'delta' && ++deltas === 3) break;
+      }
       // A reader on the other replica follows the run live.
       const follower = resumeRun(replicas[1]!.server.base, runId, { owner: 'victim' });
       await new Promise((r) => setTimeout(r, 300));
@@ -207,11 +220,25 @@ describe.skipIf(skip !== null)(`resumable runs across two replicas on Postgres${
       const followed = await follower;
       expect(Date.now() - killedAt).toBeLessThan(5_000);
       expect(followed.events.at(-1)).toMatchObject({ type: 'error', data: { error: 'interrupted' } });
-      expect(seqsOf(followed.events)).toEqual(followed.events.map((_, k) => k + 1));
-      const again = await resumeRun(replicas[0]!.server.base, runId, { owner: 'victim' });
-      expect(again.events.at(-1)).toMatchObject({ type: 'error', data: { error: 'interrupted' } });
+      const seqs = seqsOf(followed.events);
+      expect(seqs.slice(0, -1)).toEqual(seqs.slice(0, -1).map((_, k) => k + 1));
+      expect(seqs.at(-1)).toBe(CLOSING_SEQ);
+      // The phone resumes on the other replica with its last id, past what the log holds: the closing
+      // frame at once, with an id none of its frames has, whichever replica it asks.
+      for (const replica of replicas) {
+        const resumedAt = Date.now();
+        const again = await resumeRun(replica.server.base, runId, { owner: 'victim', lastEventId: phoneLast });
+        expect(Date.now() - resumedAt).toBeLessThan(5_000);
+        expect(again.status).toBe(200);
+        expect(again.events.map((e) => e.type)).toEqual(['error']);
+        expect(again.events[0]).toMatchObject({ id: `${runId}:${CLOSING_SEQ}`, data: { error: 'interrupted' } });
+        // Having the closing frame, it is told there is nothing more: EventSource stops reconnecting.
+        expect((await resumeRun(replica.server.base, runId, { owner: 'victim', lastEventId: again.events[0]!.id! })).status).toBe(204);
+      }
       const state = await (await fetch(`${replicas[0]!.server.base}/agent/runs/${runId}?user_id=victim`)).json();
       expect(state.status).toBe('interrupted');
+      // The phone holds at least what the log stored (ahead of it unless the follower's write-through caught up).
+      expect(Number(phoneLast.slice(phoneLast.lastIndexOf(':') + 1))).toBeGreaterThanOrEqual(state.last_seq);
     } finally {
       await producer.stop('SIGKILL').catch(() => undefined);
     }

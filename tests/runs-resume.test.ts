@@ -71,7 +71,8 @@ describe('resumable runs on one process', () => {
       if (!cut.whole && cut.raw.length > 0) cutMidway++;
       const last = had.at(-1)?.id;
       const rest = await resumeRun(s.base, cut.runId, { owner: 'walker', ...(last && { lastEventId: last }) });
-      expect(rest.status).toBe(200);
+      // A client that already had the `done` frame is told there is nothing more (204: EventSource stops).
+      expect(rest.status).toBe(had.at(-1)?.type === 'done' ? 204 : 200);
       const all = [...had, ...rest.events];
       expect(seqsOf(all)).toEqual(all.map((_, k) => k + 1));
       const done = all.at(-1)!;
@@ -95,11 +96,15 @@ describe('resumable runs on one process', () => {
     expect(replay.events).toEqual(frames.slice(1));
     const state = await (await fetch(`${s.base}/agent/runs/${whole.runId}`)).json();
     expect(state).toEqual({ run_id: whole.runId, status: 'done', last_seq: frames.length, response: frames.at(-1)!.data });
-    // Past its end: nothing to replay, and no end frame twice.
-    expect((await resumeRun(s.base, whole.runId, { after: frames.length })).events).toEqual([]);
+    // At or past its end: 204 (EventSource stops reconnecting), no end frame twice; its state is still there.
+    for (const after of [frames.length, frames.length + 5, 2_147_483_647]) {
+      expect(await resumeRun(s.base, whole.runId, { after })).toEqual({ status: 204, raw: '', events: [] });
+    }
+    expect(await resumeRun(s.base, whole.runId, { lastEventId: `${whole.runId}:${frames.length}` })).toMatchObject({ status: 204 });
+    expect((await fetch(`${s.base}/agent/runs/${whole.runId}`)).status).toBe(200);
     // Read whole on its own connection, the run cost the log two writes: its start and its end, none per frame.
     expect(s.store.writes).toEqual({ begin: 1, append: 0, end: 1 });
-    expect(s.events).toEqual([['resumed', frames.length - 1], ['resumed', 0]]);
+    expect(s.events).toEqual([['resumed', frames.length - 1], ...Array.from({ length: 4 }, () => ['resumed', 0])]);
   });
 
   it('with no reader, the run goes on for the grace and is aborted then, charged once', async () => {

@@ -14,12 +14,11 @@ import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } fro
 import { integerParam, validHeader, validJson, validParam, validQuery } from '../http/validate.js';
 import { ANONYMOUS_BUCKET, TURNS_IN_FLIGHT_RETRY_AFTER_S } from '../lifecycle/turns-in-flight.js';
 import { userIdSchema } from '../request/chat-request.js';
-import { sseFrameOf, type Frame } from '../runs/run-log.js';
-import { MAX_SEQ } from '../runs/runs.js';
+import { MAX_SEQ, sseFrameOf, type Frame } from '../runs/run-log.js';
 import { sseStream } from '../sse/sse-stream.js';
 import { EXAMPLE_RUN_ID, EXAMPLE_USER_ID, EXAMPLES } from './examples.js';
 import { runStateSchema } from './response-schemas.js';
-import { agentStreamFrameSchema, errors, eventStream, GUARDED, GUARDED_BODY, json, route } from './route-docs.js';
+import { agentStreamFrameSchema, errors, eventStream, GUARDED, GUARDED_GET, json, route } from './route-docs.js';
 
 /** Resumed streams one user may hold open at once (a resume costs no model call: this bounds sockets). */
 export const MAX_READERS_PER_USER = 128;
@@ -64,26 +63,31 @@ function cursorOf(runId: string, lastEventId: string | undefined, after: number)
   return after;
 }
 
-const RUN_ERRORS = [...GUARDED, 400, 404, 503] as const;
+const RUN_ERRORS = [400, 404, 503] as const;
 const docs = {
   state: route({
     summary: "A run's state, and its answer once done",
     description: 'For a client that lost the stream: `status` running, done (with `response`), failed (with `error`), cancelled or interrupted.',
     tags: ['runs'],
-    responses: { 200: json('the run state', runStateSchema, EXAMPLES.runDone), ...errors(RUN_ERRORS) },
+    responses: { 200: json('the run state', runStateSchema, EXAMPLES.runDone), ...errors([...GUARDED_GET, ...RUN_ERRORS]) },
   }),
   resume: route({
     summary: "A run's stream, resumed after a cursor",
     description:
-      'Every frame after `Last-Event-ID` (or `after`) once, in order, then live until `done` or `error`, on any replica. A run whose replica died ends with the `error` event `interrupted`.',
+      'Every frame after `Last-Event-ID` (or `after`) once, in order, then live until `done` or `error`, on any replica. A run whose replica died (or that was cancelled on another replica) ends with the `error` event `interrupted` (`cancelled`), whatever the cursor, with the id `<run_id>:2147483647`, which no other frame has. A cursor at or past the last frame of a finished run answers 204, which stops EventSource reconnecting.',
     tags: ['runs'],
-    responses: { 200: eventStream('the run\'s frames after the cursor', agentStreamFrameSchema, EXAMPLES.deltaFrame), ...errors([...RUN_ERRORS, 429]) },
+    responses: {
+      200: eventStream('the run\'s frames after the cursor', agentStreamFrameSchema, EXAMPLES.deltaFrame),
+      204: { description: 'the run is over and the cursor is at or past its last frame: nothing more will come' },
+      ...errors([...GUARDED_GET, ...RUN_ERRORS, 429]),
+    },
   }),
   cancel: route({
     summary: 'Cancels a run (its model call is aborted); idempotent',
     description: 'The run ends at once with the `error` event `cancelled` (an answer already whole stays `done`). The body `{"user_id"}` (or `X-User-Id`) names the owner; a body is optional.',
     tags: ['runs'],
-    responses: { 200: json('the run state after the cancel', runStateSchema, EXAMPLES.runCancelled), ...errors([...GUARDED_BODY, 400, 404, 503]) },
+    responses: { 200: json('the run state after the cancel', runStateSchema, EXAMPLES.runCancelled), ...errors([...GUARDED, ...RUN_ERRORS]) },
+    optionalBody: true,
   }),
 };
 
@@ -130,6 +134,11 @@ export function createRunRoutes(deps: Pick<AppDeps, 'runs' | 'overload' | 'logge
       if ((readers.get(owner) ?? 0) >= MAX_READERS_PER_USER) throw new TooManyReadersError();
       const follower = await log('follow', c.get('requestId'), () => deps.runs.follow(run_id, owner, after));
       if (!follower) throw new NotFoundError('no such run');
+      if (follower.atEnd) {
+        // The client has the run's last frame: 204 tells EventSource to stop reconnecting (WHATWG HTML).
+        follower.detach();
+        return c.body(null, 204);
+      }
       readers.set(owner, (readers.get(owner) ?? 0) + 1);
       c.header('X-Run-Id', run_id);
       return sseStream(c, counted(owner, follower.frames), {

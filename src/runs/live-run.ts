@@ -49,6 +49,8 @@ export interface RunHost {
 /** A reader of a run: its frames after a cursor, then live to the end; `detach` when its connection goes away. */
 export interface RunFollower {
   readonly frames: AsyncIterable<Frame>;
+  /** The run is over and the cursor is at or past its last frame: nothing will come (the resume answers 204). */
+  readonly atEnd: boolean;
   detach(): void;
 }
 
@@ -110,7 +112,7 @@ export class LiveRun {
         detach();
       }
     }
-    return { frames: frames(), detach };
+    return { frames: frames(), atEnd: this.finished && afterSeq >= this.frames.length, detach };
   }
 
   /** Cancels the run: its turn ends at once with the `cancelled` error event. Idempotent. */

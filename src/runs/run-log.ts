@@ -120,15 +120,34 @@ export const INTERRUPTED_ENVELOPE: Envelope = {
 /** The `error` event of a run cancelled on another replica while that one was producing it: what the turn itself ends with when cancelled. */
 export const CANCELLED_ENVELOPE: Envelope = new RunCancelledError().toEnvelope();
 
+/** Frames a cursor can name at most (a run's frames are bounded by the answer cap far below this). */
+export const MAX_SEQ = 2_147_483_647;
+
+/**
+ * The `seq` of a closing frame: past every number a producer can send (its frames are bounded by the
+ * answer cap far below MAX_SEQ), so it names no other frame of the run, whatever the producer sent and
+ * the log did not store (a client reading live is usually ahead of the store: issue 74).
+ */
+export const CLOSING_SEQ = MAX_SEQ;
+
 /**
  * The frame a reader ends on when the log holds no end of its own: a run interrupted, or cancelled from
- * another replica, ends with the `error` event of its state (`seq` one past the stored frames); null
- * when the log ends itself, the run is still running, or the reader already had that frame.
+ * another replica, ends with the `error` event of its state at CLOSING_SEQ, whatever the reader's
+ * cursor short of it; null when the log ends itself or the run is still running.
  */
-export function closingFrame(run: Pick<StoredRun, 'status' | 'closed' | 'lastSeq'>, afterSeq: number): Frame | null {
-  if (run.closed || (run.status !== 'interrupted' && run.status !== 'cancelled') || afterSeq > run.lastSeq) return null;
+export function closingFrame(run: Pick<StoredRun, 'status' | 'closed'>): Frame | null {
+  if (run.closed || (run.status !== 'interrupted' && run.status !== 'cancelled')) return null;
   const envelope = run.status === 'interrupted' ? INTERRUPTED_ENVELOPE : CANCELLED_ENVELOPE;
-  return { seq: run.lastSeq + 1, event: 'error', data: JSON.stringify(envelope) };
+  return { seq: CLOSING_SEQ, event: 'error', data: JSON.stringify(envelope) };
+}
+
+/**
+ * A reader's cursor is at or past the end of a finished run: its last frame (the stored `done` or
+ * `error`, or the closing frame) is the reader's already, and the resume answers 204 (CONTRACT.md).
+ */
+export function atRunEnd(run: Pick<StoredRun, 'status' | 'closed' | 'lastSeq'>, afterSeq: number): boolean {
+  if (run.status === 'running') return false;
+  return afterSeq >= (closingFrame(run) ? CLOSING_SEQ : run.lastSeq);
 }
 
 /** The wire state of a stored run. */

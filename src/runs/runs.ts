@@ -24,7 +24,7 @@ import { settleWithin } from '../lifecycle/settle-within.js';
 import type { ServiceMetrics } from '../telemetry/telemetry.js';
 import { LiveRun, type RunFollower } from './live-run.js';
 import { RunIds, type RunRef } from './run-ids.js';
-import { closingFrame, runState, type Frame, type RunState, type RunStore, type StoredRun } from './run-log.js';
+import { atRunEnd, closingFrame, MAX_SEQ, runState, type Frame, type RunState, type RunStore, type StoredRun } from './run-log.js';
 import { HEARTBEAT_MS, HEARTBEAT_STALE_SECONDS } from './postgres-run-store.js';
 
 export interface RunsOptions {
@@ -50,9 +50,6 @@ export interface RunsOptions {
 const YOUNG_WAIT_MS = (HEARTBEAT_STALE_SECONDS + 1) * 1_000;
 /** How often a reader waiting for a young run's row asks again and reads. */
 const YOUNG_POLL_MS = 250;
-
-/** Frames a cursor can name at most (a run's frames are bounded by the answer cap far below this). */
-export const MAX_SEQ = 2_147_483_647;
 
 /** A one-shot latch: `wait` returns at once if `fire` came first. */
 class Latch {
@@ -150,6 +147,7 @@ export class Runs {
     let detached = false;
     const latch = new Latch();
     return {
+      atEnd: atRunEnd(stored, afterSeq),
       frames: this.fromLog(ref.key, afterSeq, stored, () => detached, latch),
       detach: () => {
         detached = true;
@@ -257,8 +255,8 @@ export class Runs {
           cursor = f.seq;
         }
         if (run.status !== 'running') {
-          const closing = closingFrame(run, cursor);
-          if (closing) yield closing;
+          const closing = closingFrame(run);
+          if (closing && cursor < closing.seq) yield closing;
           return;
         }
         if (run.stale) {
