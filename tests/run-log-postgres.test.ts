@@ -15,7 +15,7 @@ import { createDatabase, type Database } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
 import postgres from 'postgres';
 import { drizzle } from 'drizzle-orm/postgres-js';
-import { PostgresRunStore } from '../src/runs/postgres-run-store.js';
+import { HEARTBEAT_STALE_SECONDS, PostgresRunStore } from '../src/runs/postgres-run-store.js';
 import { END_BATCH_MS } from '../src/runs/postgres-run-ends.js';
 import type { Frame, RunEnd } from '../src/runs/run-log.js';
 import { RunIds } from '../src/runs/run-ids.js';
@@ -36,6 +36,36 @@ afterAll(async () => {
 });
 
 const frame = (seq: number, event = 'delta'): Frame => ({ seq, event, data: JSON.stringify({ text: `piece "${seq}" \\ {x}` }) });
+
+/** The database's age in seconds (`pg_postmaster_start_time()`: a database younger than the stale window judges no replica dead). */
+async function databaseAge(): Promise<number> {
+  const [row] = await database.sql<{ age: number }[]>`select extract(epoch from now() - pg_postmaster_start_time())::float8 as age`;
+  return row!.age;
+}
+
+/** Waits until the database has been up for the stale window, as a replica's death is judged only then. */
+async function untilUpForStaleWindow(): Promise<void> {
+  await vi.waitFor(async () => expect(await databaseAge()).toBeGreaterThanOrEqual(HEARTBEAT_STALE_SECONDS), { timeout: HEARTBEAT_STALE_SECONDS * 1_000 + 2_000, interval: 100 });
+}
+
+describe('a database restarted under the replicas (issue 79)', () => {
+  it('judges no replica dead until it has been up for the stale window: every heartbeat is old after a restart, live ones too', async () => {
+    const store = new PostgresRunStore(database, 600);
+    const run = randomUUID();
+    await store.begin(run, 'u30');
+    await store.heartbeat([]);
+    await database.sql`update agent_runs set heartbeat_at = now() - interval '10 seconds' where id = ${run}`;
+    // Young (PGlite starts with the test file): not stale, whatever its heartbeat; a real server that
+    // has been up longer shows the other half of the rule.
+    const young = (await databaseAge()) < HEARTBEAT_STALE_SECONDS;
+    expect((await store.read(run, 0))!.stale).toBe(!young);
+    await untilUpForStaleWindow();
+    // Up for the window, and the heartbeat still old: its replica is dead.
+    expect((await store.read(run, 0))!.stale).toBe(true);
+    await store.forgetOwner('u30');
+    await store.close();
+  });
+});
 
 describe('the Postgres run log', () => {
   it('appends, reads after a cursor, ends once, and keeps a retried write once', async () => {
@@ -120,6 +150,7 @@ describe('the Postgres run log', () => {
   });
 
   it('marks a run whose heartbeat stopped interrupted, and never one whose replica beats', async () => {
+    await untilUpForStaleWindow();
     const store = new PostgresRunStore(database, 600);
     const live = randomUUID();
     const dead = randomUUID();
@@ -180,7 +211,8 @@ describe('the Postgres run log', () => {
     expect(await reader.unwritten(ids.issue('u9', randomUUID(), 0))).toBe('gone');
     const old = ids.issue('u9', producer.replica, producer.beat - 1);
     expect(await reader.unwritten(old)).toBe('gone');
-    // The replica stops beating (killed before the next heartbeat): its young run is orphaned.
+    // The replica stops beating (killed before the next heartbeat), in a database up for the stale window: its young run is orphaned.
+    await untilUpForStaleWindow();
     await database.sql`update agent_run_replicas set heartbeat_at = now() - interval '10 seconds' where id = ${producer.replica}`;
     expect(await reader.unwritten(young)).toBe('orphaned');
     expect(await reader.unwritten(old)).toBe('gone');
@@ -254,6 +286,37 @@ describe('the Postgres run log', () => {
     await store.close();
   });
 
+  it('keeps each run for the retention of the replica that ended it, whichever replica prunes (issue 74)', async () => {
+    const long = new PostgresRunStore(database, 600);
+    const short = new PostgresRunStore(database, 1);
+    const keptLong = randomUUID();
+    const keptShort = randomUUID();
+    await long.begin(keptLong, 'u20');
+    await long.end(keptLong, [frame(1, 'done')], { status: 'done', lastSeq: 1, response: null, error: null, followedElsewhere: false });
+    await short.begin(keptShort, 'u21');
+    await short.end(keptShort, [frame(1, 'done')], { status: 'done', lastSeq: 1, response: null, error: null, followedElsewhere: false });
+    const [row] = await database.sql<{ seconds: number }[]>`select extract(epoch from expires_at - ended_at)::int as seconds from agent_runs where id = ${keptLong}`;
+    expect(row!.seconds).toBe(600);
+    // Past the short retention: the short replica's run is gone for every reader, the long one's kept by both.
+    await database.sql`update agent_runs set ended_at = ended_at - interval '2 seconds', expires_at = expires_at - interval '2 seconds' where id in (${keptLong}, ${keptShort})`;
+    await short.prune();
+    expect(await long.read(keptLong, 0)).toMatchObject({ status: 'done' });
+    expect(await short.read(keptLong, 0)).toMatchObject({ status: 'done' });
+    expect(await long.read(keptShort, 0)).toBeNull();
+    expect(await database.sql`select 1 from agent_runs where id = ${keptShort}`).toHaveLength(0);
+    await long.prune();
+    expect(await database.sql`select 1 from agent_runs where id = ${keptLong}`).toHaveLength(1);
+    // A run interrupted or cancelled takes the retention of the replica that ended it so.
+    const cancelled = randomUUID();
+    await long.begin(cancelled, 'u22');
+    await long.heartbeat([cancelled]);
+    expect(await short.cancel(cancelled, 'u22')).toBe(true);
+    const [ended] = await database.sql<{ seconds: number }[]>`select extract(epoch from expires_at - ended_at)::int as seconds from agent_runs where id = ${cancelled}`;
+    expect(ended!.seconds).toBe(1);
+    await long.close();
+    await short.close();
+  });
+
   it('expires ended runs after the retention, prunes them, and deletes a user\'s runs with their frames', async () => {
     const store = new PostgresRunStore(database, 1);
     const old = randomUUID();
@@ -262,7 +325,7 @@ describe('the Postgres run log', () => {
     await store.end(old, [frame(1, 'done')], { status: 'done', lastSeq: 1, response: null, error: null, followedElsewhere: false });
     await store.begin(mine, 'u5');
     await store.append(mine, [frame(1)], 1);
-    await database.sql`update agent_runs set ended_at = now() - interval '5 seconds' where id = ${old}`;
+    await database.sql`update agent_runs set ended_at = now() - interval '5 seconds', expires_at = now() - interval '4 seconds' where id = ${old}`;
     expect(await store.read(old, 0)).toBeNull();
     expect(await store.prune()).toBeGreaterThanOrEqual(1);
     expect(await database.sql`select 1 from agent_run_frames where run_id = ${old}`).toHaveLength(0);

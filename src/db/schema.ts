@@ -183,8 +183,8 @@ export const jobs = pgTable(
  * owned by its user (`owner`: the user id or `anonymous`), produced by one replica (`replica`, which
  * heartbeats its running rows; a row whose heartbeat stopped belongs to a dead replica and is marked
  * `interrupted` by its first reader). Written lazily: with the run's first write or its replica's next
- * heartbeat (agent_run_replicas below). `response`/`error` hold the end; rows are deleted
- * RUN_RETENTION_SECONDS after `ended_at`, and with their owner's memory.
+ * heartbeat (agent_run_replicas below). `response`/`error` hold the end; rows are deleted at
+ * `expires_at` (the ending replica's RUN_RETENTION_SECONDS after the end), and with their owner's memory.
  */
 export const agentRuns = pgTable(
   'agent_runs',
@@ -207,10 +207,15 @@ export const agentRuns = pgTable(
     tail: json('tail'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
+    /**
+     * When the ended run may be deleted: its end plus the RUN_RETENTION_SECONDS of the replica that ended
+     * it (issue 74: a replica configured shorter no longer prunes runs the others still promise).
+     */
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [
     index('agent_runs_owner_idx').on(t.owner),
-    index('agent_runs_ended_at_idx').on(t.endedAt),
+    index('agent_runs_expires_at_idx').on(t.expiresAt),
     index('agent_runs_running_idx').on(t.replica).where(sql`${t.status} = 'running'`),
     check('agent_runs_status_check', sql`${t.status} in ('running', 'done', 'failed', 'cancelled', 'interrupted')`),
   ],

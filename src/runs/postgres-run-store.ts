@@ -27,8 +27,10 @@
  *   heartbeat is HEARTBEAT_STALE_SECONDS old, in a database up at least that long, belongs to a dead
  *   replica (`stale`). Its first reader marks it `interrupted` (fenced on the stale heartbeat, so a live
  *   producer is never marked), and writes an orphan's row so (`interruptOrphan`).
- * - Retention: ended runs older than RUN_RETENTION_SECONDS, and a dead replica's running rows and its
- *   own row as old, are deleted by `prune`, one replica at a time (a transaction-scoped advisory lock).
+ * - Retention: each ended run's expiry is fixed when it ends, by the replica that ends it (its
+ *   RUN_RETENTION_SECONDS from then: `expires_at`), so replicas configured differently keep each other's
+ *   promises (issue 74). Expired runs, and a dead replica's running rows and its own row older than this
+ *   replica's retention, are deleted by `prune`, one replica at a time (a transaction-scoped advisory lock).
  */
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
@@ -87,6 +89,11 @@ export class PostgresRunStore implements RunStore {
 
   private get sql() {
     return this.database.sql;
+  }
+
+  /** An ended run's expiry: this replica's RUN_RETENTION_SECONDS from now, fixed with its end and stored with it. */
+  private expires() {
+    return this.sql`now() + make_interval(secs => ${this.retentionSeconds})`;
   }
 
   /**
@@ -186,7 +193,7 @@ export class PostgresRunStore implements RunStore {
       notify,
     }));
     const owners = rows.flatMap((r) => (r.owner === null ? [] : [r.owner]));
-    const write = endsStatement(this.sql, this.replica, CHANNEL, rows).then(() => {
+    const write = endsStatement(this.sql, this.replica, CHANNEL, this.retentionSeconds, rows).then(() => {
       for (const r of rows) if (r.owner !== null && this.rowless.get(r.id) === r.owner) this.rowless.delete(r.id);
     });
     if (owners.length > 0) this.inserting.set(write, owners);
@@ -244,7 +251,7 @@ export class PostgresRunStore implements RunStore {
                select json_agg(t.frame) from json_array_elements(r.tail) as t(frame) where (t.frame->>'seq')::integer > ${afterSeq}
              ), '[]'::json) as tail
       from agent_runs r
-      where r.id = ${runId} and (r.ended_at is null or r.ended_at > now() - make_interval(secs => ${this.retentionSeconds}))`;
+      where r.id = ${runId} and (r.expires_at is null or r.expires_at > now())`;
     if (!row) return null;
     // The tail follows the rows (written after every one of them); a frame in both is kept once.
     const last = row.frames.at(-1)?.seq ?? afterSeq;
@@ -263,7 +270,7 @@ export class PostgresRunStore implements RunStore {
   async interrupt(runId: string): Promise<boolean> {
     const rows = await this.sql`
       with r as (
-        update agent_runs set status = 'interrupted', ended_at = now()
+        update agent_runs set status = 'interrupted', ended_at = now(), expires_at = ${this.expires()}
         where id = ${runId} and status = 'running' and ${this.stale(this.sql`heartbeat_at`)}
         returning id
       )
@@ -284,8 +291,8 @@ export class PostgresRunStore implements RunStore {
     // Fenced as `interrupt` is: only while the replica is stale and has not written the row; it ended with the replica's last beat.
     const rows = await this.sql`
       with r as (
-        insert into agent_runs (id, owner, replica, status, heartbeat_at, ended_at)
-        select ${ref.key}, ${owner}, p.id, 'interrupted', p.heartbeat_at, p.heartbeat_at
+        insert into agent_runs (id, owner, replica, status, heartbeat_at, ended_at, expires_at)
+        select ${ref.key}, ${owner}, p.id, 'interrupted', p.heartbeat_at, p.heartbeat_at, ${this.expires()}
         from agent_run_replicas p
         where p.id = ${ref.replica} and p.beat <= ${ref.beat}
           and ${this.stale(this.sql`p.heartbeat_at`)}
@@ -299,7 +306,7 @@ export class PostgresRunStore implements RunStore {
   async cancel(runId: string, owner: string): Promise<boolean> {
     const rows = await this.sql`
       with r as (
-        update agent_runs set status = 'cancelled', ended_at = now()
+        update agent_runs set status = 'cancelled', ended_at = now(), expires_at = ${this.expires()}
         where id = ${runId} and owner = ${owner} and status = 'running'
         returning id
       )
@@ -324,7 +331,7 @@ export class PostgresRunStore implements RunStore {
       if (!lock?.locked) return 0;
       const rows = await tx`
         delete from agent_runs
-        where ended_at < now() - make_interval(secs => ${this.retentionSeconds})
+        where expires_at < now()
            or (status = 'running' and heartbeat_at < now() - make_interval(secs => ${this.retentionSeconds}))`;
       await tx`delete from agent_run_replicas where heartbeat_at < now() - make_interval(secs => ${this.retentionSeconds})`;
       return rows.count;
