@@ -76,11 +76,20 @@ function rawEnvelope(status: number, envelope: Envelope, headers: Record<string,
 const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE']);
 
 export function createNodeHttpServer(fetch: (request: Request) => Response | Promise<Response>, logger: Logger): Server {
+  /**
+   * The raw target of the request the adapter is reading. Its error handler is called without the
+   * request, but synchronously within the listener's call when the adapter cannot make one (it throws
+   * before its first await), so the target read there is this request's: a refused `/v1` path is
+   * answered in OpenAI's shape, as the parser's refusals are (issue 74).
+   */
+  let reading: string | null = null;
   const listener = getRequestListener(fetch, {
     errorHandler: (err) => {
       if (err instanceof RequestError) {
         logger.debug('request refused by the HTTP adapter', { reason: err.message });
-        return new Response(JSON.stringify(new BadRequestError('the request could not be read').toEnvelope()), {
+        const envelope = new BadRequestError('the request could not be read').toEnvelope();
+        const path = reading?.split('?')[0] ?? '';
+        return new Response(JSON.stringify(speaksOpenAI(path) ? openAIError(400, envelope) : envelope), {
           status: 400,
           headers: { 'Content-Type': 'application/json; charset=utf-8' },
         });
@@ -90,7 +99,14 @@ export function createNodeHttpServer(fetch: (request: Request) => Response | Pro
     },
   });
   // Without a Host header Node would answer a bare 400 itself; the adapter refuses it with the envelope.
-  const server = createServer({ requireHostHeader: false }, listener);
+  const server = createServer({ requireHostHeader: false }, (incoming, outgoing) => {
+    reading = incoming.url ?? null;
+    try {
+      return listener(incoming, outgoing);
+    } finally {
+      reading = null;
+    }
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (CLIENT_GONE.has(err.code ?? '')) {
       logger.debug('client went away mid-request', { code: err.code });

@@ -82,6 +82,22 @@ describe('malformed requests get the envelope', () => {
   });
 });
 
+describe('on the /v1 paths, in OpenAI\'s shape', () => {
+  it.each([
+    ['the adapter', `GET /v1/models\\junk HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`],
+    ['the parser', `GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Probe: a\u0000b\r\n\r\n`],
+  ])('a request %s refuses on a /v1 path gets 400 as OpenAI\'s error object (issue 74)', async (_, bytes) => {
+    const res = parse(await raw(bytes));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: { message: expect.any(String), type: 'invalid_request_error', code: expect.any(String) } });
+  });
+
+  it('the same refusal elsewhere is the envelope', async () => {
+    const res = parse(await raw(`GET /api\\junk HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`));
+    expect(res).toMatchObject({ status: 400, body: { error: 'bad request', detail: expect.any(String) } });
+  });
+});
+
 describe('CONNECT and abandoned requests', () => {
   it('CONNECT host:22 gets the 405 envelope with Allow, then the connection closes', async () => {
     const response = await raw(`CONNECT host:22 HTTP/1.1\r\nHost: host:22\r\n\r\n`);

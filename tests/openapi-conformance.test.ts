@@ -100,6 +100,12 @@ describe('every response conforms to the document (ajv, JSON Schema 2020-12)', (
         expect(res.status, what).not.toBe(500);
         const documented = op.responses[String(res.status)];
         expect(documented, `${what}: status documented`).toBeDefined();
+        if (res.status === 204) {
+          // No content, and none documented (a resume at a finished run's end).
+          expect(documented!.content, what).toBeUndefined();
+          expect(await res.text(), what).toBe('');
+          continue;
+        }
         const media = (res.headers.get('content-type') ?? '').split(';')[0]!.trim();
         expect(documented!.content?.[media], `${what}: ${media} documented`).toBeDefined();
         const validate = validatorAt(pointer('paths', path, method, 'responses', String(res.status), 'content', media, 'schema'));
@@ -119,4 +125,52 @@ describe('every response conforms to the document (ajv, JSON Schema 2020-12)', (
     expect(statuses.get(200)).toBeGreaterThan(50);
     expect([...statuses.keys()].filter((s) => s >= 400).length).toBeGreaterThanOrEqual(4);
   }, 120_000);
+});
+
+describe('the document says what the routes do (issue 74)', () => {
+  let service: ExampleService;
+  const auth = { authorization: `Bearer ${SECRET}` };
+  const operation = (path: string, method: string) => (apiDocument.paths as Record<string, Record<string, { requestBody?: { required?: boolean }; responses: Record<string, { description: string }> }>>)[path]![method]!;
+
+  beforeAll(async () => {
+    service = await startExampleService({}, SECRET);
+  });
+
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('the cancel body is optional, sent bare or as empty JSON: the run is looked up, not a 400', async () => {
+    expect(operation('/agent/runs/{run_id}/cancel', 'post').requestBody?.required).toBe(false);
+    for (const headers of [auth, { ...auth, 'content-type': 'application/json' }]) {
+      const res = await fetch(`${service.base}/agent/runs/not-a-run/cancel`, { method: 'POST', headers });
+      expect(res.status).toBe(404);
+    }
+  });
+
+  it('a DELETE, or a GET, sent with a body that is not JSON is a 415 its operation lists', async () => {
+    for (const [path, method, url] of [
+      ['/memory/{user_id}', 'delete', '/memory/someone'],
+      ['/memory/{user_id}', 'get', '/memory/someone'],
+    ] as const) {
+      const res = await fetch(`${service.base}${url}`, { method: method.toUpperCase(), headers: { ...auth, 'content-type': 'text/plain' }, body: method === 'get' ? undefined : 'x' });
+      if (method === 'delete') expect(res.status).toBe(415);
+      expect(operation(path, method).responses['415']).toBeDefined();
+    }
+  });
+
+  it('only the routes that take a model name ALLOWED_MODELS in their 400', () => {
+    const naming = Object.entries(apiDocument.paths).flatMap(([path, ops]) =>
+      Object.entries(ops as Record<string, { responses?: Record<string, { description?: string }> }>).filter(([, op]) => op.responses?.['400']?.description?.includes('ALLOWED_MODELS')).map(([method]) => `${method} ${path}`),
+    );
+    expect(naming.sort()).toEqual(['post /agent/respond', 'post /agent/respond/stream', 'post /chat/completions', 'post /v1/chat/completions']);
+  });
+
+  it('a limit out of range says the range, not only "an integer"', async () => {
+    for (const limit of ['0', '201', 'x']) {
+      const res = await fetch(`${service.base}/memory/someone?limit=${limit}`, { headers: auth });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { detail: string }).detail).toMatch(/integer from 1 to 200/);
+    }
+  });
 });

@@ -262,6 +262,14 @@ describe('every route, driven over HTTP, answers as the document says', () => {
     // The cancelled run replays to its end: its frames, then the `cancelled` error event.
     const replay = await drive(server.base, resume, 'get', `/agent/runs/${runId}/stream?user_id=run-user`);
     expect(replay.frames?.at(-1)).toMatchObject({ type: 'error', data: { error: 'cancelled' } });
+    // Past its last frame: 204, no content, as documented (EventSource stops reconnecting).
+    const lastId = replay.frames!.at(-1)!.id!;
+    const ended = await fetch(`${server.base}/agent/runs/${runId}/stream?user_id=run-user`, { headers: { authorization: `Bearer ${SECRET}`, 'last-event-id': lastId } });
+    expect(ended.status).toBe(204);
+    expect(await ended.text()).toBe('');
+    expect(doc.paths[resume]!.get!.responses['204']).toBeDefined();
+    expect(doc.paths[resume]!.get!.responses['204']!.content).toBeUndefined();
+    seen.add(`get ${resume} 204`);
     await started.body?.cancel();
   });
 
@@ -333,6 +341,9 @@ describe('every route, driven over HTTP, answers as the document says', () => {
     expect(served.body).toEqual(doc);
     expect((await drive(production.base, '/openapi.json', 'get', '/openapi.json', { token: null })).status).toBe(401);
     expect((await drive(production.base, '/openapi.json', 'get', '/openapi.json')).status).toBe(200);
+    const labelled = await rawRequest(Number(new URL(production.base).port), `GET /openapi.json HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${SECRET}\r\nContent-Type: text/plain\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx`);
+    expect(labelled.status).toBe(415);
+    await check('/openapi.json', 'get', 415, 'application/json', JSON.parse(labelled.body));
     expect((await drive(server.base, '/docs', 'get', '/docs', { token: null })).status).toBe(200);
     expect((await drive(production.base, '/docs', 'get', '/docs', { token: null })).status).toBe(404);
     for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js']) {
@@ -356,6 +367,20 @@ describe('every route, driven over HTTP, answers as the document says', () => {
       expect(raw.status, `${method} ${path}`).toBe(400);
       await check(path, method, 400, 'application/json', JSON.parse(raw.body));
       if (path.startsWith('/v1') || path === '/models' || path === '/chat/completions') expect(JSON.parse(raw.body).error.type).toBeDefined();
+      // A protected operation, whatever its method, refuses a body that is not JSON (415), and one over the limit where a body is read (413).
+      // (The document's own route is guarded in production only: its 415 is driven there, with its 401.)
+      if (doc.paths[path]![method]!.responses['415'] && path !== '/openapi.json') {
+        const auth = `Authorization: Bearer ${SECRET}\r\n`;
+        const notJson = await rawRequest(port, `${method.toUpperCase()} ${url} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: text/plain\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx`);
+        expect(notJson.status, `${method} ${path}`).toBe(415);
+        await check(path, method, 415, 'application/json', JSON.parse(notJson.body));
+      }
+      if (doc.paths[path]![method]!.responses['413']) {
+        const auth = `Authorization: Bearer ${SECRET}\r\n`;
+        const over = await rawRequest(port, `${method.toUpperCase()} ${url} HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: ${MAX_BODY_BYTES * 64}\r\nConnection: close\r\n\r\n{}`);
+        expect(over.status, `${method} ${path}`).toBe(413);
+        await check(path, method, 413, 'application/json', JSON.parse(over.body));
+      }
     }
   });
 

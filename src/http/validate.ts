@@ -58,7 +58,11 @@ const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i;
  */
 export const requireJsonBody: MiddlewareHandler = async (c, next) => {
   const mediaType = (c.req.header('content-type') ?? '').split(';')[0]!.trim();
-  if (carriesBody(c.req.raw) && !JSON_MEDIA_TYPE.test(mediaType)) throw new UnsupportedMediaTypeError(mediaType);
+  const hasBody = carriesBody(c.req.raw);
+  if (hasBody && !JSON_MEDIA_TYPE.test(mediaType)) throw new UnsupportedMediaTypeError(mediaType);
+  // Labelled JSON but empty: read as no body, as it is without the label (`{}` to the validator: a
+  // route whose body is optional answers, one that needs fields names them), not as malformed JSON.
+  if (!hasBody && JSON_MEDIA_TYPE.test(mediaType)) c.req.bodyCache.json = Promise.resolve({});
   await next();
 };
 
@@ -103,6 +107,6 @@ export const validHeader = <S extends z.ZodType>(schema: S) => documented('heade
  */
 export const integerParam = (fallback: number, min: number, max: number, description: string) =>
   z
-    .preprocess((v) => (v === undefined || v === '' ? undefined : typeof v === 'string' && /^\d{1,16}$/.test(v) ? Number(v) : v), z.number({ error: 'must be an integer' }).int().min(min).max(max).optional())
+    .preprocess((v) => (v === undefined || v === '' ? undefined : typeof v === 'string' && /^\d{1,16}$/.test(v) ? Number(v) : v), z.number({ error: `must be an integer from ${min} to ${max}` }).int().min(min).max(max).optional())
     .transform((n) => n ?? fallback)
     .meta({ description: `${description}; default ${fallback}` });

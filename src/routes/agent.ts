@@ -20,7 +20,7 @@ import { chatRequestSchema, toTurnRequest } from '../request/chat-request.js';
 import { sseStream } from '../sse/sse-stream.js';
 import { completeResponseSchema } from './response-schemas.js';
 import { EXAMPLES } from './examples.js';
-import { agentStreamFrameSchema, errors, eventStream, GUARDED_BODY, json, route } from './route-docs.js';
+import { agentStreamFrameSchema, errors, eventStream, GUARDED, json, route } from './route-docs.js';
 
 export interface AgentRouteDeps extends TurnDeps {
   guard: MiddlewareHandler;
@@ -35,13 +35,13 @@ export interface AgentRouteDeps extends TurnDeps {
 const RUN_OWNED = new AbortController().signal;
 
 /** What the OpenAPI document says of the chat routes (route-docs.ts). */
-const TURN_ERRORS = [...GUARDED_BODY, 400, 429, 503] as const;
+const TURN_ERRORS = [...GUARDED, 400, 429, 503] as const;
 const docs = {
   respond: route({
     summary: 'One chat turn, answered as one JSON object',
     description: 'The whole turn (tools, memory, grounding) answered once it is done: the complete response object. Refusals (400, 429, 503) are the envelope.',
     tags: ['chat'],
-    responses: { 200: json('the complete response object', completeResponseSchema, EXAMPLES.completeResponse), ...errors(TURN_ERRORS) },
+    responses: { 200: json('the complete response object', completeResponseSchema, EXAMPLES.completeResponse), ...errors(TURN_ERRORS, 'envelope', { model: true }) },
   }),
   stream: route({
     summary: 'One chat turn, streamed as Server-Sent Events',
@@ -52,7 +52,7 @@ const docs = {
     tags: ['chat'],
     responses: {
       200: { ...eventStream('the turn as a stream of events', agentStreamFrameSchema, EXAMPLES.deltaFrame), headers: { 'X-Run-Id': { description: 'the run this stream is, for resuming it', schema: { type: 'string' as const } } } },
-      ...errors(TURN_ERRORS),
+      ...errors(TURN_ERRORS, 'envelope', { model: true }),
     },
   }),
 };

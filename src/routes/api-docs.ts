@@ -21,7 +21,7 @@ import type { AppEnv } from '../http/app-env.js';
 import { NotFoundError } from '../http/errors.js';
 import { validParam } from '../http/validate.js';
 import { EXAMPLES } from './examples.js';
-import { errors, GUARDED, json, route } from './route-docs.js';
+import { errors, GUARDED_GET, json, route } from './route-docs.js';
 
 /** The document's `info`; `version` is the API's, raised when a shape changes. */
 export const API_INFO = {
@@ -133,7 +133,7 @@ const docs = {
     summary: 'This OpenAPI 3.1 document',
     description: 'Open outside production; behind the bearer token in production.',
     tags: ['operations'],
-    responses: { 200: json('the document', z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }), EXAMPLES.document), ...errors(GUARDED) },
+    responses: { 200: json('the document', z.looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) }), EXAMPLES.document), ...errors(GUARDED_GET) },
   }),
   page: route({
     summary: 'Swagger UI over this document',

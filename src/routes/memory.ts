@@ -19,7 +19,7 @@ import { FACT_KINDS, type Fact, type FactChange } from '../memory/store.js';
 import { userIdSchema } from '../request/chat-request.js';
 import { EXAMPLE_FACT_ID, EXAMPLE_USER_ID, EXAMPLES } from './examples.js';
 import { factDeletedSchema, factHistorySchema, memoryClearedSchema, memoryPageSchema } from './response-schemas.js';
-import { errors, GUARDED, json, route } from './route-docs.js';
+import { errors, GUARDED, GUARDED_GET, json, route } from './route-docs.js';
 
 /** CONTRACT.md "Memory page": `q` at most 200 characters. */
 const MAX_Q_LENGTH = 200;
@@ -60,31 +60,31 @@ const toItem = (f: Fact) => ({
 /** A history entry as CONTRACT.md "Fact history" shows it. */
 const toChange = (h: FactChange) => ({ at: h.at.toISOString(), change: h.change, source: h.source, text: h.text });
 
-const MEMORY_ERRORS = [...GUARDED, 400, 503] as const;
+const MEMORY_ERRORS = [400, 503] as const;
 const docs = {
   page: route({
     summary: "A page of the user's facts, newest first",
     description: '`q` filters by a case-insensitive substring of the text, `kind` by learned or remembered; `limit` (1-200) and `offset` page through `total`.',
     tags: ['memory'],
-    responses: { 200: json('the memory page', memoryPageSchema, EXAMPLES.memoryPage), ...errors(MEMORY_ERRORS) },
+    responses: { 200: json('the memory page', memoryPageSchema, EXAMPLES.memoryPage), ...errors([...GUARDED_GET, ...MEMORY_ERRORS]) },
   }),
   history: route({
     summary: "One fact's changes, oldest first",
     description: 'Each change with its source (extraction, remember, forget or user) and the text after it (null for a deletion). 404 for a fact of another kind or another user.',
     tags: ['memory'],
-    responses: { 200: json('the fact history', factHistorySchema, EXAMPLES.factHistory), ...errors([...MEMORY_ERRORS, 404]) },
+    responses: { 200: json('the fact history', factHistorySchema, EXAMPLES.factHistory), ...errors([...GUARDED_GET, ...MEMORY_ERRORS, 404]) },
   }),
   remove: route({
     summary: 'Deletes one fact and its history',
     description: 'The fact named by its kind and id; 404 if absent, of another kind or another user\'s.',
     tags: ['memory'],
-    responses: { 200: json('the fact deleted', factDeletedSchema, EXAMPLES.factDeleted), ...errors([...MEMORY_ERRORS, 404]) },
+    responses: { 200: json('the fact deleted', factDeletedSchema, EXAMPLES.factDeleted), ...errors([...GUARDED, ...MEMORY_ERRORS, 404]) },
   }),
   clear: route({
     summary: "Deletes all of the user's facts and their history",
     description: 'Also deletes the user\'s stored runs (resumable streams). Answers how many facts were removed.',
     tags: ['memory'],
-    responses: { 200: json('how many facts were removed', memoryClearedSchema, EXAMPLES.memoryCleared), ...errors(MEMORY_ERRORS) },
+    responses: { 200: json('how many facts were removed', memoryClearedSchema, EXAMPLES.memoryCleared), ...errors([...GUARDED, ...MEMORY_ERRORS]) },
   }),
 };
 

@@ -24,7 +24,7 @@ import { sseStream, type SseEvent } from '../sse/sse-stream.js';
 import { INTERNAL_ERROR } from '../http/errors.js';
 import { chatCompletionSchema, modelListSchema } from './response-schemas.js';
 import { EXAMPLE_USER_ID, EXAMPLES } from './examples.js';
-import { errors, eventStream, GUARDED, GUARDED_BODY, json, openAIStreamFrameSchema, route } from './route-docs.js';
+import { errors, eventStream, GUARDED, GUARDED_GET, json, openAIStreamFrameSchema, route } from './route-docs.js';
 import {
   completionChunk,
   completionObject,
@@ -113,7 +113,7 @@ const docs = (prefix: string) => {
       summary: `The models a request may name: campus-agent, then ALLOWED_MODELS${alias}`,
       description: 'An OpenAI model list; `campus-agent` is the assistant with its tools and memory, the others the same assistant on that model.',
       tags: ['openai'],
-      responses: { 200: json('the model list', modelListSchema, EXAMPLES.modelList), ...errors(GUARDED, 'openai') },
+      responses: { 200: json('the model list', modelListSchema, EXAMPLES.modelList), ...errors(GUARDED_GET, 'openai') },
     }),
     completions: route({
       summary: `One chat turn in OpenAI's chat completions protocol${alias}`,
@@ -127,7 +127,7 @@ const docs = (prefix: string) => {
             ...eventStream('', openAIStreamFrameSchema, EXAMPLES.chatCompletionFrame).content,
           },
         },
-        ...errors([...GUARDED_BODY, 400, 429, 503], 'openai'),
+        ...errors([...GUARDED, 400, 429, 503], 'openai', { model: true }),
       },
     }),
   };

@@ -23,12 +23,12 @@ type Schema = Parameters<typeof resolver>[0];
  * so. An unexpected failure is each operation's `default` response: 500 with the envelope.
  */
 const ERROR_STATUS: Record<string, string> = {
-  400: 'malformed JSON, an invalid field or parameter, a model outside ALLOWED_MODELS; or a request the HTTP parser refuses before any route (a malformed or duplicated header, Transfer-Encoding with Content-Length)',
+  400: 'malformed JSON, an invalid field or parameter; or a request the HTTP parser refuses before any route (a malformed or duplicated header, Transfer-Encoding with Content-Length)',
   401: 'missing or wrong bearer token',
   404: 'no such item (for a run: unknown, expired or another user\'s, all alike)',
   413: 'body over the route\'s limit',
   431: 'request headers over 16 KB, refused by the HTTP parser before any route',
-  415: 'a body not sent as JSON (`Content-Type: application/json`): a form, `text/plain`, XML or no content type, refused before it is read',
+  415: 'a body not sent as JSON (`Content-Type: application/json`): a form, `text/plain`, XML or no content type, refused before it is read (on every protected route, whatever its method: a page elsewhere can send such a body without a CORS preflight)',
   429: 'the daily token or spending budget is spent (`Retry-After` until 00:00 UTC, `X-Should-Retry: false`), or too many turns of this user in flight (`Retry-After` a few seconds)',
   default: 'unexpected failure: 500, with a generic message; the cause goes to the log only',
   503: 'saturated (`Retry-After` seconds), the service-wide spending cap reached (`assistant paused`, `Retry-After` until 00:00 UTC), a dependency unavailable (memory store, budget store, run log, no model gateway), or the turn timed out',
@@ -53,17 +53,23 @@ const PARSER_REFUSALS = [400, 431] as const;
  * The error responses of a route, each the envelope (or, on `/v1`, OpenAI's error shape) with its
  * headers: its own, the parser's (400, 431), and the `default` (500) every operation may answer.
  */
-export function errors(statuses: readonly number[], shape: 'envelope' | 'openai' = 'envelope') {
+export function errors(statuses: readonly number[], shape: 'envelope' | 'openai' = 'envelope', options: { model?: boolean } = {}) {
   const body = shape === 'openai' ? openAIErrorSchema : envelopeSchema;
   const all = [...new Set([...statuses, ...PARSER_REFUSALS])].sort((a, b) => a - b);
+  const described = (status: string) =>
+    status === '400' && options.model ? ERROR_STATUS[status]!.replace('parameter;', 'parameter, a model outside ALLOWED_MODELS;') : (ERROR_STATUS[status] ?? 'error');
   return Object.fromEntries(
-    [...all.map(String), 'default'].map((status) => [status, { ...json(ERROR_STATUS[status] ?? 'error', body), ...(HEADERS[status] && { headers: HEADERS[status] }) }]),
+    [...all.map(String), 'default'].map((status) => [status, { ...json(described(status), body), ...(HEADERS[status] && { headers: HEADERS[status] }) }]),
   );
 }
 
-/** What the guard of a protected route answers: a wrong token; with a body, one over the limit or not JSON too. */
-export const GUARDED = [401] as const;
-export const GUARDED_BODY = [401, 413, 415] as const;
+/**
+ * What the guard of a protected route answers (http/guard.ts): a wrong token, a body over the limit,
+ * and a body that is not JSON, whatever the method (a DELETE sent with a form is refused as a POST is).
+ * A GET's body is never read, so the limit does not apply to it; its label is still checked.
+ */
+export const GUARDED = [401, 413, 415] as const;
+export const GUARDED_GET = [401, 415] as const;
 
 /** One route's description; `open` routes carry no bearer requirement. */
 export function route(spec: {
@@ -72,10 +78,13 @@ export function route(spec: {
   tags: string[];
   responses: Record<string, unknown>;
   open?: boolean;
+  /** The JSON body may be left out (its validator documents its schema; the operation marks it not required). */
+  optionalBody?: boolean;
 }): MiddlewareHandler {
   return describeRoute({
     summary: spec.summary,
     ...(spec.description && { description: spec.description }),
+    ...(spec.optionalBody && { requestBody: { required: false, content: {} } }),
     tags: spec.tags,
     security: spec.open ? [] : [{ bearerAuth: [] }],
     responses: spec.responses as Parameters<typeof describeRoute>[0]['responses'],

@@ -19,7 +19,7 @@ import { MAX_QUERY_CHARS, userIdSchema } from '../request/chat-request.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
 import { EXAMPLES } from './examples.js';
 import { titleResponseSchema } from './response-schemas.js';
-import { errors, GUARDED_BODY, json, route } from './route-docs.js';
+import { errors, GUARDED, json, route } from './route-docs.js';
 
 export const FLAGGED_TITLE = 'New chat';
 
@@ -46,7 +46,7 @@ const titleDocs = route({
   summary: 'A 2-5 word title for a new chat',
   description: 'null when no title could be made (no model, a spent budget or spending cap, a failed call): the front end keeps its placeholder.',
   tags: ['chat'],
-  responses: { 200: json('the title, or null', titleResponseSchema, EXAMPLES.title), ...errors([...GUARDED_BODY, 400]) },
+  responses: { 200: json('the title, or null', titleResponseSchema, EXAMPLES.title), ...errors([...GUARDED, 400]) },
 });
 
 export function createTitleRoutes(deps: TitleRouteDeps) {
