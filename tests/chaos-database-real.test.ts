@@ -7,7 +7,8 @@
  *   if written while the database was away, was written when it came back), quickly and never a 503;
  * - from 2 s on, neither replica logs a warning or an error (no failed query, no run-log write failed;
  *   the overload guard's refusals aside);
- * and over the whole test no uncaught fault is logged and no replica exits. Last, with the database
+ * and over the whole test no uncaught fault is logged, no replica exits, every stream ends, no run is
+ * left running and no fact a client was told was saved is lost. Last, with the database
  * down and a turn running, SIGTERM ends a replica within SHUTDOWN_TIMEOUT_MS.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +29,8 @@ interface Turn {
   runId: string | null;
   last: string | undefined;
   endedAt: number;
+  /** Facts the client was told were saved (`memory` events). */
+  acknowledged: string[];
 }
 
 async function streamTurn(service: ServiceProcess, replica: 0 | 1, user: string, query: string): Promise<Turn> {
@@ -37,15 +40,19 @@ async function streamTurn(service: ServiceProcess, replica: 0 | 1, user: string,
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query, user_id: user }),
     });
-    const turn: Turn = { replica, user, runId: res.headers.get('x-run-id'), last: undefined, endedAt: 0 };
+    const turn: Turn = { replica, user, runId: res.headers.get('x-run-id'), last: undefined, endedAt: 0, acknowledged: [] };
     if (res.status !== 200) {
       await res.body?.cancel();
       return { ...turn, last: `http ${res.status}`, endedAt: Date.now() };
     }
-    for await (const e of readSseEvents(res.body!)) turn.last = e.type;
+    for await (const e of readSseEvents(res.body!)) {
+      turn.last = e.type;
+      const data = e.data as { op?: string; fact?: string };
+      if (e.type === 'memory' && data.op === 'add' && data.fact) turn.acknowledged.push(data.fact);
+    }
     return { ...turn, endedAt: Date.now() };
   } catch (err) {
-    return { replica, user, runId: null, last: `fetch failed: ${String(err)}`, endedAt: Date.now() };
+    return { replica, user, runId: null, last: `fetch failed: ${String(err)}`, endedAt: Date.now(), acknowledged: [] };
   }
 }
 
@@ -139,6 +146,23 @@ describe.skipIf(skip !== null)(`two replicas while the database goes and comes b
     // Every stream ended; a turn refused at the door (503 with Retry-After: the overload guard) opened none.
     for (const t of turns) expect(['done', 'error', 'http 503'], JSON.stringify(t)).toContain(t.last);
     expect(turns.filter((t) => t.last === 'done').length).toBeGreaterThan(turns.length / 2);
+    // No run is left running: each reads as its stream ended, on the replica that did not produce it.
+    const ends = await Promise.all(
+      turns
+        .filter((t) => t.runId !== null && (t.last === 'done' || t.last === 'error'))
+        .map(async (t) => {
+          const res = await fetch(`${replicas[1 - t.replica]!.url}/agent/runs/${t.runId}?user_id=${t.user}`);
+          return { t, state: res.status === 200 ? ((await res.json()) as { status: string }).status : `http ${res.status}` };
+        }),
+    );
+    expect(ends.filter(({ t, state }) => (t.last === 'done' ? state !== 'done' : state === 'running' || state.startsWith('http'))).map(({ t, state }) => `${t.runId}: ${t.last}, reads ${state}`)).toEqual([]);
+    // No acknowledged fact is lost.
+    const acknowledged = turns.flatMap((t) => t.acknowledged.map((fact) => ({ user: t.user, fact })));
+    expect(acknowledged.length).toBeGreaterThan(0);
+    for (const user of new Set(acknowledged.map((a) => a.user))) {
+      const page = (await (await fetch(`${replicas[0]!.url}/memory/${user}?limit=200`)).json()) as { items: { text: string }[] };
+      for (const { fact } of acknowledged.filter((a) => a.user === user)) expect(page.items.map((i) => i.text), user).toContain(fact);
+    }
     for (const replica of replicas) {
       expect(replica.child.exitCode).toBeNull();
       expect(replica.logs.filter((l) => /uncaught|unhandled/.test(String(l.msg)))).toEqual([]);
@@ -154,6 +178,7 @@ describe.skipIf(skip !== null)(`two replicas while the database goes and comes b
     const started = Date.now();
     const exit = await replica.stop('SIGTERM', SHUTDOWN_MS + 10_000);
     const took = Date.now() - started;
+    console.log(`SIGTERM with the database down: exit ${exit.code} after ${took} ms (bound ${SHUTDOWN_MS} ms)`);
     await Promise.all(turns);
     expect(exit.code).toBe(0);
     // The bound is the service's own deadline; the margin is the process's exit and the signal's delivery.
