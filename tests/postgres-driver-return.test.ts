@@ -17,7 +17,7 @@ import { ownClusterSkipReason, startOwnPostgresCluster, type OwnPostgresCluster 
 import { REPO_ROOT } from './support/spawn-service.js';
 
 const skip = ownClusterSkipReason();
-const CYCLES = Number(process.env.DB_RETURN_CYCLES ?? 6);
+const CYCLES = Number(process.env.DB_RETURN_CYCLES ?? 4);
 /** Query loops at once, 4 for each of the pool's 10 connections, each sending its next query as soon as the last settles. */
 const LOOPS = 40;
 /** How long after the return the queries are judged (the bound starts 2 s after it). */
