@@ -22,8 +22,12 @@ type Schema = Parameters<typeof resolver>[0];
  * `Allow`) and an unknown path (404) are the app's, not an operation's: the document's description says
  * so. An unexpected failure is each operation's `default` response: 500 with the envelope.
  */
+/** A 400's causes; a model outside ALLOWED_MODELS only on the routes that take a model. */
+const badRequest = (takesModel: boolean) =>
+  `malformed JSON, an invalid field or parameter${takesModel ? ', a model outside ALLOWED_MODELS' : ''}; or a request the HTTP parser refuses before any route (a malformed or duplicated header, Transfer-Encoding with Content-Length)`;
+
 const ERROR_STATUS: Record<string, string> = {
-  400: 'malformed JSON, an invalid field or parameter; or a request the HTTP parser refuses before any route (a malformed or duplicated header, Transfer-Encoding with Content-Length)',
+  400: badRequest(false),
   401: 'missing or wrong bearer token',
   404: 'no such item (for a run: unknown, expired or another user\'s, all alike)',
   413: 'body over the route\'s limit',
@@ -53,11 +57,10 @@ const PARSER_REFUSALS = [400, 431] as const;
  * The error responses of a route, each the envelope (or, on `/v1`, OpenAI's error shape) with its
  * headers: its own, the parser's (400, 431), and the `default` (500) every operation may answer.
  */
-export function errors(statuses: readonly number[], shape: 'envelope' | 'openai' = 'envelope', options: { model?: boolean } = {}) {
+export function errors(statuses: readonly number[], shape: 'envelope' | 'openai' = 'envelope', options: { /** The route takes a `model`. */ model?: boolean } = {}) {
   const body = shape === 'openai' ? openAIErrorSchema : envelopeSchema;
   const all = [...new Set([...statuses, ...PARSER_REFUSALS])].sort((a, b) => a - b);
-  const described = (status: string) =>
-    status === '400' && options.model ? ERROR_STATUS[status]!.replace('parameter;', 'parameter, a model outside ALLOWED_MODELS;') : (ERROR_STATUS[status] ?? 'error');
+  const described = (status: string) => (status === '400' ? badRequest(options.model === true) : (ERROR_STATUS[status] ?? 'error'));
   return Object.fromEntries(
     [...all.map(String), 'default'].map((status) => [status, { ...json(described(status), body), ...(HEADERS[status] && { headers: HEADERS[status] }) }]),
   );
