@@ -88,6 +88,25 @@ describe.each([sqliteBackend(), postgresBackend()])('budget store: $name', (back
     expect(await store.priceRatios('2026-11-21')).toEqual(new Map([['m', 3.1]]));
   });
 
+  it("lets one caller claim a model's price check until its lease ends, a ratio replaces it, a release gives it back", async () => {
+    const claims = await Promise.all([1, 2, 3, 4].map(() => store.claimPriceCheck('checked-model', '2026-11-21', 60_000)));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    // A claim is not a price.
+    expect((await store.priceRatios('2026-11-21')).has('checked-model')).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Past its lease another caller may take it over.
+    expect(await store.claimPriceCheck('checked-model', '2026-11-21', 0)).toBe(true);
+    expect(await store.claimPriceCheck('checked-model', '2026-11-21', 60_000)).toBe(false);
+    await store.releasePriceCheck('checked-model', '2026-11-21');
+    expect(await store.claimPriceCheck('checked-model', '2026-11-21', 60_000)).toBe(true);
+    // The check's ratio replaces the claim; a checked price is never claimed again, nor released.
+    expect(await store.raisePriceRatio('checked-model', '2026-11-21', 1)).toBe(1);
+    expect((await store.priceRatios('2026-11-21')).get('checked-model')).toBe(1);
+    expect(await store.claimPriceCheck('checked-model', '2026-11-21', 0)).toBe(false);
+    await store.releasePriceCheck('checked-model', '2026-11-21');
+    expect((await store.priceRatios('2026-11-21')).get('checked-model')).toBe(1);
+  });
+
   it('holds a turn at admission, refuses one that does not fit, tops up or declines, settles, gives the rest back, resets at midnight', async () => {
     let clock = new Date('2026-11-21T18:00:00.000Z');
     const admission = createAdmission({ budget: store, moderation: noModeration, config, logger: silentLogger, now: () => clock });

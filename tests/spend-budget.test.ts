@@ -7,7 +7,7 @@
  * until the reset, a refused call (`service`), never past the cap under concurrency. Titles then answer
  * null; an extraction the cap refuses waits for the reset instead of failing.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { noModeration } from '../src/admission/admission.js';
 import { createAdmission } from '../src/admission/create-admission.js';
 import { SERVICE_BUCKET, type BudgetStore } from '../src/admission/budget-store.js';
@@ -43,6 +43,8 @@ describe.each([sqliteBackend(), postgresBackend()])('money budgets: $name', (bac
   afterAll(() => backend.teardown());
   beforeEach(async () => {
     store = await backend.open();
+    // The model's price was checked (price-ratios.ts): these are about caps, not the first turn's check.
+    await store.raisePriceRatio(MODEL, DAY, 1);
     return () => store.close();
   });
   const admissionWith = (env: Record<string, string>, budget: BudgetStore = store) =>
@@ -59,6 +61,22 @@ describe.each([sqliteBackend(), postgresBackend()])('money budgets: $name', (bac
     const call = heldCall(await admission.reserveCall(callOf('ann', 500, MODEL)));
     await call.settle({ promptTokens: 400, completionTokens: 50, totalTokens: 450, estimated: false, cachedPromptTokens: 100 });
     expect(await store.spent('ann', DAY)).toBe(123_000 + 300 * 150 + 100 * 75 + 50 * 600);
+  });
+
+  it("a turn that checks a model's price and makes no model call gives the check back; the model's next turn checks it", async () => {
+    const model = 'unchecked/model';
+    const flagged = { check: async () => ({ flagged: true as const, category: 'harassment', selfHarm: false }) };
+    const admission = createAdmission({ budget: store, moderation: flagged, config: testConfig({ MAX_OUTPUT_TOKENS: String(MAX_OUT), DAILY_SPEND_LIMIT_USD: '1' }), logger: silentLogger, now });
+    const turn = await admission.admit({ ...request('di'), model }, signal);
+    expect(await turn.refusal).not.toBeNull();
+    // Given back, not left to its lease: the check is free to claim at once.
+    await vi.waitFor(async () => expect(await store.claimPriceCheck(model, DAY, 60_000)).toBe(true));
+    await store.releasePriceCheck(model, DAY);
+    // A turn whose call settles records the price (no reported cost: as configured), so nobody waits again.
+    const next = await admission.admit({ ...request('di'), model }, signal);
+    await next.budget.charge({ promptTokens: 10, completionTokens: 1, totalTokens: 11, estimated: false });
+    await next.budget.release();
+    await vi.waitFor(async () => expect((await store.priceRatios(DAY)).get(model)).toBe(1));
   });
 
   it('refuses a turn whose worst case passes the per-user spend limit with the 429 of a spent budget, per user', async () => {

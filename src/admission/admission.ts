@@ -41,7 +41,14 @@ export interface TurnBudget {
    * in money at the turn's model's price, reserving the difference atomically. False when a daily budget
    * cannot cover it (or its store cannot answer): the turn then finishes within what it holds. Never throws.
    */
-  hold(size: TokenSplit): Promise<boolean>;
+  hold(size: TokenSplit, final?: boolean): Promise<boolean>;
+  /**
+   * Aborted when the turn's model turned out to cost more than its configured price and the turn's
+   * passes no longer fit under a spending limit at the observed price (daily-budget.ts): the turn ends
+   * now with the spend note, charged for what it used. `final` on the answer pass's `hold` may stop it
+   * the same way. Absent: never stopped.
+   */
+  readonly stopped?: AbortSignal;
   /** After a pass (also one cut short): its usage is taken from what is held, any excess charged. Never throws. */
   charge(usage: Usage): Promise<void>;
   /** The turn ended (answer, error, abort): what is still held is given back. Never throws; idempotent. */

@@ -63,6 +63,14 @@ export interface BudgetStore {
   priceRatios(day: UtcDay): Promise<Map<string, number>>;
   /** Raises `model`'s ratio of `day` to `ratio` when that is higher (atomically); resolves to the ratio now stored. */
   raisePriceRatio(model: string, day: UtcDay, ratio: number): Promise<number>;
+  /**
+   * Claims the check of `model`'s price on `day` (price-ratios.ts): true for exactly one caller across
+   * every replica while the model has no ratio of `day` and no unexpired claim (`leaseMs` old at most);
+   * a claim is a ratio row of 0, which `priceRatios` leaves out and any recorded ratio replaces.
+   */
+  claimPriceCheck(model: string, day: UtcDay, leaseMs: number): Promise<boolean>;
+  /** Gives a claimed check back (its call was refused or made no model call): the next caller may claim it. */
+  releasePriceCheck(model: string, day: UtcDay): Promise<void>;
   /** Deletes every row (budgets and price ratios) of a day before `day`; resolves to the number of rows removed. */
   pruneBefore(day: UtcDay): Promise<number>;
   /** Releases the connection or file handle. */

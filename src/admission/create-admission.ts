@@ -76,14 +76,14 @@ export function createAdmission(options: AdmissionOptions): Admission {
   return {
     async admit(request: TurnRequest, signal: AbortSignal, span: TraceSpan = noSpan): Promise<AdmissionDecision> {
       const bucket = budgetBucket(request);
-      await daily.refresh();
+      const checking = await daily.ready(request.model, signal);
       const day = utcDay(now());
       const first = toolPassHold(requestTokens(request) + promptSize, maxOutput);
       const turnBudget = daily.held(bucket, day, request.model, 'chat', first);
       let reservation: Reservation;
       try {
         const amount = turnBudget.initial;
-        reservation = await spanned(span.child('budget', { 'campus.budget.tokens_held': amount.tokens }), daily.reserve(bucket, day, amount));
+        reservation = await spanned(span.child('budget', { 'campus.budget.tokens_held': amount.tokens }), daily.begin(turnBudget, checking));
       } catch (err) {
         log.error('budget store failed; refusing the turn', { err });
         throw new ServiceUnavailableError('the token budget cannot be checked right now; please try again shortly', 'token budget unavailable');
@@ -96,13 +96,13 @@ export function createAdmission(options: AdmissionOptions): Admission {
 
     async reserveCall(call): Promise<CallReservation | CallRefusal> {
       const bucket = call.userId ?? ANONYMOUS_BUCKET;
-      await daily.refresh();
+      const checking = await daily.ready(call.model);
       const at = now();
       const day = utcDay(at);
       const resumesAt = new Date(at.getTime() + secondsUntilUtcMidnight(at) * 1000);
       const held = daily.held(bucket, day, call.model, call.purpose, call.tokens);
       try {
-        const reservation = await daily.reserve(bucket, day, held.initial);
+        const reservation = await daily.begin(held, checking);
         if (!reservation.held) return { refused: reservation.refusedBy === 'service' ? 'service' : 'budget', resumesAt };
       } catch (err) {
         log.warn('budget store failed; the model call is not made', { err });

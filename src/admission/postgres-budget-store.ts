@@ -80,11 +80,23 @@ export function createPostgresBudgetStore(options: PostgresBudgetStoreOptions): 
     },
     async priceRatios(day: UtcDay) {
       const rows = await selectRatios.execute({ since: dayBefore(day) });
-      return new Map(rows.filter((r) => r.ratio !== null).map((r) => [r.model, Number(r.ratio)]));
+      // A ratio of 0 is a claimed check, not a price.
+      return new Map(rows.filter((r) => r.ratio !== null && Number(r.ratio) > 0).map((r) => [r.model, Number(r.ratio)]));
     },
     async raisePriceRatio(model, day, ratio) {
       const [row] = await raiseRatio.execute({ model, day, ratio });
       return row ? Number(row.ratio) : ratio;
+    },
+    async claimPriceCheck(model, day, leaseMs) {
+      const rows = await driver`
+        insert into model_price_ratios (model, day, ratio) values (${model}::text, ${day}::date, 0)
+        on conflict (model, day) do update set updated_at = now()
+          where model_price_ratios.ratio = 0 and model_price_ratios.updated_at < now() - ${Math.max(0, leaseMs)}::double precision * interval '1 millisecond'
+        returning ratio`;
+      return rows.length === 1;
+    },
+    async releasePriceCheck(model, day) {
+      await driver`delete from model_price_ratios where model = ${model}::text and day = ${day}::date and ratio = 0`;
     },
     async pruneBefore(day: UtcDay) {
       const rows = await prune.execute({ day });

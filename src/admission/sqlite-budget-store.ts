@@ -77,6 +77,12 @@ export function createSqliteBudgetStore(options: SqliteBudgetStoreOptions): Budg
        RETURNING ratio`,
     )
     .pluck();
+  const claimCheck = db.prepare<[{ model: string; day: string; at: string; before: string }]>(
+    `INSERT INTO model_price_ratios (model, day, ratio, updated_at) VALUES (@model, @day, 0, @at)
+     ON CONFLICT (model, day) DO UPDATE SET updated_at = excluded.updated_at WHERE ratio = 0 AND updated_at < @before
+     RETURNING ratio`,
+  );
+  const releaseCheck = db.prepare<[string, string]>('DELETE FROM model_price_ratios WHERE model = ? AND day = ? AND ratio = 0');
   const prune = db.prepare<[string]>('DELETE FROM token_usage WHERE day < ?');
   const pruneRatios = db.prepare<[string]>('DELETE FROM model_price_ratios WHERE day < ?');
   const row = (bucket: string, day: string) => selectRow.get(bucket, day);
@@ -123,7 +129,16 @@ export function createSqliteBudgetStore(options: SqliteBudgetStoreOptions): Budg
       return reserveRow.get(r) === undefined ? refusal(r) : { held: true, serviceNanoUsd: null };
     },
     async priceRatios(day: UtcDay) {
-      return new Map(selectRatios.all(dayBefore(day)).map((r) => [r.model, r.ratio]));
+      // A ratio of 0 is a claimed check, not a price.
+      return new Map(selectRatios.all(dayBefore(day)).filter((r) => r.ratio > 0).map((r) => [r.model, r.ratio]));
+    },
+    async claimPriceCheck(model, day, leaseMs) {
+      const at = now();
+      const before = new Date(at.getTime() - Math.max(0, leaseMs)).toISOString();
+      return claimCheck.get({ model, day, at: at.toISOString(), before }) !== undefined;
+    },
+    async releasePriceCheck(model, day) {
+      releaseCheck.run(model, day);
     },
     async raisePriceRatio(model, day, ratio) {
       return raiseRatio.get({ model, day, ratio, at: now().toISOString() }) ?? ratio;

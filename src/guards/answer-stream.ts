@@ -30,12 +30,15 @@ export const EMPTY_ANSWER_APOLOGY = "Sorry, I couldn't put an answer together fo
 /** Ends an answer cut at its length limit (the answer cap, or the last pass's `max_tokens`). */
 export const ANSWER_CUT_NOTE = '\n\n*(This answer was cut short because it reached its length limit.)*';
 
+/** Ends an answer a spending limit stopped (daily-budget.ts: the model turned out to cost more than configured). */
+export const SPEND_CUT_NOTE = "\n\n*(This answer was stopped early because today's spending limit was reached; it resets at 00:00 UTC.)*";
+
 /**
  * What `finish` may add after the streamed text, at most: the cut note, the grounding note (each with its
  * blank line), and a map pointer or the tools sentence (each far shorter than the 400 given them). The
  * text streamed stops this far short of the cap, so the whole answer is within it.
  */
-export const TAIL_ROOM = ANSWER_CUT_NOTE.length + 2 + LONGEST_GROUNDING_NOTE + 400;
+export const TAIL_ROOM = Math.max(ANSWER_CUT_NOTE.length, SPEND_CUT_NOTE.length) + 2 + LONGEST_GROUNDING_NOTE + 400;
 
 /** The refusal that replaces an answer that repeated the system prompt. One sentence. */
 export const PROMPT_LEAK_REFUSAL = "Sorry, I can't share that, but I'm happy to help with questions about campus.";
@@ -77,8 +80,8 @@ export interface AnswerStream {
    * map already attached, `claimFilter` drops failure-claim sentences of the new pass as they stream.
    */
   newPass(claimFilter: { map: CmuMaps; otherToolFailed: boolean } | null): string;
-  /** The answer was cut upstream (the read cap or the last pass's `max_tokens`): it ends with the cut note. */
-  cut(): void;
+  /** The answer was cut upstream (the read cap or the last pass's `max_tokens`; `'spend'`: a spending limit): it ends with the note that says which. */
+  cut(by?: 'spend'): void;
   /** True once the text reached the cap: nothing more is sent, and the model need not be read further. */
   readonly full: boolean;
   /** End of the turn: the final answer and the last delta. */
@@ -225,8 +228,8 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
   const grounding = options.grounding;
   let stripper: ReasoningStripper = createReasoningStripper();
   const shaper = new Shaper(Math.max(0, (options.maxChars ?? Infinity) - TAIL_ROOM));
-  // The answer was cut (upstream, or at the cap here): it ends with the cut note.
-  let cut = false;
+  // The answer was cut (upstream, or at the cap here): it ends with the note that says why.
+  let cut: string | null = null;
   const claims = new ClaimFilter();
 
   const fromStripper = (pieces: ReturnType<ReasoningStripper['push']>): string => {
@@ -250,8 +253,8 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
   return {
     push: (text) => fromStripper(stripper.push(text)),
 
-    cut() {
-      cut = true;
+    cut(by) {
+      cut = by === 'spend' ? SPEND_CUT_NOTE : ANSWER_CUT_NOTE;
     },
 
     get full() {
@@ -268,7 +271,7 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
 
     finish(facts) {
       let last = endPass();
-      if ((cut || shaper.full) && !secure.leaked) last += shaper.close(ANSWER_CUT_NOTE);
+      if ((cut || shaper.full) && !secure.leaked) last += shaper.close(cut ?? ANSWER_CUT_NOTE);
       const notes: AnswerNotes = {};
       if (secure.redacted) notes.redacted = true;
       let map = facts.map;

@@ -28,8 +28,11 @@ export type InternalEvent =
   | { type: 'text'; text: string }
   /** The model started a new pass after tool calls; text already held may be flushed first. */
   | { type: 'pass'; index: number }
-  /** The answer stopped at its length limit (the read cap, or the last pass's max_tokens): it ends with the cut note. */
-  | { type: 'cut' }
+  /**
+   * The answer stopped early: at its length limit (the read cap, or the last pass's max_tokens), or, `by:
+   * 'spend'`, because a spending limit left it no room at its model's observed price. It ends with the note that says which.
+   */
+  | { type: 'cut'; by?: 'spend' }
   /** A tool ran; `result` is what it returned, raw and whole (the grounding check's evidence). */
   | { type: 'tool'; outcome: ToolOutcome; result?: string }
   /** A valid `maps_show_map` call; the last one of the turn becomes the map. */

@@ -17,8 +17,8 @@ import { listen, type Listening } from './listen.js';
 export interface SpendReplicas {
   stores: BudgetStore[];
   servers: Listening[];
-  /** A "hi" turn of `userId` on the JSON route of replica 0 or 1. */
-  respond(replica: number, userId: string): Promise<Response>;
+  /** A turn of `userId` ("hi" unless `query` says) on the JSON route of replica 0 or 1. */
+  respond(replica: number, userId: string, query?: string): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -39,11 +39,11 @@ export async function startSpendReplicas(
   return {
     stores,
     servers,
-    respond: (replica, userId) =>
+    respond: (replica, userId, query = 'hi') =>
       fetch(`${servers[replica]!.base}/agent/respond`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: 'hi', user_id: userId }),
+        body: JSON.stringify({ query, user_id: userId }),
       }),
     async close() {
       for (const s of servers) await s.close();

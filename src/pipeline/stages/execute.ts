@@ -85,9 +85,19 @@ export function createExecute(options: ExecuteOptions): Execute {
     // already showing), "Writing" once, at the first text after tools ran. A turn of several tool passes
     // reads Checking → Writing, not Checking → Writing → Checking → Writing.
     let status: 'none' | 'checking' | 'writing' = 'none';
+    // A spending limit may stop the turn mid-pass (its model turned out to cost more than configured):
+    // the model's call is aborted, what it used is charged, and the answer ends with the spend note.
+    const stopped = ctx.budget.stopped;
+    const signal = stopped ? AbortSignal.any([ctx.signal, stopped]) : ctx.signal;
+    const spendCut = (): TurnEvent => {
+      ctx.outcome.cut = true;
+      options.logger.info('answer stopped by a spending limit at its model\'s observed price', { request_id: ctx.requestId });
+      return { type: 'cut', by: 'spend' };
+    };
 
     for (let pass = 0; pass <= maxToolPasses; pass++) {
       if (ctx.signal.aborted) return;
+      if (stopped?.aborted) return yield spendCut();
       const offerTools = pass < maxToolPasses && toolbox.definitions.length > 0;
       if (pass > 0) yield { type: 'pass', index: pass };
 
@@ -99,7 +109,8 @@ export function createExecute(options: ExecuteOptions): Execute {
         // Not enough for another tool pass and the answer after it: this pass answers.
         tools = undefined;
       }
-      if (!tools && !(await ctx.budget.hold({ input, output: maxOutputTokens }))) {
+      if (!tools && !(await ctx.budget.hold({ input, output: maxOutputTokens }, true))) {
+        if (stopped?.aborted) return yield spendCut();
         ({ messages, maxTokens } = fitToHeld(messages, ctx.budget.held, maxOutputTokens));
         options.logger.info('answer pass fitted to what the turn holds', { request_id: ctx.requestId, max_tokens: maxTokens });
       }
@@ -109,8 +120,9 @@ export function createExecute(options: ExecuteOptions): Execute {
       let usage: Usage | null = null;
       let finish: string | null = null;
       let capped = false;
+      let stoppedMidPass = false;
       try {
-        const stream = gateway.streamPass({ model: ctx.request.model, messages, ...(tools && { tools }), signal: ctx.signal, maxTokens, span: ctx.span });
+        const stream = gateway.streamPass({ model: ctx.request.model, messages, ...(tools && { tools }), signal, maxTokens, span: ctx.span });
         for await (const e of stream) {
           if (e.type === 'text') {
             let piece = e.text;
@@ -133,6 +145,9 @@ export function createExecute(options: ExecuteOptions): Execute {
             yield { type: 'usage', usage };
           } else if (e.type === 'finish') finish = e.reason;
         }
+      } catch (err) {
+        if (!stopped?.aborted || ctx.signal.aborted) throw err;
+        stoppedMidPass = true;
       } finally {
         // Also runs when the consumer stops early (client gone): the tokens already used are charged.
         // A pass left at the cap reported no usage: the estimate charges what was sent and read.
@@ -141,6 +156,7 @@ export function createExecute(options: ExecuteOptions): Execute {
         ctx.outcome.completionTokens += used.completionTokens;
         await ctx.budget.charge(used);
       }
+      if (stoppedMidPass) return yield spendCut();
 
       if (capped || (finish === 'length' && calls.length === 0)) {
         ctx.outcome.cut = true;

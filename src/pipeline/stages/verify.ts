@@ -93,7 +93,7 @@ export function createVerifyStage(options: VerifyOptions): Stage {
             break;
           }
           case 'cut':
-            answer.cut();
+            answer.cut(e.by);
             break;
           case 'pass': {
             const delta = answer.newPass(map.url ? { map, otherToolFailed } : null);
