@@ -13,6 +13,7 @@
  *   killed before then leaves a run that is `interrupted` within 5 s, never a 404 or a hang.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventSource } from 'eventsource';
 import { createApp } from '../src/app.js';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
@@ -27,6 +28,7 @@ import { gatewayClient, startFakeGateway, type FakeGateway } from './support/fak
 import { listen, type Listening } from './support/listen.js';
 import { realPostgresSkipReason, startTestPostgres, type TestPostgres } from './support/postgres.js';
 import { completeFrames, resumeRun, seqsOf, streamCutAfter } from './support/run-client.js';
+import { until } from './support/until.js';
 import { spawnService } from './support/spawn-service.js';
 import { openAdmission } from '../src/admission/admission.js';
 import { RunIds } from '../src/runs/run-ids.js';
@@ -234,6 +236,23 @@ describe.skipIf(skip !== null)(`resumable runs across two replicas on Postgres${
         // Having the closing frame, it is told there is nothing more: EventSource stops reconnecting.
         expect((await resumeRun(replica.server.base, runId, { owner: 'victim', lastEventId: again.events[0]!.id! })).status).toBe(204);
       }
+      // The phone's own EventSource (the `eventsource` package), reconnecting with its last id on the other
+      // replica: the closing frame, one reconnect with its id, a 204, and no request after.
+      const sent: Array<string | null> = [];
+      const got: string[] = [];
+      const source = new EventSource(`${replicas[1]!.server.base}/agent/runs/${runId}/stream?user_id=victim`, {
+        fetch: (input, init) => {
+          const headers = new Headers(init?.headers);
+          // Its first request carries the id it held when the producer died, as its reconnect would.
+          if (sent.length === 0) headers.set('last-event-id', phoneLast);
+          sent.push(headers.get('last-event-id'));
+          return fetch(input, { ...init, headers });
+        },
+      });
+      source.addEventListener('error', (e) => void ('data' in e && typeof e.data === 'string' && got.push((e as unknown as MessageEvent).lastEventId)));
+      await until('the phone\'s EventSource closed', () => source.readyState === EventSource.CLOSED, 15_000);
+      expect(got).toEqual([`${runId}:${CLOSING_SEQ}`]);
+      expect(sent).toEqual([phoneLast, `${runId}:${CLOSING_SEQ}`]);
       const state = await (await fetch(`${replicas[0]!.server.base}/agent/runs/${runId}?user_id=victim`)).json();
       expect(state.status).toBe('interrupted');
       // The phone holds at least what the log stored (ahead of it unless the follower's write-through caught up).

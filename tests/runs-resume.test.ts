@@ -16,6 +16,7 @@ import { until } from './support/until.js';
 import { MemoryRunStore } from '../src/runs/memory-run-store.js';
 import { Runs } from '../src/runs/runs.js';
 import { silentLogger } from '../src/logger.js';
+import { EventSource } from 'eventsource';
 import type { RunEventLabel, ServiceMetrics } from '../src/telemetry/telemetry.js';
 import { noTelemetry } from '../src/telemetry/telemetry.js';
 
@@ -150,6 +151,51 @@ describe('resumable runs on one process', () => {
     const replay = await resumeRun(s.base, cut.runId, { owner: 'canceller' });
     expect(replay.events.at(-1)).toMatchObject({ type: 'error', data: { error: 'cancelled' } });
   });
+
+  it('the `eventsource` package stops at the end: after a finished run (204) and after the closing frame of a cancelled one', async () => {
+    const s = await start();
+    /** An EventSource on a run's resume route: the frames it dispatched, the requests it made, and when it closed. */
+    const follow = (runId: string, owner: string) => {
+      const frames: Array<{ type: string; id: string; data: unknown }> = [];
+      const requests: Array<string | null> = [];
+      const source = new EventSource(`${s.base}/agent/runs/${runId}/stream?user_id=${owner}`, {
+        fetch: (input, init) => {
+          requests.push(new Headers(init?.headers).get('last-event-id'));
+          return fetch(input, init);
+        },
+      });
+      for (const type of ['status', 'delta', 'done', 'error']) {
+        source.addEventListener(type, (e) => {
+          // A connection's failure is an `error` event without data; the contract's `error` frame has data.
+          if ('data' in e && typeof e.data === 'string') frames.push({ type, id: e.lastEventId, data: JSON.parse(e.data) });
+        });
+      }
+      return { source, frames, requests };
+    };
+
+    // A finished run: every frame, then the reconnect with the last id is a 204 and the source is closed for good.
+    s.gw.enqueue({ text: ['Doherty ', 'Hall ', 'is north of the Cut.'] });
+    const done = await streamCutAfter(s.base, { query: 'Where is Doherty?', user_id: 'follower' }, Infinity);
+    const whole = await completeFrames(done.raw);
+    const finished = follow(done.runId, 'follower');
+    await until('the finished run followed to its end', () => finished.source.readyState === EventSource.CLOSED, 15_000);
+    expect(finished.frames.map((f) => f.id)).toEqual(whole.map((f) => f.id));
+    expect(finished.requests).toEqual([null, whole.at(-1)!.id]);
+
+    // A cancelled run: its `error` frame last, with an id no other frame has; the reconnect with it is a 204.
+    s.gw.enqueue({ text: ['Partial'], hang: true });
+    const live = await streamCutAfter(s.base, { query: 'a story', user_id: 'follower' }, 30);
+    const cancelled = follow(live.runId, 'follower');
+    await until('a frame of the live run', () => cancelled.frames.length > 0);
+    const cancel = await fetch(`${s.base}/agent/runs/${live.runId}/cancel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user_id: 'follower' }) });
+    expect(cancel.status).toBe(200);
+    await until('the cancelled run followed to its end', () => cancelled.source.readyState === EventSource.CLOSED, 15_000);
+    const closing = cancelled.frames.at(-1)!;
+    expect(closing).toMatchObject({ type: 'error', data: { error: 'cancelled' } });
+    expect(closing.id.startsWith(`${live.runId}:`)).toBe(true);
+    expect(new Set(cancelled.frames.map((f) => f.id)).size).toBe(cancelled.frames.length);
+    expect(cancelled.requests).toEqual([null, closing.id]);
+  }, 30_000);
 
   it('another user, an unknown id and an expired run are the same 404; clearing memory deletes the runs', async () => {
     const s = await start({ RUN_RETENTION_SECONDS: '1' });
