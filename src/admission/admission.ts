@@ -8,7 +8,7 @@ import type { ReserveCall } from '../model/metered-call.js';
 import type { TokenSplit } from '../model/model-prices.js';
 import type { Usage } from '../model/usage.js';
 import type { TraceSpan } from '../telemetry/telemetry.js';
-import { ANONYMOUS_BUCKET } from '../lifecycle/turns-in-flight.js';
+import { principalOf } from '../security/principal.js';
 
 export type ModerationVerdict = { flagged: false } | { flagged: true; category: string; selfHarm: boolean };
 
@@ -100,7 +100,7 @@ export const openAdmission: Admission = {
   reviewAnswer: async () => null,
 };
 
-/** The budget bucket of a request (CONTRACT.md: anonymous turns share `anonymous`). */
+/** The budget bucket of a request: its principal (CONTRACT.md: signed-out turns share `anonymous`). */
 export function budgetBucket(request: Pick<TurnRequest, 'userId'>): string {
-  return request.userId ?? ANONYMOUS_BUCKET;
+  return principalOf(request.userId);
 }

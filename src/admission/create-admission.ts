@@ -31,7 +31,6 @@ import { secondsUntilUtcMidnight, utcDay, type BudgetStore, type Reservation } f
 import { DailyBudget } from './daily-budget.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from './turn-reservation.js';
 import { noSpan, spanned, type ServiceMetrics, type TraceSpan } from '../telemetry/telemetry.js';
-import { ANONYMOUS_BUCKET } from '../lifecycle/turns-in-flight.js';
 
 export interface AdmissionOptions {
   budget: BudgetStore;
@@ -95,7 +94,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
     },
 
     async reserveCall(call): Promise<CallReservation | CallRefusal> {
-      const bucket = call.userId ?? ANONYMOUS_BUCKET;
+      const bucket = budgetBucket(call);
       const checking = await daily.ready(call.model);
       const at = now();
       const day = utcDay(at);

@@ -8,6 +8,7 @@
  * what replicas share).
  */
 import { AppError } from '../http/errors.js';
+import { isSignedOut } from '../security/principal.js';
 
 /** A user already has the allowed number of turns running. */
 export class TooManyTurnsError extends AppError {
@@ -32,8 +33,6 @@ export interface TurnsInFlight {
   readonly size: number;
 }
 
-/** The bucket every signed-out student's turns share (admission's budget bucket of the same name). */
-export const ANONYMOUS_BUCKET = 'anonymous';
 
 /**
  * `maxPerBucket` is one user's cap (MAX_TURNS_IN_FLIGHT); `maxAnonymous` the cap of the `anonymous` bucket
@@ -46,7 +45,7 @@ export function createTurnsInFlight(maxPerBucket: number, maxAnonymous: number =
   return {
     start(bucket, controller) {
       const running = byBucket.get(bucket) ?? new Set<AbortController>();
-      const cap = bucket === ANONYMOUS_BUCKET ? maxAnonymous : maxPerBucket;
+      const cap = isSignedOut(bucket) ? maxAnonymous : maxPerBucket;
       if (running.size >= cap) throw new TooManyTurnsError(cap, TURNS_IN_FLIGHT_RETRY_AFTER_S);
       running.add(controller);
       byBucket.set(bucket, running);

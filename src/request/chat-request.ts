@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { BadRequestError } from '../http/errors.js';
+import { isReservedUserId, SIGNED_OUT, USER_ID_PATTERN } from '../security/principal.js';
 import { MODEL_ID_PATTERN } from '../config.js';
 import type { ModelAllowlist } from '../model/model-allowlist.js';
 import { GROUP_LABELS, normalizeDisabledTools, TOOL_GROUPS, type ToolGroup } from '../tools/tool-groups.js';
@@ -24,7 +25,6 @@ export const HISTORY_TURNS_USED = 40;
 export const HISTORY_ITEM_MAX_CHARS = 6_000;
 export const HISTORY_MAX_CHARS = 24_000;
 export const TRUNCATED_MARKER = ' […truncated]';
-export const USER_ID_PATTERN = /^[A-Za-z0-9@:+=~-]{1,128}$/;
 
 export interface HistoryTurn {
   /** Client `system` turns are dropped here: they never reach the model as system messages. */
@@ -65,7 +65,11 @@ const chatQuerySchema = z
   .max(MAX_QUERY_CHARS, `query must be at most ${MAX_QUERY_CHARS} characters`);
 
 /** A `user_id` in a body or a path (a hash from the front end). */
-export const userIdSchema = z.string().regex(USER_ID_PATTERN, 'user_id has an invalid format');
+/** A user id (security/principal.ts): the format, and never the signed-out principal's reserved name. */
+export const userIdSchema = z
+  .string()
+  .regex(USER_ID_PATTERN, 'user_id has an invalid format')
+  .refine((id) => !isReservedUserId(id), `user_id "${SIGNED_OUT}" is reserved for signed-out requests; leave user_id out instead`);
 
 const historyItem = z.object({
   role: z.enum(['user', 'assistant', 'system']),

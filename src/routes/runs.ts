@@ -12,7 +12,8 @@ import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/app-env.js';
 import { AppError, BadRequestError, NotFoundError, ServiceUnavailableError } from '../http/errors.js';
 import { integerParam, validHeader, validJson, validParam, validQuery } from '../http/validate.js';
-import { ANONYMOUS_BUCKET, TURNS_IN_FLIGHT_RETRY_AFTER_S } from '../lifecycle/turns-in-flight.js';
+import { TURNS_IN_FLIGHT_RETRY_AFTER_S } from '../lifecycle/turns-in-flight.js';
+import { principalOf, type Principal } from '../security/principal.js';
 import { userIdSchema } from '../request/chat-request.js';
 import { MAX_SEQ, sseFrameOf, type Frame } from '../runs/run-log.js';
 import { sseStream } from '../sse/sse-stream.js';
@@ -45,9 +46,9 @@ export class TooManyReadersError extends AppError {
 }
 
 /** The owner a request names: one of `user_id` and `X-User-Id` (both: they must agree), else anonymous. */
-function ownerOf(given: string | null | undefined, header: string | undefined): string {
+function ownerOf(given: string | null | undefined, header: string | undefined): Principal {
   if (given && header && given !== header) throw new BadRequestError('user_id and X-User-Id name different users', 'invalid request');
-  return given ?? header ?? ANONYMOUS_BUCKET;
+  return principalOf(given ?? header);
 }
 
 /** The cursor: `Last-Event-ID` (it must name this run) or `after` (0 when absent). */
