@@ -17,7 +17,7 @@ import type { AppEnv } from './http/app-env.js';
 import { AppError, BadRequestError, MethodNotAllowedError, NotFoundError, envelopeResponse } from './http/errors.js';
 import { largeBodyGate, MAX_CHAT_BODY_BYTES } from './http/body-limit.js';
 import { createRouteGuard } from './http/guard.js';
-import { openAIErrorShape } from './http/openai-errors.js';
+import { OPENAI_ERROR_PATHS, openAIErrorShape } from './http/openai-errors.js';
 import { traceRequests } from './http/trace.js';
 import { createAgentRoutes } from './routes/agent.js';
 import { apiDocument, createApiDocsRoutes } from './routes/api-docs.js';
@@ -25,7 +25,6 @@ import { createHealthRoutes } from './routes/health.js';
 import { createMemoryRoutes } from './routes/memory.js';
 import { createRunRoutes } from './routes/runs.js';
 import { createOpenAIRoutes } from './routes/openai.js';
-import { OPENAI_ERROR_PATHS, openAIError } from './routes/openai-shapes.js';
 import { createTitleRoutes } from './routes/title.js';
 
 export function createApp(deps: AppDeps) {
@@ -52,7 +51,7 @@ export function createApp(deps: AppDeps) {
     }),
   );
   // The OpenAI-compatible routes answer errors in OpenAI's shape (outside the 405 handler, so it too).
-  for (const path of OPENAI_ERROR_PATHS) app.use(path, openAIErrorShape(openAIError));
+  for (const path of OPENAI_ERROR_PATHS) app.use(path, openAIErrorShape());
   app.use(
     methodNotAllowed({
       app,

@@ -21,7 +21,7 @@ import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { BadRequestError, INTERNAL_ERROR, MethodNotAllowedError, type Envelope } from './http/errors.js';
 import type { Logger } from './logger.js';
-import { openAIError, speaksOpenAI } from './routes/openai-shapes.js';
+import { openAIError, speaksOpenAI } from './http/openai-errors.js';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request',

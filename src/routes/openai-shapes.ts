@@ -1,11 +1,10 @@
 /**
  * The OpenAI chat-completions shapes of a turn (what an OpenAI SDK, LibreChat, Open WebUI or the front
  * end's custom-model setting read): the `chat.completion` object, the `chat.completion.chunk` frames of
- * a stream, the Markdown tail that shows a plain chat UI the turn's map and memory events, and the
- * error body `{"error": {"message", "type", "code"}}` made from the service's envelope.
+ * a stream, and the Markdown tail that shows a plain chat UI the turn's map and memory events. The
+ * error body is http/openai-errors.ts's.
  */
 import type { CmuMaps } from '../campus/cmu-maps.js';
-import type { Envelope } from '../http/errors.js';
 import type { TurnOutcome } from '../pipeline/stage.js';
 
 /** What the Markdown tail is made of: the map (if any) and the memory events' texts. */
@@ -68,25 +67,4 @@ export function completionChunk(who: CompletionIdentity, delta: { role?: 'assist
 /** The usage-only chunk `stream_options.include_usage` asks for, after the finish. */
 export function usageChunk(who: CompletionIdentity, outcome: TurnOutcome) {
   return { ...who, object: 'chat.completion.chunk', choices: [], usage: usageOf(outcome) };
-}
-
-/** OpenAI's error `type` for a status, so SDKs and UIs read the kind they expect. */
-function errorType(status: number): string {
-  if (status === 401) return 'authentication_error';
-  if (status === 429) return 'rate_limit_error';
-  if (status >= 500) return 'server_error';
-  return 'invalid_request_error';
-}
-
-/** The service's envelope in OpenAI's error shape: the detail as the message, the error as the code. */
-/** The paths whose errors are in OpenAI's shape (Hono patterns): `/v1/*`, and the root aliases of its two routes. */
-export const OPENAI_ERROR_PATHS = ['/v1/*', '/chat/completions', '/models'] as const;
-
-/** Whether a request path is one of OPENAI_ERROR_PATHS (for errors made before the app sees the request). */
-export function speaksOpenAI(path: string): boolean {
-  return path === '/v1' || path.startsWith('/v1/') || path === '/chat/completions' || path === '/models';
-}
-
-export function openAIError(status: number, envelope: Envelope) {
-  return { error: { message: envelope.detail, type: errorType(status), code: envelope.error.replace(/\W+/g, '_') } };
 }

@@ -30,11 +30,11 @@ import {
   completionObject,
   interruptedNote,
   markdownTail,
-  openAIError,
   usageChunk,
   type CompletionIdentity,
   type TurnExtras,
 } from './openai-shapes.js';
+import { openAIError } from '../http/openai-errors.js';
 
 export interface OpenAIRouteDeps extends TurnDeps {
   guard: MiddlewareHandler;
