@@ -30,6 +30,8 @@ export const FULL_SUITE_ONLY = [
   'tests/client-dead-ends.test.ts', // 10 chats of 3.5 MB against a spawned service
   'tests/db-memory-store.test.ts', // the database stopped and restarted under the service
   'tests/leak-suite.test.ts', // every secret kind under every transformation, through both routes (CPU-bound, ~20 s)
+  'tests/runs-producer-killed.test.ts', // the real entry point producing a run, SIGKILLed, its run read on two replicas
+  'tests/spend-sqlite-processes.test.ts', // four worker processes racing reservations on one SQLite file
 ];
 
 /** `npm run test:full` sets it: the in-process files, then the list above. */

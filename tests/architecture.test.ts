@@ -6,11 +6,15 @@
  * the one dynamic import in server/build-deps.ts, tests importing no script entry point, benches taking their fakes
  * from tests/support/ only. `npx vitest run tests/architecture.test.ts` is the command to check it.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FULL_SUITE_ONLY } from '../vitest.config.js';
 import { findCycles, importGraph, roomOf, upwardImports } from './support/import-graph.js';
 import { REPO_ROOT } from './support/spawn-service.js';
+
+/** Whether a test file's source starts the service (spawnService) or any child process. */
+const spawnsProcesses = (source: string) => /\bspawnService\(|['"](node:)?child_process['"]/.test(source);
 
 const src = importGraph(join(REPO_ROOT, 'src'), REPO_ROOT);
 const tests = importGraph(join(REPO_ROOT, 'tests'), REPO_ROOT);
@@ -92,6 +96,21 @@ describe('architecture', () => {
 });
 
 describe('upwardImports', () => {
+  it('keeps the fast loop in process: no test file outside FULL_SUITE_ONLY starts the service or any child process (issue 76)', () => {
+    const fast = readdirSync(join(REPO_ROOT, 'tests'))
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => `tests/${f}`)
+      // This file names the patterns below; it reads files and starts nothing.
+      .filter((f) => !FULL_SUITE_ONLY.includes(f) && f !== 'tests/architecture.test.ts');
+    expect(fast.length).toBeGreaterThan(100);
+    const spawning = fast.filter((f) => spawnsProcesses(readFileSync(join(REPO_ROOT, f), 'utf8')));
+    expect(spawning).toEqual([]);
+    // The rule can fail: a file that starts the service, or any child process, is caught.
+    expect(spawnsProcesses("const s = await spawnService({ entry: 'source' });")).toBe(true);
+    expect(spawnsProcesses("import { spawn } from 'node:child_process';")).toBe(true);
+    expect(spawnsProcesses("import { listen } from './support/listen.js';")).toBe(false);
+  });
+
   it('catches a planted upward import, naming both files (so the order check can fail)', () => {
     const planted = [
       ...src,

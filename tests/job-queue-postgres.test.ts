@@ -12,7 +12,7 @@ import { runMigrations } from '../src/db/migrate.js';
 import { createPostgresJobQueue, RETRY_DELAY_SECONDS, retryDelaySeconds } from '../src/db/postgres-job-queue.js';
 import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import type { JobQueue } from '../src/lifecycle/job-queue.js';
-import { createLogger, silentLogger } from '../src/logger.js';
+import { createLogger, silentLogger, type Logger } from '../src/logger.js';
 import { startTestPostgres } from './support/postgres.js';
 import { until } from './support/until.js';
 
@@ -30,7 +30,7 @@ async function freshDatabase(options: { migrate?: boolean } = {}): Promise<Datab
   return database;
 }
 
-function queue(database: Database, options: { concurrency?: number; retryLimit?: number; expireSeconds?: number } = {}): JobQueue {
+function queue(database: Database, options: { concurrency?: number; retryLimit?: number; expireSeconds?: number; logger?: Logger } = {}): JobQueue {
   const jobs = createPostgresJobQueue({ database, logger: silentLogger, background: createBackgroundTasks(silentLogger), expireSeconds: 30, pollingSeconds: 0.2, ...options });
   opened.push(() => jobs.stop(1_000));
   return jobs;
@@ -40,16 +40,18 @@ function queue(database: Database, options: { concurrency?: number; retryLimit?:
  * A TCP relay in front of the database that can go silent: `freeze()` stops passing bytes either way
  * while every connection stays open, as a database host that vanished without a reset looks.
  */
-async function silentableRelay(target: string): Promise<{ url: string; freeze(): void; close(): Promise<void> }> {
+async function silentableRelay(target: string): Promise<{ url: string; freeze(): void; /** Bytes from the client dropped since the freeze. */ readonly held: number; close(): Promise<void> }> {
   const upstream = new URL(target);
   const sockets = new Set<Socket>();
   let frozen = false;
+  let held = 0;
   const server = createServer((client) => {
     const server = connect(Number(upstream.port), upstream.hostname);
     for (const [from, to] of [[client, server], [server, client]] as const) {
       sockets.add(from);
       from.on('data', (chunk: Buffer) => {
         if (!frozen) to.write(chunk);
+        else if (from === client) held += chunk.length;
       });
       from.on('error', () => undefined);
       from.on('close', () => to.destroy());
@@ -63,6 +65,9 @@ async function silentableRelay(target: string): Promise<{ url: string; freeze():
   return {
     url: url.toString(),
     freeze: () => void (frozen = true),
+    get held() {
+      return held;
+    },
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -158,7 +163,8 @@ describe('the Postgres job queue', () => {
         select jobs.lease::text, jobs.locked_until, job_runs.claim::text, job_runs.done_at
         from jobs left join job_runs on job_runs.key = jobs.key where jobs.key = 'fence:1'`;
     // Replica A takes the job, then its handler hangs past the expiry, ignoring the abort (a stuck call).
-    const a = queue(database, { expireSeconds, concurrency: 1 });
+    const aLines: Array<{ msg: string; write?: string }> = [];
+    const a = queue(database, { expireSeconds, concurrency: 1, logger: createLogger({ level: 'info', sink: (l) => aLines.push(JSON.parse(l)) }) });
     let failA!: () => void;
     const aFails = new Promise<void>((resolve) => (failA = resolve));
     let aRan = 0;
@@ -190,7 +196,7 @@ describe('the Postgres job queue', () => {
     expect(taken.claim).toBe(taken.lease);
     // A's handler fails now: its give-back (claim released, row due again) must not touch B's run.
     failA();
-    await new Promise((r) => setTimeout(r, 500));
+    await until("A's give-back, refused", () => aLines.some((l) => l.msg.startsWith('job lease lost')), 5_000);
     const during = (await state())[0]!;
     expect(during).toMatchObject({ lease: taken.lease, claim: taken.lease, done_at: null });
     expect(during.locked_until).not.toBeNull();
@@ -259,7 +265,7 @@ describe('the Postgres job queue', () => {
     await jobs.start();
     relay.freeze();
     // The loop's next poll sends a fetch that never comes back.
-    await new Promise((r) => setTimeout(r, 400));
+    await until('a fetch sent into the silence', () => relay.held > 0, 5_000);
     const stoppedAt = Date.now();
     await jobs.stop(1_000);
     expect(Date.now() - stoppedAt).toBeLessThan(2_500);
@@ -305,7 +311,8 @@ describe('the Postgres job queue', () => {
     jobs.handle('memory-extraction', async () => undefined);
     const startedAt = Date.now();
     await jobs.start();
-    await new Promise((r) => setTimeout(r, 1_000));
+    // An outage of several report intervals: the start reported, then at least two reminders.
+    await until('the outage reported three times', () => lines.filter((l) => l.msg.startsWith('job queue')).length >= 3, 10_000);
     // The database comes back: the next fetch works.
     await runMigrations(database);
     const elapsed = Date.now() - startedAt;

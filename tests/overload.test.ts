@@ -12,6 +12,7 @@ import { listen } from './support/listen.js';
 import { collectSseEvents } from './support/sse.js';
 import { startTurnHarness, type TurnHarness } from './support/turn-harness.js';
 import { closeAfterEach } from './support/cleanup.js';
+import { until } from './support/until.js';
 
 const defer = closeAfterEach({ bestEffort: true });
 
@@ -95,7 +96,6 @@ describe('the process readings', () => {
     const until = performance.now() + ms;
     while (performance.now() < until);
   };
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it('samples the loop at a fifth of the limit, 10-100 ms', () => {
     expect(loopDelayResolutionMs(250)).toBe(50);
@@ -106,9 +106,8 @@ describe('the process readings', () => {
   it('reads a loop that stalled past the limit as late, and a quiet loop as on time', async () => {
     const readings = processReadings({ loopDelayLimitMs: 250 });
     try {
-      await sleep(1_100);
+      await until('the first reading', () => readings.refreshes >= 1, 5_000);
       expect(readings.loopDelayMs()).toBeLessThan(250);
-      await sleep(300);
       block(400);
       // Read within the next second or two (the reading is refreshed once a second).
       await expect.poll(() => readings.loopDelayMs(), { timeout: 3_000, interval: 50 }).toBeGreaterThan(250);
@@ -119,8 +118,11 @@ describe('the process readings', () => {
 
   it('keeps no histogram when the delay check is off: the reading stays 0 through a stall', async () => {
     const readings = processReadings({ loopDelayLimitMs: 0 });
+    // A reading with the check on, as a clock: once it has read the stall, the one that is off would have too.
+    const witness = processReadings({ loopDelayLimitMs: 250 });
     block(300);
-    await sleep(1_100);
+    await until('a reading of the stall', () => witness.refreshes >= 1, 5_000);
+    witness.close();
     expect(readings.loopDelayMs()).toBe(0);
     expect(readings.heapPercent()).toBeGreaterThan(0);
     readings.close();

@@ -6,76 +6,37 @@
  *   pass runs), resumed on replica 0 or 1: every frame once, in order, deltas equal `done.response_text`.
  * - 100 readers of one run on the other replica at once: each gets the whole run.
  * - Another user on the other replica: 404. A resumed turn is charged as an uninterrupted one.
- * - A producing replica SIGKILLed mid-answer (the real entry point in a child process): its reader on
- *   the other replica gets the `interrupted` error event within 5 s, and so does a new resume.
  * - A run's row is written lazily (with its first write or its replica's next heartbeat): a reader on
- *   the other replica before then gets the whole run (it asks, the producer writes), and a replica
- *   killed before then leaves a run that is `interrupted` within 5 s, never a 404 or a hang.
+ *   the other replica before then gets the whole run (it asks, the producer writes).
+ *
+ * All in process: the producing replica killed (a child process) is tests/runs-producer-killed.test.ts,
+ * in the full suite.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventSource } from 'eventsource';
-import { createApp } from '../src/app.js';
-import { createDatabase, type Database } from '../src/db/client.js';
-import { runMigrations } from '../src/db/migrate.js';
-import { silentLogger } from '../src/logger.js';
-import { PostgresRunStore } from '../src/runs/postgres-run-store.js';
-import { Runs } from '../src/runs/runs.js';
-import { readSseEvents } from '../src/sandbox/chat/sse-reader.js';
-import { noTelemetry } from '../src/telemetry/telemetry.js';
-import { recordingAdmission } from './support/admission-fakes.js';
-import { createTestDeps, testConfig } from './support/deps.js';
-import { gatewayClient, startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
-import { listen, type Listening } from './support/listen.js';
-import { realPostgresSkipReason, startTestPostgres, type TestPostgres } from './support/postgres.js';
+import type { FakeGateway } from './support/fake-gateway.js';
+import { realPostgresSkipReason } from './support/postgres.js';
 import { completeFrames, resumeRun, seqsOf, streamCutAfter } from './support/run-client.js';
-import { until } from './support/until.js';
-import { spawnService } from './support/spawn-service.js';
-import { openAdmission } from '../src/admission/admission.js';
-import { RunIds } from '../src/runs/run-ids.js';
-import { CLOSING_SEQ } from '../src/runs/run-log.js';
+import { RUN_IDS, startRunReplicas, type RunReplica, type RunReplicas } from './support/run-replicas.js';
 
 const skip = realPostgresSkipReason();
 const TURNS = Number(process.env.RUN_CUT_TURNS ?? 1_000);
 /** Turns cut and resumed at once. */
 const AT_ONCE = 8;
-/** The run ids' MAC key of these replicas and the spawned one (no AGENT_SHARED_SECRET). */
-const IDS = new RunIds(null);
+
 const WORDS = ['Schatz ', 'Dining ', 'Room ', 'is ', 'open ', 'until ', 'eight ', 'tonight; ', 'the ', 'salad ', 'bar ', 'closes ', 'earlier.'];
 
-interface Replica {
-  server: Listening;
-  database: Database;
-  runs: Runs;
-}
-
 describe.skipIf(skip !== null)(`resumable runs across two replicas on Postgres${skip ? ` (skipped: ${skip})` : ''}`, () => {
-  let pg: TestPostgres;
+  let set: RunReplicas;
   let gw: FakeGateway;
-  const replicas: Replica[] = [];
-  const admission = recordingAdmission(openAdmission);
+  let replicas: RunReplica[];
+  let admission: RunReplicas['admission'];
 
   beforeAll(async () => {
-    pg = await startTestPostgres();
-    gw = await startFakeGateway();
-    const config = testConfig({ ANSWER_BATCH_MS: '0', MAX_TURNS_IN_FLIGHT: '200', MAX_ANONYMOUS_TURNS_IN_FLIGHT: '200' });
-    for (let i = 0; i < 2; i++) {
-      const database = createDatabase(pg.url);
-      if (i === 0) await runMigrations(database);
-      const runs = new Runs({ store: new PostgresRunStore(database, 600), graceMs: 30_000, logger: silentLogger, metrics: noTelemetry.metrics });
-      const deps = await createTestDeps({ config, gateway: gatewayClient(gw), admission, runs });
-      replicas.push({ server: await listen(createApp(deps).fetch), database, runs });
-    }
+    set = await startRunReplicas();
+    ({ gw, replicas, admission } = set);
   }, 60_000);
 
-  afterAll(async () => {
-    for (const r of replicas) {
-      await r.server.close();
-      await r.runs.close(Date.now() + 2_000);
-      await r.database.close();
-    }
-    await gw?.close();
-    await pg?.stop();
-  });
+  afterAll(() => set?.close());
 
   it(`${TURNS} turns cut at random points and resumed on either replica: no frame missing or twice`, async () => {
     let seed = 4242;
@@ -128,7 +89,7 @@ describe.skipIf(skip !== null)(`resumable runs across two replicas on Postgres${
 
   it('a run resumed on the other replica before its row is written: the whole run, once', async () => {
     const hasRow = async (runId: string, owner: string) =>
-      (await replicas[1]!.database.sql`select 1 from agent_runs where id = ${IDS.open(runId, owner)!.key}`).length > 0;
+      (await replicas[1]!.database.sql`select 1 from agent_runs where id = ${RUN_IDS.open(runId, owner)!.key}`).length > 0;
     let young = 0;
     for (let attempt = 0; attempt < 5 && young === 0; attempt++) {
       gw.enqueue({ text: WORDS, chunkDelayMs: 25 });
@@ -149,116 +110,4 @@ describe.skipIf(skip !== null)(`resumable runs across two replicas on Postgres${
     }
     expect(young).toBeGreaterThan(0);
   }, 60_000);
-
-  it('a producing replica killed before it wrote the run\'s row: a resume elsewhere ends `interrupted` within 5 s', async () => {
-    const producer = await spawnService({
-      entry: 'source',
-      env: { DATABASE_URL: pg.url, LLM_GATEWAY_API_KEY: 'sk-chat-key', LLM_GATEWAY_BASE_URL: gw.baseUrl, ANSWER_BATCH_MS: '0' },
-    });
-    try {
-      let runId = '';
-      // Freeze the producer right after the run starts; if its heartbeat wrote the row first, thaw it and try again.
-      for (let attempt = 0; attempt < 5 && !runId; attempt++) {
-        gw.enqueue({ text: ['The ', 'answer ', 'starts'], hang: true });
-        const res = await fetch(`${producer.url}/agent/respond/stream`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ query: 'Tell me about Schatz', user_id: 'early-victim' }),
-        });
-        const id = res.headers.get('x-run-id')!;
-        producer.child.kill('SIGSTOP');
-        const rows = await replicas[0]!.database.sql`select 1 from agent_runs where id = ${IDS.open(id, 'early-victim')!.key}`;
-        if (rows.length === 0) runId = id;
-        else producer.child.kill('SIGCONT');
-      }
-      expect(runId).not.toBe('');
-      const stoppedAt = Date.now();
-      await producer.stop('SIGKILL');
-      const resumed = await resumeRun(replicas[1]!.server.base, runId, { owner: 'early-victim' });
-      expect(Date.now() - stoppedAt).toBeLessThan(5_000);
-      expect(resumed.status).toBe(200);
-      expect(resumed.events).toHaveLength(1);
-      expect(resumed.events[0]).toMatchObject({ type: 'error', data: { error: 'interrupted' } });
-      // A phone that had read frames the log never stored (`<run>:3` against none) gets the closing frame
-      // too, with the id no frame of the run has (issue 74: it used to get an empty 200, again and again).
-      const phone = await resumeRun(replicas[0]!.server.base, runId, { owner: 'early-victim', lastEventId: `${runId}:3` });
-      expect(phone.status).toBe(200);
-      expect(phone.events).toHaveLength(1);
-      expect(phone.events[0]).toMatchObject({ id: `${runId}:${CLOSING_SEQ}`, type: 'error', data: { error: 'interrupted' } });
-      const state = await (await fetch(`${replicas[0]!.server.base}/agent/runs/${runId}?user_id=early-victim`)).json();
-      expect(state).toMatchObject({ run_id: runId, status: 'interrupted', last_seq: 0 });
-      // Still another user's: 404.
-      expect((await fetch(`${replicas[0]!.server.base}/agent/runs/${runId}?user_id=someone-else`)).status).toBe(404);
-    } finally {
-      await producer.stop('SIGKILL').catch(() => undefined);
-    }
-  }, 90_000);
-
-  it('a producing replica killed mid-answer: its follower elsewhere and the phone resuming with its last id end with `interrupted` at a seq no other frame has, within 5 s, then 204', async () => {
-    gw.enqueue({ text: ['The ', 'answer ', 'starts'], hang: true });
-    const producer = await spawnService({
-      entry: 'source',
-      env: { DATABASE_URL: pg.url, LLM_GATEWAY_API_KEY: 'sk-chat-key', LLM_GATEWAY_BASE_URL: gw.baseUrl, ANSWER_BATCH_MS: '0' },
-    });
-    try {
-      const res = await fetch(`${producer.url}/agent/respond/stream`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: 'Tell me about Schatz', user_id: 'victim' }),
-      });
-      const runId = res.headers.get('x-run-id')!;
-      // The phone reads up to the answer's first delta (the log stores frames lazily: it may hold none of them).
-      let phoneLast = '';
-      for await (const e of readSseEvents(res.body!)) {
-        phoneLast = e.id ?? phoneLast;
-        if (e.type === 'delta') break;
-      }
-      // A reader on the other replica follows the run live.
-      const follower = resumeRun(replicas[1]!.server.base, runId, { owner: 'victim' });
-      await new Promise((r) => setTimeout(r, 300));
-      const killedAt = Date.now();
-      await producer.stop('SIGKILL');
-      const followed = await follower;
-      expect(Date.now() - killedAt).toBeLessThan(5_000);
-      expect(followed.events.at(-1)).toMatchObject({ type: 'error', data: { error: 'interrupted' } });
-      const seqs = seqsOf(followed.events);
-      expect(seqs.slice(0, -1)).toEqual(seqs.slice(0, -1).map((_, k) => k + 1));
-      expect(seqs.at(-1)).toBe(CLOSING_SEQ);
-      // The phone resumes on the other replica with its last id, past what the log holds: the closing
-      // frame at once, with an id none of its frames has, whichever replica it asks.
-      for (const replica of replicas) {
-        const resumedAt = Date.now();
-        const again = await resumeRun(replica.server.base, runId, { owner: 'victim', lastEventId: phoneLast });
-        expect(Date.now() - resumedAt).toBeLessThan(5_000);
-        expect(again.status).toBe(200);
-        expect(again.events.map((e) => e.type)).toEqual(['error']);
-        expect(again.events[0]).toMatchObject({ id: `${runId}:${CLOSING_SEQ}`, data: { error: 'interrupted' } });
-        // Having the closing frame, it is told there is nothing more: EventSource stops reconnecting.
-        expect((await resumeRun(replica.server.base, runId, { owner: 'victim', lastEventId: again.events[0]!.id! })).status).toBe(204);
-      }
-      // The phone's own EventSource (the `eventsource` package), reconnecting with its last id on the other
-      // replica: the closing frame, one reconnect with its id, a 204, and no request after.
-      const sent: Array<string | null> = [];
-      const got: string[] = [];
-      const source = new EventSource(`${replicas[1]!.server.base}/agent/runs/${runId}/stream?user_id=victim`, {
-        fetch: (input, init) => {
-          const headers = new Headers(init?.headers);
-          // Its first request carries the id it held when the producer died, as its reconnect would.
-          if (sent.length === 0) headers.set('last-event-id', phoneLast);
-          sent.push(headers.get('last-event-id'));
-          return fetch(input, { ...init, headers });
-        },
-      });
-      source.addEventListener('error', (e) => void ('data' in e && typeof e.data === 'string' && got.push((e as unknown as MessageEvent).lastEventId)));
-      await until('the phone\'s EventSource closed', () => source.readyState === EventSource.CLOSED, 15_000);
-      expect(got).toEqual([`${runId}:${CLOSING_SEQ}`]);
-      expect(sent).toEqual([phoneLast, `${runId}:${CLOSING_SEQ}`]);
-      const state = await (await fetch(`${replicas[0]!.server.base}/agent/runs/${runId}?user_id=victim`)).json();
-      expect(state.status).toBe('interrupted');
-      // The phone holds at least what the log stored (ahead of it unless the follower's write-through caught up).
-      expect(Number(phoneLast.slice(phoneLast.lastIndexOf(':') + 1))).toBeGreaterThanOrEqual(state.last_seq);
-    } finally {
-      await producer.stop('SIGKILL').catch(() => undefined);
-    }
-  }, 90_000);
 });

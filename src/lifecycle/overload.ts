@@ -69,21 +69,26 @@ export function loopDelayResolutionMs(limitMs: number): number {
  * resolution: how late the loop was. With 10-100 samples a second, p99 is the worst one or two: a single
  * stall past the limit is read as saturation for the next second.
  */
-export function processReadings(options: { loopDelayLimitMs: number }): ProcessReadings & { close(): void } {
+export function processReadings(options: { loopDelayLimitMs: number }): ProcessReadings & { close(): void; /** Loop-delay readings taken so far (one a second). */ readonly refreshes: number } {
   const limit = getHeapStatistics().heap_size_limit;
   const heapPercent = () => (getHeapStatistics().used_heap_size / limit) * 100;
-  if (options.loopDelayLimitMs <= 0) return { loopDelayMs: () => 0, heapPercent, close: () => undefined };
+  if (options.loopDelayLimitMs <= 0) return { loopDelayMs: () => 0, heapPercent, close: () => undefined, refreshes: 0 };
   const resolution = loopDelayResolutionMs(options.loopDelayLimitMs);
   const histogram = monitorEventLoopDelay({ resolution });
   histogram.enable();
   let last = 0;
+  let refreshes = 0;
   const timer = setInterval(() => {
     last = histogram.count > 0 ? Math.max(0, histogram.percentile(99) / 1e6 - resolution) : 0;
     histogram.reset();
+    refreshes++;
   }, 1_000);
   timer.unref();
   return {
     loopDelayMs: () => last,
+    get refreshes() {
+      return refreshes;
+    },
     // V8's own counter: process.memoryUsage() also reads the resident set from the OS, per turn.
     heapPercent,
     close() {
