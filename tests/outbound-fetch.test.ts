@@ -1,5 +1,5 @@
 /**
- * The provider transport (http/outbound-fetch.ts) against a real HTTP server: request method, headers
+ * The provider transport (transport/outbound-fetch.ts) against a real HTTP server: request method, headers
  * and body; status and headers back; a body read chunk by chunk, read at most 64 KB ahead of its reader
  * (the server held back); gzip decoded; the caller's abort before the response and during the body; a
  * refused connection; a body cut off; the per-chunk check ending a body; and the openai client making a
@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOutboundFetch } from '../src/http/outbound-fetch.js';
+import { createOutboundFetch } from '../src/transport/outbound-fetch.js';
 
 let server: Server | null = null;
 afterEach(async () => {

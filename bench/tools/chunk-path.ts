@@ -21,7 +21,7 @@ import { fork } from 'node:child_process';
 import { get, createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { createOutboundFetch } from '../../src/http/outbound-fetch.js';
+import { createOutboundFetch } from '../../src/transport/outbound-fetch.js';
 import { completionChunks } from '../../src/model/completion-chunks.js';
 import { textBatches } from '../../src/model/text-batches.js';
 import { quantile } from '../support/stats.js';

@@ -9,7 +9,7 @@ import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from '
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { noModeration, type Moderation, type ModerationVerdict } from './admission.js';
-import { providerFetch } from '../http/outbound-fetch.js';
+import { providerFetch } from '../transport/outbound-fetch.js';
 
 export const MODERATION_MODEL = 'omni-moderation-latest';
 
@@ -74,7 +74,7 @@ export interface ModerationOptions {
   apiKey: string;
   baseUrl: string;
   logger: Logger;
-  /** Injected transport (tests use the fake gateway; the default is the provider transport, http/outbound-fetch.ts). */
+  /** Injected transport (tests use the fake gateway; the default is the provider transport, transport/outbound-fetch.ts). */
   fetch?: typeof fetch;
   timeoutMs?: number;
   thresholds?: Readonly<Record<string, number>>;

@@ -5,7 +5,7 @@
  */
 import OpenAI from 'openai';
 import { EMBEDDING_DIMENSIONS } from '../db/embedding-dimensions.js';
-import { providerFetch } from '../http/outbound-fetch.js';
+import { providerFetch } from '../transport/outbound-fetch.js';
 
 export interface Embedder {
   readonly model: string;

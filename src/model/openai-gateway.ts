@@ -15,7 +15,7 @@ import { removeInvisibleTags } from '../security/invisible-tags.js';
 import { textBatches, type TextBatches } from './text-batches.js';
 import { limitResponseBytes, responseByteLimit, responseCounter, type ResponseBounds } from './response-limit.js';
 import { completionChunks } from './completion-chunks.js';
-import { createOutboundFetch } from '../http/outbound-fetch.js';
+import { createOutboundFetch } from '../transport/outbound-fetch.js';
 import type { CompleteAnswer, CompleteRequest, ModelGateway, ModelMessage, PassEvent, PassRequest, ToolCallRequest, ToolDefinition } from './gateway.js';
 
 export interface OpenAIGatewayOptions {

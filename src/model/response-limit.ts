@@ -56,7 +56,7 @@ export class ResponseTooLargeError extends Error {
 
 /**
  * A fresh count for one response: called with each body chunk as it arrives, it returns the error that
- * ends the body once a bound is passed, else null. The provider transport (http/outbound-fetch.ts) counts
+ * ends the body once a bound is passed, else null. The provider transport (transport/outbound-fetch.ts) counts
  * with it as it reads the socket; `limitResponseBytes` puts it in front of any other fetch.
  */
 export function responseCounter(bounds: ResponseBounds): () => (chunk: Uint8Array) => Error | null {

@@ -13,7 +13,7 @@ import type { CampusTool, CampusToolResult, CampusTools } from './campus-tools.j
 import type { JsonSchemaObject } from '../model/gateway.js';
 import { trimToolDescription } from './tool-description.js';
 import { SHOW_MAP_TOOL, toolGroupOf } from './tool-groups.js';
-import { providerFetch } from '../http/outbound-fetch.js';
+import { providerFetch } from '../transport/outbound-fetch.js';
 
 export interface McpCampusToolsOptions {
   /** MCP_SERVER_URL, including the `/mcp` path. */

@@ -1,9 +1,12 @@
 /**
- * Reads a `text/event-stream` body into `{type, data}` events, the client side of src/sse's framing:
- * frames end at a blank line, `event:` names the type, `data:` lines carry JSON, `id:` the cursor, comment lines
- * (`: keep-alive`) are skipped. Works on chunks split anywhere, including inside a UTF-8 character.
- * `parse` replaces JSON.parse for streams whose data is not always JSON (OpenAI's `data: [DONE]`).
+ * Reads a `text/event-stream` body into `{type, data}` events, the client side of src/sse's framing,
+ * with `eventsource-parser` (the parser the model gateway's stream is read with, model/completion-chunks.ts):
+ * frames end at a blank line (LF, CRLF or CR, a CRLF split across chunks included), `event:` names the
+ * type, `data:` lines carry JSON, `id:` the cursor, comment lines (`: keep-alive`) are skipped. Chunks may
+ * split anywhere, inside a UTF-8 character too. `parse` replaces JSON.parse for streams whose data is not
+ * always JSON (OpenAI's `data: [DONE]`).
  */
+import { createParser } from 'eventsource-parser';
 
 export interface WireEvent {
   type: string;
@@ -17,36 +20,37 @@ export interface ReadSseOptions {
   parse?: (data: string) => unknown;
 }
 
-function parseFrame(frame: string, parse: (data: string) => unknown): WireEvent | null {
-  let type = 'message';
-  let id: string | undefined;
-  const data: string[] = [];
-  for (const line of frame.split('\n')) {
-    if (line.startsWith(':')) continue;
-    if (line.startsWith('event:')) type = line.slice(6).trim();
-    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-    else if (line.startsWith('id:')) id = line.slice(3).trim();
-  }
-  if (data.length === 0) return null;
-  return id === undefined ? { type, data: parse(data.join('\n')) } : { type, data: parse(data.join('\n')), id };
-}
-
 /** Yields each event of the stream as soon as its frame is complete. */
 export async function* readSseEvents(body: ReadableStream<Uint8Array>, options: ReadSseOptions = {}): AsyncGenerator<WireEvent> {
   const parse = options.parse ?? JSON.parse;
   const decoder = new TextDecoder();
   const reader = body.getReader();
-  let buffer = '';
+  /** The events parsed from one read, given before the next read. */
+  const ready: WireEvent[] = [];
+  let failure: { err: unknown } | null = null;
+  const parser = createParser({
+    onEvent(message) {
+      if (failure) return;
+      try {
+        const type = message.event ?? 'message';
+        const data = parse(message.data);
+        ready.push(message.id === undefined ? { type, data } : { type, data, id: message.id });
+      } catch (err) {
+        failure = { err };
+      }
+    },
+  });
+  let last = '';
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      buffer += decoder.decode(value, { stream: !done }).replace(/\r\n/g, '\n');
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const event = parseFrame(buffer.slice(0, end), parse);
-        buffer = buffer.slice(end + 2);
-        if (event) yield event;
-      }
+      const text = decoder.decode(value, { stream: !done });
+      if (text) last = text;
+      parser.feed(text);
+      // A CR that ends the body ends its line: the parser holds it to see whether an LF follows.
+      if (done && last.endsWith('\r')) parser.feed('\n');
+      for (const event of ready.splice(0)) yield event;
+      if (failure) throw (failure as { err: unknown }).err;
       if (done) return;
     }
   } finally {
