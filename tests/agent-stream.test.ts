@@ -52,7 +52,8 @@ describe('POST /agent/respond/stream', () => {
     const done = events.at(-1)!;
     expect(done.type).toBe('done');
     expect(deltas.join('')).toBe(done.data.response_text);
-    expect(done.data.response_text).toBe('The library opens at **8 AM**.\nSee you!');
+    // Two lines are two paragraphs to the renderer: a blank line between them (render-safe.ts).
+    expect(done.data.response_text).toBe('The library opens at **8 AM**.\n\nSee you!');
     expect(Object.keys(done.data).sort()).toEqual(['action', 'cmu_maps', 'metadata', 'response_text', 'services_used', 'thought', 'tool_calls']);
   });
 

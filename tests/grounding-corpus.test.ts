@@ -16,6 +16,7 @@ import { collectSseEvents } from './support/sse.js';
 import { startTestMcpServer, type TestMcpServer } from './support/test-mcp-server.js';
 import { everyN, makeCtx, runVerify, toolEvent } from './support/verify.js';
 import { groundAnswer } from './support/grounding.js';
+import { renderSafeText as shown } from '../src/guards/render-safe.js';
 
 /** The corpus's campus time: Wednesday 2026-11-25, 16:04 in Pittsburgh. */
 const NOW = new Date('2026-11-25T21:04:00Z');
@@ -30,7 +31,8 @@ function expectCaught(c: GroundingCase, p: Planted, deltas: string, text: string
   expect(text).toContain('not confirmed)');
   expect(text).toMatch(NOTE);
   expect(text.match(/Some details above could not be confirmed/g)).toHaveLength(1);
-  for (const s of untouchedSentences(c, p)) expect(text).toContain(s);
+  // As the renderer-safe answer writes them (a price's `$` escaped).
+  for (const s of untouchedSentences(c, p)) expect(text).toContain(shown(s).trim());
   expect(grounding.unverified).toBeGreaterThanOrEqual(1);
 }
 
@@ -45,8 +47,8 @@ describe('grounding corpus through the verify stage', () => {
     const checked = new Set<number>();
     for (const size of [1, 3, 7, 16, 64, 10_000]) {
       const run = await runVerify(turn(c, c.honest, size), ctxOf(c));
-      expect(run.answer!.text).toBe(c.honest);
-      expect(run.deltas).toBe(c.honest);
+      expect(run.answer!.text).toBe(shown(c.honest));
+      expect(run.deltas).toBe(shown(c.honest));
       expect(run.answer!.grounding.unverified).toBe(0);
       expect(run.answer!.grounding.checked).toBeGreaterThan(0);
       checked.add(run.answer!.grounding.checked);
@@ -140,12 +142,12 @@ describe('grounding corpus over real HTTP: JSON, SSE and the OpenAI-compatible s
   it.each(cases)('honest: %s', async (_id, c) => {
     const { json, sse, openai } = await allRoutes(c, c.honest);
     expect(json.services_used).toEqual([c.tool]);
-    expect(json.response_text).toBe(c.honest);
+    expect(json.response_text).toBe(shown(c.honest));
     expect(json.metadata.grounding.unverified).toBe(0);
     expect(json.metadata.grounding.checked).toBeGreaterThan(0);
-    expect(sse.deltas).toBe(c.honest);
+    expect(sse.deltas).toBe(shown(c.honest));
     expect(sse.done.metadata.grounding).toEqual(json.metadata.grounding);
-    expect(openai).toBe(c.honest);
+    expect(openai).toBe(shown(c.honest));
   });
 
   it.each(planted)('planted: %s', async (_id, c, p) => {

@@ -22,6 +22,7 @@ import { isFailureClaim, mapPointer, mayBeFailureClaim, repairFailureClaims } fr
 import { createReasoningStripper, REASONING_ENDED, type ReasoningStripper } from './reasoning.js';
 import type { LeakScanner } from '../security/leak-scanner/index.js';
 import { createSentenceFilter, type SentenceFilter } from './sentence-filter.js';
+import { RenderSafe, type LinkPolicy } from './render-safe.js';
 import { groundingNote, LONGEST_GROUNDING_NOTE, type GroundingCounts, type GroundingStream } from './grounding/index.js';
 
 /** What an empty model answer becomes (issue 4, "Answer quality wording"); with a map, the map pointer. */
@@ -50,6 +51,8 @@ export interface AnswerStreamOptions {
   grounding: GroundingStream;
   /** MAX_ANSWER_CHARS: the most the final answer may hold, notes included (unbounded when absent). */
   maxChars?: number;
+  /** Which links stay links (render-safe.ts); absent: none but `mailto:`. */
+  links?: LinkPolicy;
 }
 
 /** What the turn did, known by the end: the final map, the tools called, the user's question. */
@@ -200,11 +203,12 @@ class ClaimFilter {
     if (this.filter) this.filter = this.newFilter();
   }
 
-  /** Secure text through the filter (when on) and the shaper. */
-  pass(text: string, shaper: Shaper, final: boolean): string {
+  /** Secure text through the filter (when on), made safe for the renderer, and the shaper. */
+  pass(text: string, shaper: Shaper, final: boolean, render: RenderSafe): string {
+    const safe = (t: string) => render.push(t) + (final ? render.flush() : '');
     const filter = this.filter;
-    if (!filter) return shaper.shape(text);
-    const kept = filter.push(text) + (final ? filter.flush() : '');
+    if (!filter) return shaper.shape(safe(text));
+    const kept = safe(filter.push(text) + (final ? filter.flush() : ''));
     let out = '';
     if (filter.removed > this.dropped) {
       this.droppedInStream += filter.removed - this.dropped;
@@ -222,7 +226,7 @@ class ClaimFilter {
   }
 }
 
-/** Creates the answer stream of one turn: reasoning stripper → leak scanner → claim filter → shaper. */
+/** Creates the answer stream of one turn: reasoning stripper → leak scanner → grounding → claim filter → renderer-safe text → shaper. */
 export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
   const secure = options.scanner;
   const grounding = options.grounding;
@@ -231,6 +235,7 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
   // The answer was cut (upstream, or at the cap here): it ends with the note that says why.
   let cut: string | null = null;
   const claims = new ClaimFilter();
+  const render = new RenderSafe(options.links ?? { allowed: () => false });
 
   const fromStripper = (pieces: ReturnType<ReasoningStripper['push']>): string => {
     let out = '';
@@ -241,14 +246,15 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
         grounding.reset();
         shaper.restart();
         claims.restart();
+        render.reset();
         continue;
       }
-      out += claims.pass(grounding.push(secure.push(piece)), shaper, false);
+      out += claims.pass(grounding.push(secure.push(piece)), shaper, false, render);
     }
     return out;
   };
 
-  const endPass = (): string => fromStripper([stripper.end()]) + claims.pass(grounding.push(secure.flush()) + grounding.flush(), shaper, true);
+  const endPass = (): string => fromStripper([stripper.end()]) + claims.pass(grounding.push(secure.flush()) + grounding.flush(), shaper, true, render);
 
   return {
     push: (text) => fromStripper(stripper.push(text)),

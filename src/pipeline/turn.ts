@@ -125,6 +125,7 @@ export function createTurnStarter(deps: TurnDeps) {
     catalog: deps.catalog,
     serviceFacts: [config.campus.counselingPhone, config.campus.policePhone],
     maxAnswerChars: config.maxAnswerChars,
+    mapBaseUrl: config.campus.mapBaseUrl,
   });
   const execute = deps.gateway
     ? createExecute({

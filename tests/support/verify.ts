@@ -26,7 +26,7 @@ export const CATALOG = loadCatalog(null);
 
 /** Verify options as the service builds them (the built-in catalog, the default configured phone numbers). */
 export function verifyOptions(options: { leaks: LeakPolicy } & Partial<VerifyOptions>): VerifyOptions {
-  return { catalog: CATALOG, serviceFacts: [CAMPUS.counselingPhone, CAMPUS.policePhone], maxAnswerChars: 20_000, ...options };
+  return { catalog: CATALOG, serviceFacts: [CAMPUS.counselingPhone, CAMPUS.policePhone], maxAnswerChars: 20_000, mapBaseUrl: CAMPUS.mapBaseUrl, ...options };
 }
 
 /** A grounding stream over `evidence` texts (the answer stream's own tests and benches). */

@@ -31,6 +31,19 @@ export interface VerifyOptions {
   serviceFacts: readonly string[];
   /** MAX_ANSWER_CHARS: the most an answer may hold, marks and notes included. */
   maxAnswerChars: number;
+  /** CAMPUS_MAP_BASE_URL: links to its host stay links, as do those to hosts the turn's tools gave. */
+  mapBaseUrl: string;
+}
+
+/** The hosts of the http(s) URLs in a tool's result: an answer may link to them. */
+function hostsIn(text: string, into: Set<string>): void {
+  for (const m of text.matchAll(/https?:\/\/[^\s"'<>()\]\\]+/gi)) {
+    try {
+      into.add(new URL(m[0]).host.toLowerCase());
+    } catch {
+      // Not a URL after all.
+    }
+  }
 }
 
 /** How many days after the prompt's date count as dates the answer may name ("this Friday"). */
@@ -67,7 +80,11 @@ export function createVerifyStage(options: VerifyOptions): Stage {
     const asked = readDays(ctx.request.query, today);
     const askedDays = asked.length > 0 ? [...new Set(asked.flatMap((d) => d.days))] : null;
     const grounding = createGroundingStream({ catalog: options.catalog, evidence, today, askedDays });
-    const answer = createAnswerStream({ scanner: options.leaks.stream(ctx.systemPrompt), grounding, maxChars: options.maxAnswerChars });
+    // Links an answer may keep: the campus map's, and those to hosts this turn's tools gave (render-safe.ts).
+    const linkHosts = new Set<string>();
+    hostsIn(options.mapBaseUrl, linkHosts);
+    const links = { allowed: (url: URL) => (url.protocol === 'https:' || url.protocol === 'http:') && linkHosts.has(url.host.toLowerCase()) };
+    const answer = createAnswerStream({ scanner: options.leaks.stream(ctx.systemPrompt), grounding, maxChars: options.maxAnswerChars, links });
     // Invisible tag characters (hidden text) never reach the answer.
     const tags = createInvisibleTagFilter();
     let map: CmuMaps = NO_MAP;
@@ -104,7 +121,10 @@ export function createVerifyStage(options: VerifyOptions): Stage {
             if (mapsAllowed) map = e.map;
             break;
           case 'tool':
-            if (e.result !== undefined) evidence.addToolResult(e.result);
+            if (e.result !== undefined) {
+              evidence.addToolResult(e.result);
+              hostsIn(e.result, linkHosts);
+            }
             if (!toolsUsed.includes(e.outcome.name)) toolsUsed.push(e.outcome.name);
             if (!e.outcome.ok && e.outcome.kind !== 'map') otherToolFailed = true;
             yield e;
