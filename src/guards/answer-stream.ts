@@ -205,10 +205,10 @@ class ClaimFilter {
 
   /** Secure text through the filter (when on), made safe for the renderer, and the shaper. */
   pass(text: string, shaper: Shaper, final: boolean, render: RenderSafe): string {
-    const safe = (t: string) => render.push(t) + (final ? render.flush() : '');
     const filter = this.filter;
-    if (!filter) return shaper.shape(safe(text));
-    const kept = safe(filter.push(text) + (final ? filter.flush() : ''));
+    if (!filter) return shaper.shape(final ? render.push(text) + render.flush() : render.push(text));
+    const passed = filter.push(text) + (final ? filter.flush() : '');
+    const kept = final ? render.push(passed) + render.flush() : render.push(passed);
     let out = '';
     if (filter.removed > this.dropped) {
       this.droppedInStream += filter.removed - this.dropped;

@@ -76,6 +76,12 @@ export function inlineSafe(text: string): string {
   return out;
 }
 
+/** The characters any rule looks at, outside code and inside an inline code span; the rest is written as it comes. */
+const SPECIAL = /[\n`|{\\$~<![]/g;
+const SPECIAL_IN_CODE = /[\n`]/g;
+/** SPECIAL for `test` (no state): a piece with none of these, mid-line, passes untouched. */
+const ANY_SPECIAL = /[\n`|{\\$~<![]/;
+
 const TAG = /^<\/?([A-Za-z][A-Za-z0-9-]*)(\s[^<>]*)?\/?>$/;
 const AUTOLINK = /^<((?:https?:\/\/|mailto:)[^\s<>]+)>$/i;
 
@@ -102,6 +108,12 @@ export class RenderSafe {
   constructor(private readonly links: LinkPolicy) {}
 
   push(text: string): string {
+    // The hot path (one token mid-line, nothing held): nothing in it for any rule to look at.
+    if (text === '' && this.held === '') return '';
+    if (this.held === '' && this.started && !this.atLineStart && !this.raw && this.code === 0 && !ANY_SPECIAL.test(text)) {
+      this.last = text[text.length - 1]!;
+      return text;
+    }
     this.held += text;
     return this.drain(false);
   }
@@ -130,16 +142,20 @@ export class RenderSafe {
     this.last = '';
   }
 
+  /** What `drain` has written so far. */
+  private out = '';
+
+  private emit(text: string): void {
+    if (!text) return;
+    this.out += text;
+    this.last = text[text.length - 1]!;
+    if (!this.started && /\S/.test(text)) this.started = true;
+  }
+
   private drain(final: boolean): string {
     const s = this.held;
-    let out = '';
+    this.out = '';
     let i = 0;
-    const emit = (text: string) => {
-      if (!text) return;
-      out += text;
-      this.last = text[text.length - 1]!;
-      if (!this.started && text.trim()) this.started = true;
-    };
     while (i < s.length) {
       if (this.atLineStart) {
         const nl = s.indexOf('\n', i);
@@ -156,7 +172,7 @@ export class RenderSafe {
         }
         const kind = lineKind(start);
         // Two plain lines are two paragraphs to the reader: a single newline would join them.
-        if (kind === 'plain' && this.prevKind === 'plain' && !this.prevPipe && !start.includes('|') && this.last === '\n') emit('\n');
+        if (kind === 'plain' && this.prevKind === 'plain' && !this.prevPipe && !start.includes('|') && this.last === '\n') this.emit('\n');
         this.kind = kind;
         if (kind === 'fence') {
           this.fence = start.trim().slice(0, 3);
@@ -166,7 +182,7 @@ export class RenderSafe {
         if (kind === 'heading') {
           const hashes = /^ {0,3}(#+)/.exec(start)![1]!;
           const level = Math.min(3, Math.max(2, hashes.length));
-          emit('#'.repeat(level));
+          this.emit('#'.repeat(level));
           i += start.indexOf('#') + hashes.length;
           continue;
         }
@@ -175,10 +191,10 @@ export class RenderSafe {
       if (this.raw) {
         const nl = s.indexOf('\n', i);
         const end = nl < 0 ? s.length : nl;
-        emit(s.slice(i, end));
+        this.emit(s.slice(i, end));
         i = end;
         if (nl >= 0) {
-          emit('\n');
+          this.emit('\n');
           i++;
           this.raw = false;
           this.atLineStart = true;
@@ -188,9 +204,19 @@ export class RenderSafe {
         }
         continue;
       }
+      // The common case: a run of ordinary characters, written in one piece.
+      const special = this.code > 0 ? SPECIAL_IN_CODE : SPECIAL;
+      special.lastIndex = i;
+      const next = special.exec(s);
+      const j = next ? next.index : s.length;
+      if (j > i) {
+        this.emit(s.slice(i, j));
+        i = j;
+        continue;
+      }
       const c = s[i]!;
       if (c === '\n') {
-        emit('\n');
+        this.emit('\n');
         i++;
         this.prevKind = this.kind;
         this.prevPipe = this.linePipe;
@@ -204,28 +230,28 @@ export class RenderSafe {
         const run = j - i;
         if (this.code === 0) this.code = run;
         else if (this.code === run) this.code = 0;
-        emit(s.slice(i, j));
+        this.emit(s.slice(i, j));
         i = j;
         continue;
       }
       if (this.code > 0) {
-        emit(c);
+        this.emit(c);
         i++;
         continue;
       }
       if (c === '|') this.linePipe = true;
       if (!this.started && c === '{') {
-        emit('\\{');
+        this.emit('\\{');
         i++;
         continue;
       }
       if (c === '\\') {
         if (i + 1 >= s.length && !final) break;
         const n = s[i + 1];
-        if (n === '(' || n === ')' || n === '[' || n === ']') emit(n);
-        else if (n !== undefined && /[!-/:-@[-`{-~]/.test(n)) emit(`\\${n}`);
+        if (n === '(' || n === ')' || n === '[' || n === ']') this.emit(n);
+        else if (n !== undefined && /[!-/:-@[-`{-~]/.test(n)) this.emit(`\\${n}`);
         else {
-          emit('\\');
+          this.emit('\\');
           i++;
           continue;
         }
@@ -233,20 +259,20 @@ export class RenderSafe {
         continue;
       }
       if (c === '$') {
-        emit('\\$');
+        this.emit('\\$');
         i++;
         continue;
       }
       if (c === '~') {
         if (i + 1 >= s.length && !final) break;
-        emit(/\d/.test(this.last) && /\d/.test(s[i + 1] ?? '') ? '–' : '\\~');
+        this.emit(/\d/.test(this.last) && /\d/.test(s[i + 1] ?? '') ? '–' : '\\~');
         i++;
         continue;
       }
       if (c === '<') {
         const taken = this.tag(s, i, final);
         if (taken === null) break;
-        emit(taken.text);
+        this.emit(taken.text);
         i = taken.end;
         continue;
       }
@@ -254,21 +280,23 @@ export class RenderSafe {
         if (i + 1 >= s.length) break;
         const taken = this.link(s, i + 1, true, final);
         if (taken === null) break;
-        emit(taken.text);
+        this.emit(taken.text);
         i = taken.end;
         continue;
       }
       if (c === '[') {
         const taken = this.link(s, i, false, final);
         if (taken === null) break;
-        emit(taken.text);
+        this.emit(taken.text);
         i = taken.end;
         continue;
       }
-      emit(c);
+      this.emit(c);
       i++;
     }
     this.held = s.slice(i);
+    const out = this.out;
+    this.out = '';
     return out;
   }
 
