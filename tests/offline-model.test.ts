@@ -15,7 +15,8 @@ import { createInMemoryStore } from '../src/memory/in-memory-store.js';
 import { createRememberTool } from '../src/memory/remember-tool.js';
 import type { LocalTool } from '../src/tools/local-tool.js';
 import type { ModelGateway, ModelMessage, PassEvent, ToolCallRequest, ToolDefinition } from '../src/model/gateway.js';
-import { OFFLINE_INTRO, OFF_TOPIC_ANSWERS, TOOLS_OFF } from '../src/sandbox/offline-model/answers.js';
+import { buildSystemPrompt } from '../src/prompt/system-prompt.js';
+import { NOT_LOOKED_UP, OFFLINE_INTRO, OFF_TOPIC_ANSWERS, toolsOff } from '../src/sandbox/offline-model/answers.js';
 import { OFFLINE_BASE_URL, createOfflineModelFetch } from '../src/sandbox/offline-model/offline-fetch.js';
 import { createOpenAIGateway } from '../src/model/openai-gateway.js';
 import type { CampusTools } from '../src/tools/campus-tools.js';
@@ -53,9 +54,9 @@ async function pass(messages: ModelMessage[], offered: ToolDefinition[]) {
 }
 
 /** Runs passes like the pipeline does: tool calls run for real, results go back wrapped as untrusted data. */
-async function turn(question: string, offered: ToolDefinition[], local: LocalTool<{ type: string }>[] = [showMap], failing = false) {
+async function turn(question: string, offered: ToolDefinition[], local: LocalTool<{ type: string }>[] = [showMap], failing = false, system = 'You are the campus assistant.') {
   const messages: ModelMessage[] = [
-    { role: 'system', content: 'You are the campus assistant.' },
+    { role: 'system', content: system },
     { role: 'user', content: question },
   ];
   const called: Array<{ name: string; args: Record<string, unknown> }> = [];
@@ -217,9 +218,17 @@ describe('offline model over the real gateway and sandbox tools', () => {
     expect((await turn('thanks!', campusDefs)).text).toBe("You're welcome! Ask me anything else about campus.");
     expect((await turn('hi', campusDefs)).text).toMatch(/^Hello! I'm the campus assistant running offline[\s\S]*\*\*Courses\*\*/);
     const noEats = campusDefs.filter((t) => !t.name.startsWith('eats_'));
+    // Switched off by the user: the system prompt says so (prompt/system-prompt.ts), and the answer names it.
+    const switchedOff = buildSystemPrompt({ assistantName: 'Campus Assistant', campusName: 'CMU', tools: [], disabledGroups: ['eats'], memoryTools: false, recall: null, now: null, timeZone: 'UTC' });
+    const off = await turn('What can I eat right now?', noEats, [showMap], false, switchedOff);
+    expect(off.called).toEqual([]);
+    expect(off.text).toBe(toolsOff(['eats']));
+    expect(off.text).toContain('CMUEats is turned off');
+    // Not offered for another reason (the plan bound no dining tools): no false "turned off" (issue 78).
     const r = await turn('What can I eat right now?', noEats);
     expect(r.called).toEqual([]);
-    expect(r.text).toBe(TOOLS_OFF);
+    expect(r.text).toBe(NOT_LOOKED_UP);
+    expect(r.text).not.toMatch(/turned off/i);
   });
 });
 

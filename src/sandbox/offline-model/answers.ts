@@ -13,13 +13,13 @@ import type { Intent, OffTopic } from './intents.js';
 import { bestSource } from './retrieve.js';
 import { HOME } from './place-names.js';
 import { failed, guideHits, mapShown, outcome, parseJson, placeHit } from './tool-readings.js';
-import { MAP_LINE, TOOLS_OFF, UNKNOWN_HOME, WALK_METRES_PER_MINUTE } from './answer-parts.js';
+import { MAP_LINE, notLookedUp, UNKNOWN_HOME, WALK_METRES_PER_MINUTE } from './answer-parts.js';
 import { courseAnswer, courseSearchAnswer, genedsAnswer } from './course-answers.js';
 import { diningInAnswer, eatsAnswer, hoursAnswer } from './dining-answers.js';
 import { busAnswer } from './bus-answers.js';
 import { selfAnswer } from './self-questions.js';
 
-export { TOOLS_OFF } from './answer-parts.js';
+export { NOT_LOOKED_UP, toolsOff } from './answer-parts.js';
 
 /** What the campus data covers, and two questions that work offline: the end of every "can't" answer. */
 const COVERS = 'I answer from the campus data: places, dining, courses, the student guide and buses from campus';
@@ -86,7 +86,7 @@ function whereAnswer(intent: Extract<Intent, { kind: 'where' }>, conv: Conversat
   } else if (searched) {
     return `I couldn't find "${intent.place}" in the campus map data. Try a building name or code, such as **Wean Hall** or **GHC**.`;
   }
-  if (lines.length === 0) return TOOLS_OFF;
+  if (lines.length === 0) return notLookedUp(conv, 'maps');
   if (map) lines.push(MAP_LINE);
   return lines.join(' ');
 }
@@ -140,7 +140,7 @@ function routeAnswer(intent: Extract<Intent, { kind: 'route' }>, conv: Conversat
 
 function guideAnswer(query: string, conv: Conversation): string {
   const hits = guideHits(conv, query);
-  if (hits === undefined) return TOOLS_OFF;
+  if (hits === undefined) return notLookedUp(conv, 'guide');
   const search = outcome(conv, 'guide_search_guide');
   if (search && failed(search.result)) return "I couldn't search the student guide just now; please try again in a moment.";
   if (hits.length === 0) return "I didn't find anything about that in the student guide.";
@@ -207,7 +207,7 @@ export function writeAnswer(intent: Intent, conv: Conversation): string {
       if (from === 'guide') return guideAnswer(intent.query, conv);
       if (from === 'courses') return courseSearchAnswer(intent.query, conv);
       if (best?.source === 'place') return whereAnswer({ kind: 'where', place: intent.query }, conv);
-      if (conv.done.length === 0) return TOOLS_OFF;
+      if (conv.done.length === 0) return notLookedUp(conv, null);
       // Nothing found because nothing could be searched is not "not covered".
       if (conv.done.every((d) => failed(d.result))) return "I couldn't search the campus data just now; please try again in a moment.";
       return intent.offTopic ? OFF_TOPIC_ANSWERS[intent.offTopic] : OFFLINE_INTRO;

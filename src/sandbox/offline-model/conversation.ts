@@ -7,6 +7,7 @@
 import { movedTo } from './moves.js';
 import { readRecallBlock } from '../../memory/recall.js';
 import { readSystemPrompt } from '../../prompt/system-prompt.js';
+import { GROUP_LABELS, TOOL_GROUPS, type ToolGroup } from '../../tools/tool-groups.js';
 import { unwrapUntrustedResult } from '../../tools/untrusted-result.js';
 
 export interface ToolOutcomeSeen {
@@ -27,6 +28,15 @@ export interface Conversation {
   today: number | null;
   /** Saved facts of the memory block (src/memory/recall.ts), without their markers. */
   facts: string[];
+  /** The tool groups the user turned off (the system prompt's "Switched off by the user" section). */
+  switchedOff: Set<ToolGroup>;
+}
+
+/** The groups the system prompt says the user turned off (prompt/system-prompt.ts writes their labels). */
+function switchedOffIn(system: string): Set<ToolGroup> {
+  const named = /The user turned off: ([^\n]*?)\. Do not use/.exec(system)?.[1] ?? '';
+  const labels = new Set(named.split(', ').map((l) => l.trim()));
+  return new Set(TOOL_GROUPS.filter((g) => labels.has(GROUP_LABELS[g])));
 }
 
 interface WireMessage {
@@ -93,5 +103,5 @@ export function readConversation(body: { messages?: unknown; tools?: unknown }):
   const moved = movedTo(question);
   const facts = [...(moved ? [`Lives in ${moved}`] : []), ...readRecallBlock(memory)];
   const today = date ? new Date(`${date}T12:00:00Z`).getUTCDay() : null;
-  return { question, offered, done, history, today, facts };
+  return { question, offered, done, history, today, facts, switchedOff: switchedOffIn(system) };
 }

@@ -7,13 +7,13 @@ import type { Intent } from './intents.js';
 import { clock12Of } from '../campus/dining-hours.js';
 import { failed, lectureOf, mapShown, outcome, parseJson, schedulesOf } from './tool-readings.js';
 import { prereqVerdict } from './prereq-check.js';
-import { MAP_LINE, TOOLS_OFF } from './answer-parts.js';
+import { MAP_LINE, notLookedUp } from './answer-parts.js';
 
 const WEEKDAY: Record<string, string> = { M: 'Mon', T: 'Tue', W: 'Wed', R: 'Thu', F: 'Fri', S: 'Sat', U: 'Sun' };
 
 export function courseAnswer(intent: Extract<Intent, { kind: 'course' }>, conv: Conversation): string {
   const byId = outcome(conv, 'courses_fetch_course_by_id');
-  if (!byId && conv.done.length === 0) return TOOLS_OFF;
+  if (!byId && conv.done.length === 0) return notLookedUp(conv, 'courses');
   const course = byId && !failed(byId.result) ? (parseJson(byId.result) as Record<string, unknown> | undefined) : undefined;
   if (byId && !course) {
     return /not found/i.test(byId.result) || !failed(byId.result)
@@ -70,7 +70,7 @@ interface CourseJson {
 
 export function courseSearchAnswer(topic: string, conv: Conversation): string {
   const searches = conv.done.filter((d) => d.name === 'courses_search_courses_by_query');
-  if (searches.length === 0) return TOOLS_OFF;
+  if (searches.length === 0) return notLookedUp(conv, 'courses');
   if (searches.every((s) => failed(s.result))) return "I couldn't search the course catalog just now; please try again in a moment.";
   const found = searches.map((s) => parseJson(s.result)).find((l): l is CourseJson[] => Array.isArray(l) && l.length > 0);
   if (!found) return `I didn't find a course about "${topic}" in the catalog. Try another word, or a course number such as 15-122.`;
@@ -90,7 +90,7 @@ const SCHOOL_NAMES: Record<string, string> = {
 
 export function genedsAnswer(intent: Extract<Intent, { kind: 'geneds' }>, conv: Conversation): string {
   const result = conv.done.find((d) => d.name.startsWith('courses_fetch_geneds'));
-  if (!result) return TOOLS_OFF;
+  if (!result) return notLookedUp(conv, 'courses');
   if (failed(result.result)) return "I couldn't check the gen-ed courses just now; please try again in a moment.";
   const list = parseJson(result.result);
   const school = intent.school ? (SCHOOL_NAMES[intent.school] ?? intent.school) : null;

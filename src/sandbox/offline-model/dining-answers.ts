@@ -10,7 +10,7 @@ import { HOME } from './place-names.js';
 import { readDiningDetail, readDiningList, type DiningEntry } from '../campus/dining-format.js';
 import { DAY_NAMES, clock12, hoursOnDay } from '../campus/dining-hours.js';
 import { diningBuilding, diningList, dietOf, failed, mapShown, outcome, placeHit, walkMetres } from './tool-readings.js';
-import { UNKNOWN_HOME, WALK_METRES_PER_MINUTE, TOOLS_OFF } from './answer-parts.js';
+import { UNKNOWN_HOME, WALK_METRES_PER_MINUTE, notLookedUp } from './answer-parts.js';
 
 /** Does this place suit the diet ("vegetarian" is also served by vegan dishes)? */
 function suits(entry: DiningEntry, diet: string): boolean {
@@ -64,7 +64,7 @@ function walksFrom(intent: EatsIntent, conv: Conversation): { label: string | nu
 export function eatsAnswer(intent: EatsIntent, conv: Conversation): string {
   const list = eatsListCall(intent, conv);
   const result = outcome(conv, list.name, list.arguments);
-  if (!result) return TOOLS_OFF;
+  if (!result) return notLookedUp(conv, 'eats');
   if (failed(result.result)) return COULD_NOT_CHECK_DINING;
   const diet = dietOf(conv);
   const byCuisine = list.name === 'eats_get_locations_by_cuisine';
@@ -123,7 +123,7 @@ export function eatsAnswer(intent: EatsIntent, conv: Conversation): string {
 
 export function diningInAnswer(intent: Extract<Intent, { kind: 'dining-in' }>, conv: Conversation): string {
   const all = outcome(conv, 'eats_get_all_dining_locations');
-  if (!all) return TOOLS_OFF;
+  if (!all) return notLookedUp(conv, 'eats');
   if (failed(all.result)) return COULD_NOT_CHECK_DINING;
   const hit = placeHit(conv, intent.place);
   const building = hit?.type === 'building' ? hit.fullNameWithSpace! : intent.place.replace(/\b\p{L}/gu, (c) => c.toUpperCase());
@@ -179,7 +179,7 @@ function closingOf(range: string): { minute: number; text: string } | null {
 export function hoursAnswer(intent: Extract<Intent, { kind: 'hours' }>, conv: Conversation): string {
   if (outcome(conv, 'eats_get_all_dining_locations')) return buildingHoursAnswer(intent, conv);
   const result = outcome(conv, 'eats_get_location_hours');
-  if (!result) return TOOLS_OFF;
+  if (!result) return notLookedUp(conv, 'eats');
   if (failed(result.result)) return COULD_NOT_CHECK_DINING;
   const detail = readDiningDetail(result.result);
   if (!detail) return `I couldn't find a dining location called "${intent.place}". Try "What's open right now?" to see them all.`;

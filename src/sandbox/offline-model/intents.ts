@@ -294,7 +294,7 @@ function eatsIntent(parts: Omit<EatsIntent, 'kind' | 'only'>, only: string | nul
 
 /** The student guide's topics that win over food, places and courses ("deadline to drop a class", "lost my ID card"). */
 const GUIDE_FIRST =
-  /\bwhere (?:will|would|should|can|do) (?:i|we|first[- ]years?|freshm[ae]n) (?:live|stay)\b|\b(meal plans?|dinextra|housing|room selection|first[- ]years? (?:live|housing|dorms?)|id cards?|student id|academic calendar|(?:add|drop|withdraw)(?:ping|ing)? (?:from )?(?:a |my )?(?:class|course)|(?:drop|add|withdrawal?) deadlines?|deadlines? to (?:drop|add|withdraw))\b/i;
+  /\bwhere (?:will|would|should|can|do) (?:i|we|first[- ]years?|freshm[ae]n) (?:live|stay)\b|\bwhere (?:can|could|do|should) (?:i|we) (?:go )?(?:study|read|do (?:my )?homework)\b|\bsomewhere (?:quiet )?to study\b|\b(meal plans?|dinextra|housing|room selection|first[- ]years? (?:live|housing|dorms?)|id cards?|student id|academic calendar|(?:add|drop|withdraw)(?:ping|ing)? (?:from )?(?:a |my )?(?:class|course)|(?:drop|add|withdrawal?) deadlines?|deadlines? to (?:drop|add|withdraw))\b/i;
 
 /** "what about Wean Hall?", "and on Sunday?", "how about 15-122", "same for pizza": the new subject. */
 const FOLLOW_UP = /^\s*(?:(?:and|ok|okay|so)\s*,?\s*)?(?:(?:what|how)\s+about|and(?:\s+(?:for|on|at|in|to))?|same\s+(?:for|on)|also|then)\s+(.+?)[?.!\s]*$/i;

@@ -5,7 +5,8 @@
  * take several passes, each using what the last returned: search both buildings, then the path, the
  * distance and the map between the codes found; search the guide, then read the best section.
  */
-import { TOOLS_OFF, writeAnswer } from './answers.js';
+import { toolsOff, writeAnswer } from './answers.js';
+import { toolGroupOf } from '../../tools/tool-groups.js';
 import { busCalls } from './bus-answers.js';
 import { readConversation, type Conversation } from './conversation.js';
 import { readDiningDetail } from '../campus/dining-format.js';
@@ -145,6 +146,11 @@ export function nextStep(body: { messages?: unknown; tools?: unknown }): NextSte
   const pending = offered.filter((c) => !conv.done.some((d) => sameCall(c, d)));
   if (pending.length > 0) return { kind: 'tool_calls', calls: pending };
   const memoryIntent = intent.kind === 'remember' || intent.kind === 'forget';
-  if (wanted.length > 0 && offered.length === 0 && conv.done.length === 0 && !memoryIntent) return { kind: 'text', text: TOOLS_OFF };
+  if (wanted.length > 0 && offered.length === 0 && conv.done.length === 0 && !memoryIntent) {
+    // "Turned off" only when the user turned off a group the question needs (the system prompt says so).
+    const off = [...new Set(wanted.map((c) => toolGroupOf(c.name)))].filter((g) => g !== null && conv.switchedOff.has(g));
+    if (off.length > 0) return { kind: 'text', text: toolsOff(off.filter((g) => g !== null)) };
+    // Otherwise the answer says plainly that it could not look it up, and what works (answer-parts.ts).
+  }
   return { kind: 'text', text: writeAnswer(intent, conv) };
 }
