@@ -147,6 +147,11 @@ class Shaper {
     return out;
   }
 
+  /** The final answer's text past what was streamed (a repair, a note): sent with the last delta. */
+  append(delta: string): void {
+    this.emitted += delta;
+  }
+
   /** True once the answer has visible text. */
   get wrote(): boolean {
     return this.emitted.length > this.answerStart;
@@ -307,7 +312,7 @@ export function createAnswerStream(options: AnswerStreamOptions): AnswerStream {
         }
       }
       const delta = text.startsWith(shaper.emitted) ? text.slice(shaper.emitted.length) : '';
-      if (delta) shaper.emitted += delta;
+      if (delta) shaper.append(delta);
       return { delta: last + delta, text, map, notes, grounding: { checked: grounding.checked, unverified: grounding.unverified } };
     },
   };

@@ -10,7 +10,8 @@
  *   the end and the frames not yet written, in one write. The run's row comes with the first write, or
  *   with the replica's heartbeat if the run is still going then (the store's `begin`). A run followed to
  *   its end by its own connection within a heartbeat costs its end, which the Postgres store writes with
- *   the other ends of its batch window in one statement (issue 62's target: at most 3 a turn),
+ *   the other ends of its batch window in one statement (issue 62's target: at most 3 statements a turn
+ *   more than before runs),
  *   and its end tells no other replica (`followedElsewhere` false: nobody there asked for it).
  * - Detached (no follower left): the run goes on for the grace period, then ends with
  *   RunAbandonedError. A follower here, or a reader on another replica asking again, holds it.

@@ -188,8 +188,9 @@ async function openParts(build: Build, catalog: Catalog, jobsWhere: 'configured'
   const moderation = given.moderation ?? moderationFromConfig(config, logger);
   const now = given.now ?? (() => new Date());
   const admission = given.admission ?? (await admissionOver(build, database, moderation, now));
+  // Building the turn memory registers the extraction handler: the queue starts taking jobs only after.
   const turnMemory = turnMemoryOver(build, { memory, gateway, background, jobs, logger, leaks, admission });
-  await startWork(build, { jobs, background }, turnMemory);
+  await startWork(build, { jobs, background });
   const runs = given.runs ?? (await runLog(build, database));
   return {
     models: given.models ?? new ModelAllowlist(config.gateway),
@@ -317,8 +318,8 @@ function turnMemoryOver({ config, given }: Build, parts: TurnMemoryParts): TurnM
 }
 
 /**
- * The work that runs after a turn starts: the queue takes jobs. It asks for the turn memory because
- * building that registered the extraction handler: no job is taken before it can be handled. Owned
+ * The work that runs after a turn starts: the queue takes jobs. Called once the turn memory is built
+ * (that registered the extraction handler), so no job is taken before it can be handled. Owned
  * last, so they close first, before anything a job or a task uses: the queue stops taking jobs and
  * finishes or releases what it holds (Postgres: released jobs are retried by another replica), after
  * which background tasks are refused and those running are waited for. What was given is its owner's.
@@ -326,7 +327,6 @@ function turnMemoryOver({ config, given }: Build, parts: TurnMemoryParts): TurnM
 async function startWork(
   { given, opened, logger }: Build,
   work: Pick<AppDeps, 'jobs' | 'background'>,
-  _handlersRegisteredBy: TurnMemory,
 ): Promise<void> {
   if (!given.background) opened.own('background tasks', work.background, (tasks, deadline) => drainBackground(tasks, deadline, logger));
   if (given.jobs) return;

@@ -1,7 +1,7 @@
 /**
  * The leak scanner: text goes in chunk by chunk, text that can no longer turn into a leak comes out,
  * with every leaked span replaced by `[redacted]`. One pass, state carried between chunks (linear in the
- * text, nothing re-scanned), six readings at once, one file each:
+ * text, nothing re-scanned), five readings at once, one file each:
  *
  * - **direct** (reading.ts): canonically (security/canonical.ts: case, spacing, zero-width characters,
  *   Markdown and Unicode compatibility forms folded away), against the secret index (any long enough
