@@ -96,6 +96,13 @@ describe('architecture', () => {
 });
 
 describe('upwardImports', () => {
+  it('enters grounding through its one door, guards/grounding/index.ts (issue 76)', () => {
+    const inside = (f: string) => f.startsWith('src/guards/grounding/');
+    const through = src.filter((e) => inside(e.to) && !inside(e.from));
+    expect(through.length).toBeGreaterThan(0);
+    expect(through.filter((e) => e.to !== 'src/guards/grounding/index.ts').map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+  });
+
   it('keeps the fast loop in process: no test file outside FULL_SUITE_ONLY starts the service or any child process (issue 76)', () => {
     const fast = readdirSync(join(REPO_ROOT, 'tests'))
       .filter((f) => f.endsWith('.test.ts'))

@@ -186,6 +186,9 @@ export const jobs = pgTable(
  * heartbeat (agent_run_replicas below). `response`/`error` hold the end; rows are deleted at
  * `expires_at` (the ending replica's RUN_RETENTION_SECONDS after the end), and with their owner's memory.
  */
+/** A run's statuses (runs/run-log.ts `RunStatus`, the API's `RunState`, the check below): written once, here. */
+export const RUN_STATUSES = ['running', 'done', 'failed', 'cancelled', 'interrupted'] as const;
+
 export const agentRuns = pgTable(
   'agent_runs',
   {
@@ -217,7 +220,7 @@ export const agentRuns = pgTable(
     index('agent_runs_owner_idx').on(t.owner),
     index('agent_runs_expires_at_idx').on(t.expiresAt),
     index('agent_runs_running_idx').on(t.replica).where(sql`${t.status} = 'running'`),
-    check('agent_runs_status_check', sql`${t.status} in ('running', 'done', 'failed', 'cancelled', 'interrupted')`),
+    check('agent_runs_status_check', sql`${t.status} in (${sql.raw(RUN_STATUSES.map((s) => `'${s}'`).join(', '))})`),
   ],
 );
 

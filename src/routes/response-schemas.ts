@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { FACT_KINDS } from '../memory/store.js';
+import { RUN_STATUSES } from '../db/schema.js';
 
 /** Every error of the agent routes: the front end reads `error`, then `detail`. */
 export const envelopeSchema = z
@@ -104,7 +105,7 @@ export const memoryClearedSchema = z.object({ status: z.literal('cleared'), remo
 export const runStateSchema = z
   .object({
     run_id: z.string().describe('the id the stream named in `X-Run-Id`'),
-    status: z.enum(['running', 'done', 'failed', 'cancelled', 'interrupted']),
+    status: z.enum(RUN_STATUSES),
     last_seq: z.number().int().min(0).describe('the seq of the last frame stored'),
     response: completeResponseSchema.optional().describe('the complete response object, when done'),
     error: envelopeSchema.optional().describe('the envelope, when failed'),

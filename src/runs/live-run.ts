@@ -26,7 +26,7 @@ import type { CompleteResponse } from '../pipeline/complete-response.js';
 import type { StartedTurn } from '../pipeline/turn.js';
 import { RunAbandonedError, RunCancelledError } from '../pipeline/turn-errors.js';
 import type { ServiceMetrics } from '../telemetry/telemetry.js';
-import type { Frame, RunEnd, RunStatus, RunStore } from './run-log.js';
+import type { Frame, RunEnd, RunLog, RunStatus } from './run-log.js';
 
 /** What a live run needs from the process that holds it. */
 /** How long a run whose end could not be written is held here, its end tried again (a database outage longer than this leaves it `interrupted` elsewhere). */
@@ -36,7 +36,7 @@ const END_RETRY_MS = 250;
 const END_RETRY_MAX_MS = 2_000;
 
 export interface RunHost {
-  store: RunStore;
+  store: RunLog;
   /** RUN_DETACHED_GRACE_MS. */
   graceMs: number;
   /** The batch window of frames written through to the log. */

@@ -1,11 +1,11 @@
 /**
  * The run log without a database: one process's runs in a Map, bounded (MAX_KEPT_RUNS runs and
  * MAX_KEPT_CHARS characters of frames; past either, the oldest ended runs go first, as if expired).
- * Behaves as the Postgres store does for one replica: watchers are woken on every write, and signals
- * reach this process's own handler. A run is never stale here: its producer is this process.
+ * Behaves as the Postgres store does for one replica: watchers are woken on every write. It is the log
+ * alone (no `ReplicaLiveness`): a run is never stale here, its producer is this process, and every run
+ * is kept from its begin, so none is ever too young to read.
  */
-import { randomUUID } from 'node:crypto';
-import { RunWatchers, type Frame, type RunEnd, type RunSignal, type RunStatus, type RunStore, type StoredRun, type Unwritten } from './run-log.js';
+import { RunWatchers, type Frame, type RunEnd, type RunLog, type RunStatus, type StoredRun } from './run-log.js';
 
 /** Runs kept at most (running and ended). */
 export const MAX_KEPT_RUNS = 2_000;
@@ -23,15 +23,10 @@ interface KeptRun {
   endedAt: number | null;
 }
 
-export class MemoryRunStore implements RunStore {
-  readonly kind = 'memory';
-  readonly replica = randomUUID();
-  /** No heartbeat: a run's row is kept at its begin. */
-  readonly beat = 0;
+export class MemoryRunStore implements RunLog {
   /** In insertion order: the oldest first, which is what eviction takes. */
   private readonly runs = new Map<string, KeptRun>();
   private readonly watchers = new RunWatchers();
-  private handler: (runId: string, kind: RunSignal) => void = () => undefined;
   private chars = 0;
 
   constructor(
@@ -79,25 +74,11 @@ export class MemoryRunStore implements RunStore {
     };
   }
 
-  async interrupt(): Promise<boolean> {
-    return false;
-  }
-
-  /** Every run begun here is kept from its begin: one with no row was never begun or is gone. */
-  async unwritten(): Promise<Unwritten> {
-    return 'gone';
-  }
-
-  async interruptOrphan(): Promise<boolean> {
-    return false;
-  }
-
   async cancel(runId: string, owner: string): Promise<boolean> {
     const run = this.runs.get(runId);
     if (run?.owner !== owner || run.status !== 'running') return false;
     Object.assign(run, { status: 'cancelled', endedAt: this.now() });
     this.wake(runId);
-    this.handler(runId, 'cancel');
     return true;
   }
 
@@ -122,18 +103,8 @@ export class MemoryRunStore implements RunStore {
     return n;
   }
 
-  async heartbeat(): Promise<void> {}
-
   watch(runId: string, onChange: () => void): () => void {
     return this.watchers.add(runId, onChange);
-  }
-
-  async signal(runId: string, kind: RunSignal): Promise<void> {
-    this.handler(runId, kind);
-  }
-
-  onSignal(handler: (runId: string, kind: RunSignal) => void): void {
-    this.handler = handler;
   }
 
   async close(): Promise<void> {

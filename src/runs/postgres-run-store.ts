@@ -37,7 +37,7 @@ import type postgres from 'postgres';
 import type { Database } from '../db/client.js';
 import type { RunRef } from './run-ids.js';
 import { END_BATCH_MS, endsStatement, type EndRow, type QueuedEnd } from './postgres-run-ends.js';
-import { RunWatchers, type Frame, type RunEnd, type RunSignal, type RunStatus, type RunStore, type StoredRun, type Unwritten } from './run-log.js';
+import { RunWatchers, type Frame, type RunEnd, type RunSignal, type ReplicaLiveness, type RunLog, type RunStatus, type StoredRun, type Unwritten } from './run-log.js';
 
 /** How often a replica heartbeats its running runs. */
 export const HEARTBEAT_MS = 1_000;
@@ -62,8 +62,9 @@ interface RunRow {
   tail: Frame[];
 }
 
-export class PostgresRunStore implements RunStore {
-  readonly kind = 'postgres';
+export class PostgresRunStore implements RunLog, ReplicaLiveness {
+  readonly heartbeatMs = HEARTBEAT_MS;
+  readonly staleSeconds = HEARTBEAT_STALE_SECONDS;
   /** This process as a producer: its running rows carry it, and its heartbeat keeps them alive. */
   readonly replica = randomUUID();
   /** The number of the last heartbeat sent. */

@@ -2,16 +2,18 @@
  * The shapes of resumable runs (CONTRACT.md "Resuming a stream", issue 62) and the shared log they are
  * kept in. A run is one `/agent/respond/stream` turn apart from its connection: every client event it
  * emits becomes a frame (`seq` from 1, its SSE event name and its one line of JSON data), kept by the
- * producing process while the run is live and written to a `RunStore` that every replica reads.
+ * producing process while the run is live and written to a `RunLog` that every replica reads.
  *
- * Two stores, one interface: Postgres (runs/postgres-run-store.ts) when DATABASE_URL is set, shared by
- * the replicas, and in memory (runs/memory-run-store.ts) otherwise, bounded, for one process. What the
+ * Two stores of the log: Postgres (runs/postgres-run-store.ts) when DATABASE_URL is set, shared by the
+ * replicas, which also implements their liveness (`ReplicaLiveness`), and in memory
+ * (runs/memory-run-store.ts) otherwise, bounded, for one process, which needs none. What the
  * producing process does with them is runs/runs.ts; docs/design/runs.md says why it is built this way.
  */
 import type { Envelope } from '../http/errors.js';
 import type { CompleteResponse } from '../pipeline/complete-response.js';
 import { RunCancelledError } from '../pipeline/turn-errors.js';
 import type { RunRef } from './run-ids.js';
+import type { RUN_STATUSES } from '../db/schema.js';
 
 /** One SSE frame of a run: `id: <run_id>:<seq>`, `event: <event>`, `data: <data>`. */
 export interface Frame {
@@ -20,7 +22,8 @@ export interface Frame {
   data: string;
 }
 
-export type RunStatus = 'running' | 'done' | 'failed' | 'cancelled' | 'interrupted';
+/** One of RUN_STATUSES (db/schema.ts, where the table's check is made from the same list). */
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** `GET /agent/runs/{run_id}`: the run's state as CONTRACT.md shapes it. */
 export interface RunState {
@@ -66,13 +69,13 @@ export type RunSignal = 'want' | 'cancel';
  */
 export type Unwritten = 'gone' | 'young' | 'orphaned';
 
-export interface RunStore {
-  /** `postgres`: shared by the replicas; `memory`: this process only. */
-  readonly kind: 'postgres' | 'memory';
-  /** This process as a producer (a UUID): run ids name it. */
-  readonly replica: string;
-  /** The number of this replica's last heartbeat sent: a run started now has its row written by the next one. */
-  readonly beat: number;
+/**
+ * The log of runs, what every store is: a run begun, its frames appended, its end, read after a cursor,
+ * cancelled, its owner's runs forgotten, the expired pruned, a run watched for changes. Postgres
+ * (runs/postgres-run-store.ts) shares it between the replicas; memory (runs/memory-run-store.ts) keeps it
+ * for one process.
+ */
+export interface RunLog {
   /**
    * Records a new running run of `owner`, produced by this replica. Postgres writes its row lazily: with
    * the run's first write (its end, or frames for a reader elsewhere) or at the next heartbeat, whichever
@@ -83,32 +86,48 @@ export interface RunStore {
   append(runId: string, frames: readonly Frame[], lastSeq: number): Promise<void>;
   /** Appends the last frames and the run's end, in one write; ignored if the run was already ended elsewhere (cancelled). */
   end(runId: string, frames: readonly Frame[], end: RunEnd): Promise<void>;
-  /** The run and its frames after `afterSeq`; null when unknown or expired (ended more than RUN_RETENTION_SECONDS ago). */
+  /** The run and its frames after `afterSeq`; null when unknown or expired (past its `expires_at`). */
   read(runId: string, afterSeq: number): Promise<StoredRun | null>;
-  /** Marks a stale running run `interrupted`; true when this call did. */
-  interrupt(runId: string): Promise<boolean>;
-  /** What a run id with no row names (`read` gave null): see `Unwritten`. */
-  unwritten(ref: RunRef): Promise<Unwritten>;
-  /** Writes the row of an orphaned run (its replica died before writing it) as `interrupted`; true when this call did. */
-  interruptOrphan(ref: RunRef, owner: string): Promise<boolean>;
-  /** Marks `owner`'s running run `cancelled` and tells its replica; true when it was running. */
+  /** Marks `owner`'s running run `cancelled` (and tells its replica, when it is another); true when it was running. */
   cancel(runId: string, owner: string): Promise<boolean>;
   /** Deletes every run of `owner` (clearing a user's memory), and forgets the rows of theirs not yet written; the number deleted. */
   forgetOwner(owner: string): Promise<number>;
-  /** Deletes runs ended more than RUN_RETENTION_SECONDS ago (and a dead replica's as old); one replica at a time does it. */
+  /** Deletes expired runs (and a dead replica's as old); one replica at a time does it. */
   prune(): Promise<number>;
-  /**
-   * This replica's heartbeat, once a second whether or not it produces (Postgres: one statement a beat):
-   * the replica's own row, the rows of runs begun since the last beat, and the runs it is producing.
-   */
-  heartbeat(runIds: readonly string[]): Promise<void>;
   /** Wakes `onChange` when the run's stored frames or state change (another replica wrote them); returns the unsubscribe. */
   watch(runId: string, onChange: () => void): () => void;
+  close(): Promise<void>;
+}
+
+/**
+ * Replicas judging each other alive, which only a log shared by several needs (Postgres implements it,
+ * memory does not): this replica's heartbeat, what a run id with no row names, a dead replica's runs
+ * marked `interrupted`, and the signals between replicas.
+ */
+export interface ReplicaLiveness {
+  /** This process as a producer (a UUID): run ids name it. */
+  readonly replica: string;
+  /** The number of this replica's last heartbeat sent: a run started now has its row written by the next one. */
+  readonly beat: number;
+  /** How often this replica heartbeats. */
+  readonly heartbeatMs: number;
+  /** A running run whose heartbeat is this old belongs to a dead replica. */
+  readonly staleSeconds: number;
+  /**
+   * This replica's heartbeat, once every `heartbeatMs` whether or not it produces (Postgres: one statement
+   * a beat): the replica's own row, the rows of runs begun since the last beat, and the runs it is producing.
+   */
+  heartbeat(runIds: readonly string[]): Promise<void>;
+  /** What a run id with no row names (`read` gave null): see `Unwritten`. */
+  unwritten(ref: RunRef): Promise<Unwritten>;
+  /** Marks a stale running run `interrupted`; true when this call did. */
+  interrupt(runId: string): Promise<boolean>;
+  /** Writes the row of an orphaned run (its replica died before writing it) as `interrupted`; true when this call did. */
+  interruptOrphan(ref: RunRef, owner: string): Promise<boolean>;
   /** Tells the run's replica that a reader elsewhere follows it (it writes the frames through while one does). */
   signal(runId: string, kind: RunSignal): Promise<void>;
   /** Where this replica hears the others' signals for the runs it produces. */
   onSignal(handler: (runId: string, kind: RunSignal) => void): void;
-  close(): Promise<void>;
 }
 
 /** The `error` event of a run whose replica died before its end (CONTRACT.md). */

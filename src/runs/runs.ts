@@ -24,11 +24,14 @@ import { settleWithin } from '../lifecycle/settle-within.js';
 import type { ServiceMetrics } from '../telemetry/telemetry.js';
 import { LiveRun, type RunFollower } from './live-run.js';
 import { RunIds, type RunRef } from './run-ids.js';
-import { atRunEnd, closingFrame, MAX_SEQ, runState, type Frame, type RunState, type RunStore, type StoredRun } from './run-log.js';
-import { HEARTBEAT_MS, HEARTBEAT_STALE_SECONDS } from './postgres-run-store.js';
+import { atRunEnd, closingFrame, MAX_SEQ, runState, type Frame, type ReplicaLiveness, type RunLog, type RunState, type StoredRun } from './run-log.js';
+import { randomUUID } from 'node:crypto';
 
 export interface RunsOptions {
-  store: RunStore;
+  /** The log of runs (Postgres, shared; or memory, for one process). */
+  store: RunLog;
+  /** The replicas' liveness, when the log is shared by several (the Postgres store); absent: one process. */
+  liveness?: ReplicaLiveness;
   /** RUN_DETACHED_GRACE_MS. */
   graceMs: number;
   logger: Logger;
@@ -43,11 +46,6 @@ export interface RunsOptions {
   sharedSecret?: string | null;
 }
 
-/**
- * How long a reader waits for the row of a run too young to be written: its replica writes it at once
- * when asked and at its next heartbeat anyway, and is judged dead after HEARTBEAT_STALE_SECONDS.
- */
-const YOUNG_WAIT_MS = (HEARTBEAT_STALE_SECONDS + 1) * 1_000;
 /** How often a reader waiting for a young run's row asks again and reads. */
 const YOUNG_POLL_MS = 250;
 
@@ -82,31 +80,43 @@ class Latch {
 export class Runs {
   /** The runs produced here, by their row's key. */
   private readonly live = new Map<string, LiveRun>();
-  private readonly store: RunStore;
+  private readonly store: RunLog;
+  private readonly liveness: ReplicaLiveness | null;
+  /** This process as a producer, when no liveness names it (one process: no other replica reads its ids). */
+  private readonly replica: string;
+  /**
+   * How long a reader waits for the row of a run too young to be written: its replica writes it at once
+   * when asked and at its next heartbeat anyway, and is judged dead after the liveness's stale window.
+   */
+  private readonly youngWaitMs: number;
   private readonly ids: RunIds;
   /** The first heartbeat (the replica's row written, so its runs' ids can be judged elsewhere). */
   readonly ready: Promise<void>;
   private readonly batchMs: number;
   private readonly followPollMs: number;
-  /** Only a shared log needs a heartbeat (another replica judges this one by it); none in memory. */
+  /** Only a shared log needs a heartbeat (another replica judges this one by it): with the liveness. */
   private readonly heartbeat: ReturnType<typeof setInterval> | null;
   private readonly pruning: ReturnType<typeof setInterval>;
   private closing = false;
 
   constructor(private readonly options: RunsOptions) {
     this.store = options.store;
+    this.liveness = options.liveness ?? null;
+    this.replica = this.liveness?.replica ?? randomUUID();
+    this.youngWaitMs = ((this.liveness?.staleSeconds ?? 0) + 1) * 1_000;
     this.batchMs = options.batchMs ?? 50;
     this.followPollMs = options.followPollMs ?? 1_000;
     this.ids = new RunIds(options.sharedSecret ?? null);
-    this.store.onSignal((runId, kind) => {
+    const liveness = this.liveness;
+    liveness?.onSignal((runId, kind) => {
       const run = this.live.get(runId);
       if (!run) return;
       if (kind === 'cancel') run.cancel();
       else run.wantedElsewhere();
     });
-    this.heartbeat = this.store.kind === 'postgres' ? setInterval(() => void this.beat(), HEARTBEAT_MS) : null;
+    this.heartbeat = liveness ? setInterval(() => void this.beat(liveness), liveness.heartbeatMs) : null;
     this.heartbeat?.unref();
-    this.ready = this.heartbeat ? this.beat() : Promise.resolve();
+    this.ready = liveness ? this.beat(liveness) : Promise.resolve();
     this.pruning = setInterval(() => void this.prune(), options.pruneEveryMs ?? 60_000);
     this.pruning.unref();
   }
@@ -118,7 +128,7 @@ export class Runs {
 
   /** Makes a started turn a run of `owner`; its first follower is the connection that started it. */
   start(owner: string, turn: StartedTurn): LiveRun {
-    const ref = this.ids.issue(owner, this.store.replica, this.store.beat);
+    const ref = this.ids.issue(owner, this.replica, this.liveness?.beat ?? 0);
     const run = new LiveRun(ref.id, ref.key, owner, turn, {
       store: this.store,
       graceMs: this.options.graceMs,
@@ -215,15 +225,17 @@ export class Runs {
    */
   private async stored(ref: RunRef, owner: string, afterSeq: number): Promise<StoredRun | null> {
     const found = await this.current(ref.key, afterSeq);
-    if (found) return found;
+    const liveness = this.liveness;
+    // One process keeps every run from its begin: one it does not have is gone.
+    if (found || !liveness) return found;
     const latch = new Latch();
     const unwatch = this.store.watch(ref.key, latch.fire);
     try {
-      for (const until = Date.now() + YOUNG_WAIT_MS; ; ) {
-        const unwritten = await this.store.unwritten(ref);
-        if (unwritten === 'orphaned' && (await this.store.interruptOrphan(ref, owner))) this.options.metrics.runEvent('interrupted');
+      for (const until = Date.now() + this.youngWaitMs; ; ) {
+        const unwritten = await liveness.unwritten(ref);
+        if (unwritten === 'orphaned' && (await liveness.interruptOrphan(ref, owner))) this.options.metrics.runEvent('interrupted');
         if (unwritten === 'young') {
-          await this.store.signal(ref.key, 'want');
+          await liveness.signal(ref.key, 'want');
           await latch.wait(YOUNG_POLL_MS);
         }
         const row = await this.current(ref.key, afterSeq);
@@ -236,8 +248,8 @@ export class Runs {
 
   private async current(key: string, afterSeq: number): Promise<StoredRun | null> {
     const stored = await this.store.read(key, afterSeq);
-    if (!stored?.stale) return stored;
-    if (await this.store.interrupt(key)) this.options.metrics.runEvent('interrupted');
+    if (!stored?.stale || !this.liveness) return stored;
+    if (await this.liveness.interrupt(key)) this.options.metrics.runEvent('interrupted');
     return this.store.read(key, afterSeq);
   }
 
@@ -266,7 +278,7 @@ export class Runs {
         // The producer writes the frames through while a reader elsewhere asks (and holds the run for it).
         if (Date.now() - askedAt >= this.wantEveryMs()) {
           askedAt = Date.now();
-          await this.store.signal(runId, 'want');
+          await this.liveness?.signal(runId, 'want');
         }
         await latch.wait(this.followPollMs);
         if (isDetached()) return;
@@ -283,8 +295,8 @@ export class Runs {
   }
 
   /** The replica's heartbeat, whether or not it produces: readers elsewhere judge its young runs by it. */
-  private beat(): Promise<void> {
-    return this.store.heartbeat([...this.live.keys()]).catch((err: unknown) => this.options.logger.warn('run heartbeat failed', { err }));
+  private beat(liveness: ReplicaLiveness): Promise<void> {
+    return liveness.heartbeat([...this.live.keys()]).catch((err: unknown) => this.options.logger.warn('run heartbeat failed', { err }));
   }
 
   private async prune(): Promise<void> {

@@ -340,10 +340,12 @@ async function startWork(
  * the job queue still takes their memory extraction and the database is still open.
  */
 async function runLog({ config, logger, telemetry, opened }: Build, database: Database | null): Promise<Runs> {
-  const store = database
+  // Postgres is the log and the replicas' liveness; memory is the log of one process, which needs none.
+  const shared = database
     ? new PostgresRunStore(database, config.runs.retentionSeconds, (err) => logger.warn('listening for run notices failed; readers poll', { err }))
-    : new MemoryRunStore(config.runs.retentionSeconds);
-  const runs = new Runs({ store, graceMs: config.runs.detachedGraceMs, logger, metrics: telemetry.metrics, sharedSecret: config.sharedSecret });
+    : null;
+  const parts = shared ? { store: shared, liveness: shared } : { store: new MemoryRunStore(config.runs.retentionSeconds) };
+  const runs = new Runs({ ...parts, graceMs: config.runs.detachedGraceMs, logger, metrics: telemetry.metrics, sharedSecret: config.sharedSecret });
   opened.own('runs', runs, (r, deadline) => r.close(deadline));
   // The replica's row before its first run, so a run of a replica killed in its first second is found `interrupted` elsewhere (a failure is logged and retried each second).
   await runs.ready;

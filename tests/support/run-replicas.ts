@@ -44,7 +44,8 @@ export async function startRunReplicas(): Promise<RunReplicas> {
   for (let i = 0; i < 2; i++) {
     const database = createDatabase(pg.url);
     if (i === 0) await runMigrations(database);
-    const runs = new Runs({ store: new PostgresRunStore(database, 600), graceMs: 30_000, logger: silentLogger, metrics: noTelemetry.metrics });
+    const log = new PostgresRunStore(database, 600);
+    const runs = new Runs({ store: log, liveness: log, graceMs: 30_000, logger: silentLogger, metrics: noTelemetry.metrics });
     const deps = await createTestDeps({ config, gateway: gatewayClient(gw), admission, runs });
     replicas.push({ server: await listen(createApp(deps).fetch), database, runs });
   }
