@@ -16,7 +16,7 @@ import { runMigrations } from '../src/db/migrate.js';
 import postgres from 'postgres';
 import { drizzle } from 'drizzle-orm/postgres-js';
 import { HEARTBEAT_STALE_SECONDS, PostgresRunStore } from '../src/runs/postgres-run-store.js';
-import { END_BATCH_MS } from '../src/runs/postgres-run-ends.js';
+import { END_BATCH_MS } from '../src/runs/postgres-run-statements.js';
 import type { Frame, RunEnd } from '../src/runs/run-log.js';
 import { RunIds } from '../src/runs/run-ids.js';
 import { realPostgresSkipReason, startTestPostgres, type TestPostgres } from './support/postgres.js';

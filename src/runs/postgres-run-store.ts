@@ -7,7 +7,7 @@
  *   run's id names this replica and its heartbeat's number (runs/run-ids.ts), and the heartbeat keeps
  *   this replica's row in `agent_run_replicas`, so a reader elsewhere that finds no row can tell a run
  *   too young to be written from one whose replica died first.
- * - Each write is one statement: the run's row is inserted or updated only while it is `running` and this
+ * - Each write is one statement (postgres-run-statements.ts holds them all): the run's row is inserted or updated only while it is `running` and this
  *   replica's (the fence: a run cancelled or marked interrupted elsewhere takes no more frames), its
  *   frames are inserted in the same statement, and `pg_notify` tells the other replicas in the same
  *   transaction, so a follower woken by it always finds the frames.
@@ -36,31 +36,16 @@ import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import type { Database } from '../db/client.js';
 import type { RunRef } from './run-ids.js';
-import { END_BATCH_MS, endsStatement, type EndRow, type QueuedEnd } from './postgres-run-ends.js';
-import { RunWatchers, type Frame, type RunEnd, type RunSignal, type ReplicaLiveness, type RunLog, type RunStatus, type StoredRun, type Unwritten } from './run-log.js';
+import { CHANNEL, END_BATCH_MS, RunStatements, type EndRow, type QueuedEnd } from './postgres-run-statements.js';
+import { RunWatchers, type Frame, type RunEnd, type RunSignal, type ReplicaLiveness, type RunLog, type StoredRun, type Unwritten } from './run-log.js';
 
 /** How often a replica heartbeats its running runs. */
 export const HEARTBEAT_MS = 1_000;
 /** A running run whose heartbeat is this old belongs to a dead replica (three beats missed). */
 export const HEARTBEAT_STALE_SECONDS = 3;
 
-const CHANNEL = 'campus_runs';
-/** The advisory lock the pruning replica holds for its transaction (a fixed number of the run log's own). */
-const PRUNE_LOCK = 7_261_032_562;
 
 const SIGNAL_OF: Record<string, RunSignal | undefined> = { w: 'want', c: 'cancel' };
-
-interface RunRow {
-  owner: string;
-  status: RunStatus;
-  last_seq: number;
-  closed: boolean;
-  response: StoredRun['response'];
-  error: StoredRun['error'];
-  stale: boolean;
-  frames: Frame[];
-  tail: Frame[];
-}
 
 export class PostgresRunStore implements RunLog, ReplicaLiveness {
   readonly heartbeatMs = HEARTBEAT_MS;
@@ -81,33 +66,20 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
   private handler: (runId: string, kind: RunSignal) => void = () => undefined;
   private listening: Promise<{ unlisten(): Promise<void> } | null> | null = null;
 
+  /** Every statement this store runs (postgres-run-statements.ts). */
+  private readonly statements: RunStatements;
+
   constructor(
     private readonly database: Database,
     /** RUN_RETENTION_SECONDS. */
-    private readonly retentionSeconds: number,
+    retentionSeconds: number,
     private readonly onListenError: (err: unknown) => void = () => undefined,
-  ) {}
+  ) {
+    this.statements = new RunStatements(database.sql, this.replica, retentionSeconds, HEARTBEAT_STALE_SECONDS);
+  }
 
   private get sql() {
     return this.database.sql;
-  }
-
-  /** An ended run's expiry: this replica's RUN_RETENTION_SECONDS from now, fixed with its end and stored with it. */
-  private expires() {
-    return this.sql`now() + make_interval(secs => ${this.retentionSeconds})`;
-  }
-
-  /**
-   * The test of a dead replica: `heartbeat` (a column) is HEARTBEAT_STALE_SECONDS old, and so is the
-   * database's own start. After the database restarts every replica's heartbeat is old, though the
-   * live ones beat again within a second of its return (their pools reconnect within one, db/client.ts):
-   * judged by the heartbeat alone, their runs (and those whose ends wait to be written) were marked
-   * `interrupted` by the first reader (issue 79). A database that stayed up while a replica could not
-   * reach it is no such case: that replica's runs are what a reader can prove, interrupted.
-   */
-  private stale(heartbeat: postgres.PendingQuery<postgres.Row[]>) {
-    return this.sql`(${heartbeat} < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS})
-      and pg_postmaster_start_time() < now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}))`;
   }
 
   /** Starts the replica's one LISTEN (lazily: a replica that never streams opens no second connection). */
@@ -147,20 +119,7 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
   }
 
   async append(runId: string, frames: readonly Frame[], lastSeq: number): Promise<void> {
-    await this.writeRow(runId, (owner) => {
-      const row =
-        owner === undefined
-          ? this.sql`
-              update agent_runs set last_seq = greatest(last_seq, ${lastSeq}), heartbeat_at = now()
-              where id = ${runId} and status = 'running' and replica = ${this.replica}
-              returning id`
-          : this.sql`
-              insert into agent_runs (id, owner, replica, last_seq) values (${runId}, ${owner}, ${this.replica}, ${lastSeq})
-              on conflict (id) do update set last_seq = greatest(agent_runs.last_seq, excluded.last_seq), heartbeat_at = now()
-              where agent_runs.status = 'running' and agent_runs.replica = ${this.replica}
-              returning id`;
-      return this.sql`with r as (${row}), f as (${this.insertFrames(frames)}) select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
-    });
+    await this.writeRow(runId, (owner) => this.statements.append(runId, owner, frames, lastSeq));
   }
 
   /**
@@ -194,7 +153,7 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
       notify,
     }));
     const owners = rows.flatMap((r) => (r.owner === null ? [] : [r.owner]));
-    const write = endsStatement(this.sql, this.replica, CHANNEL, this.retentionSeconds, rows).then(() => {
+    const write = this.statements.ends(rows).then(() => {
       for (const r of rows) if (r.owner !== null && this.rowless.get(r.id) === r.owner) this.rowless.delete(r.id);
     });
     if (owners.length > 0) this.inserting.set(write, owners);
@@ -231,88 +190,27 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     }
   }
 
-  /** The frames' insert, for the run the statement's `r` returned (none when the fence held it back). */
-  private insertFrames(frames: readonly Frame[]) {
-    return this.sql`
-      insert into agent_run_frames (run_id, seq, event, data)
-      select r.id, u.seq, u.event, u.data
-      from r, jsonb_to_recordset(${JSON.stringify(frames)}::jsonb) as u(seq integer, event text, data text)
-      on conflict do nothing`;
+  read(runId: string, afterSeq: number): Promise<StoredRun | null> {
+    return this.statements.read(runId, afterSeq);
   }
 
-  async read(runId: string, afterSeq: number): Promise<StoredRun | null> {
-    const [row] = await this.sql<RunRow[]>`
-      select r.owner, r.status, r.last_seq, r.closed, r.response, r.error,
-             (r.status = 'running' and ${this.stale(this.sql`r.heartbeat_at`)}) as stale,
-             coalesce((
-               select json_agg(json_build_object('seq', f.seq, 'event', f.event, 'data', f.data) order by f.seq)
-               from agent_run_frames f where f.run_id = r.id and f.seq > ${afterSeq}
-             ), '[]'::json) as frames,
-             coalesce((
-               select json_agg(t.frame) from json_array_elements(r.tail) as t(frame) where (t.frame->>'seq')::integer > ${afterSeq}
-             ), '[]'::json) as tail
-      from agent_runs r
-      where r.id = ${runId} and (r.expires_at is null or r.expires_at > now())`;
-    if (!row) return null;
-    // The tail follows the rows (written after every one of them); a frame in both is kept once.
-    const last = row.frames.at(-1)?.seq ?? afterSeq;
-    return {
-      owner: row.owner,
-      status: row.status,
-      lastSeq: row.last_seq,
-      closed: row.closed,
-      response: row.response,
-      error: row.error,
-      stale: row.stale,
-      frames: [...row.frames, ...row.tail.filter((f) => f.seq > last)],
-    };
-  }
-
-  async interrupt(runId: string): Promise<boolean> {
-    const rows = await this.sql`
-      with r as (
-        update agent_runs set status = 'interrupted', ended_at = now(), expires_at = ${this.expires()}
-        where id = ${runId} and status = 'running' and ${this.stale(this.sql`heartbeat_at`)}
-        returning id
-      )
-      select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
-    return rows.length > 0;
+  interrupt(runId: string): Promise<boolean> {
+    return this.statements.interrupt(runId);
   }
 
   async unwritten(ref: RunRef): Promise<Unwritten> {
-    const [replica] = await this.sql<{ beat: string; stale: boolean }[]>`
-      select beat, ${this.stale(this.sql`heartbeat_at`)} as stale
-      from agent_run_replicas where id = ${ref.replica}`;
+    const replica = await this.statements.replicaOf(ref);
     // A heartbeat past the id's has written the row (it was deleted since); an unknown replica is long gone.
-    if (!replica || Number(replica.beat) > ref.beat) return 'gone';
+    if (!replica || replica.beat > ref.beat) return 'gone';
     return replica.stale ? 'orphaned' : 'young';
   }
 
-  async interruptOrphan(ref: RunRef, owner: string): Promise<boolean> {
-    // Fenced as `interrupt` is: only while the replica is stale and has not written the row; it ended with the replica's last beat.
-    const rows = await this.sql`
-      with r as (
-        insert into agent_runs (id, owner, replica, status, heartbeat_at, ended_at, expires_at)
-        select ${ref.key}, ${owner}, p.id, 'interrupted', p.heartbeat_at, p.heartbeat_at, ${this.expires()}
-        from agent_run_replicas p
-        where p.id = ${ref.replica} and p.beat <= ${ref.beat}
-          and ${this.stale(this.sql`p.heartbeat_at`)}
-        on conflict (id) do nothing
-        returning id
-      )
-      select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
-    return rows.length > 0;
+  interruptOrphan(ref: RunRef, owner: string): Promise<boolean> {
+    return this.statements.interruptOrphan(ref, owner);
   }
 
-  async cancel(runId: string, owner: string): Promise<boolean> {
-    const rows = await this.sql`
-      with r as (
-        update agent_runs set status = 'cancelled', ended_at = now(), expires_at = ${this.expires()}
-        where id = ${runId} and owner = ${owner} and status = 'running'
-        returning id
-      )
-      select pg_notify(${CHANNEL}, 'c ' || r.id) from r`;
-    return rows.length > 0;
+  cancel(runId: string, owner: string): Promise<boolean> {
+    return this.statements.cancel(runId, owner);
   }
 
   async forgetOwner(owner: string): Promise<number> {
@@ -322,21 +220,11 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     this.writeEnds();
     const inFlight = [...this.inserting].filter(([, owners]) => owners.includes(owner)).map(([w]) => w);
     await Promise.allSettled([...inFlight, this.beating]);
-    const rows = await this.sql`delete from agent_runs where owner = ${owner}`;
-    return rows.count;
+    return this.statements.deleteOwner(owner);
   }
 
-  async prune(): Promise<number> {
-    return this.sql.begin(async (tx) => {
-      const [lock] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${PRUNE_LOCK}) as locked`;
-      if (!lock?.locked) return 0;
-      const rows = await tx`
-        delete from agent_runs
-        where expires_at < now()
-           or (status = 'running' and heartbeat_at < now() - make_interval(secs => ${this.retentionSeconds}))`;
-      await tx`delete from agent_run_replicas where heartbeat_at < now() - make_interval(secs => ${this.retentionSeconds})`;
-      return rows.count;
-    });
+  prune(): Promise<number> {
+    return this.statements.prune();
   }
 
   async heartbeat(runIds: readonly string[]): Promise<void> {
@@ -346,17 +234,7 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     const fresh = [...this.rowless];
     this.beating = (async () => {
       try {
-        await this.sql`
-          with replica as (
-            insert into agent_run_replicas (id, beat) values (${this.replica}, ${beat})
-            on conflict (id) do update set beat = greatest(agent_run_replicas.beat, excluded.beat), heartbeat_at = now()
-          ), fresh as (
-            insert into agent_runs (id, owner, replica)
-            select u.id, u.owner, ${this.replica} from unnest(${fresh.map(([id]) => id)}::uuid[], ${fresh.map(([, o]) => o)}::text[]) as u(id, owner)
-            on conflict (id) do nothing
-          )
-          update agent_runs set heartbeat_at = now()
-          where id = any(${runIds as string[]}::uuid[]) and replica = ${this.replica} and status = 'running'`;
+        await this.statements.heartbeat(beat, fresh, runIds);
         for (const [runId, owner] of fresh) if (this.rowless.get(runId) === owner) this.rowless.delete(runId);
       } finally {
         this.beating = null;
@@ -371,7 +249,7 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
   }
 
   async signal(runId: string, kind: RunSignal): Promise<void> {
-    await this.sql`select pg_notify(${CHANNEL}, ${kind === 'want' ? 'w ' : 'c '} || ${runId})`;
+    await this.statements.signal(runId, kind);
   }
 
   onSignal(handler: (runId: string, kind: RunSignal) => void): void {

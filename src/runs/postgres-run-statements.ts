@@ -1,0 +1,266 @@
+/**
+ * The Postgres run log's statements on `agent_runs`, `agent_run_frames` and `agent_run_replicas`
+ * (runs/postgres-run-store.ts runs them and keeps the in-flight state), one method each, named for what
+ * they do, as the job queue's are (db/job-statements.ts). Every write of a run is fenced: it applies only
+ * while the row is `running` and this replica's, so a run cancelled or marked interrupted elsewhere takes
+ * no more; a write another replica may wait on notifies in the same statement, so a follower woken by
+ * the notice always finds what was written.
+ */
+import type postgres from 'postgres';
+import type { RunRef } from './run-ids.js';
+import type { Frame, RunEnd, RunSignal, RunStatus, StoredRun } from './run-log.js';
+
+/** The channel of the replicas' notices: `f <run>` (frames or state changed), `w <run>` (wanted), `c <run>` (cancelled). */
+export const CHANNEL = 'campus_runs';
+
+/** The advisory lock the pruning replica holds for its transaction (a fixed number of the run log's own). */
+const PRUNE_LOCK = 7_261_032_562;
+
+interface RunRow {
+  owner: string;
+  status: RunStatus;
+  last_seq: number;
+  closed: boolean;
+  response: StoredRun['response'];
+  error: StoredRun['error'];
+  stale: boolean;
+  frames: Frame[];
+  tail: Frame[];
+}
+
+/**
+ * The batch window of ends: a replica writes the ends of the runs that finished within it in one
+ * statement (at most 20 a second however many turns end), so under load a turn's end costs a share of
+ * one. Only readers on other replicas wait for it, and a run one of them follows is written at once.
+ */
+export const END_BATCH_MS = 50;
+
+export interface QueuedEnd {
+  frames: readonly Frame[];
+  end: RunEnd;
+  notify: boolean;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/** One run's end as the statement takes it; `owner` only while the run's row is not written yet. */
+export interface EndRow {
+  id: string;
+  owner: string | null;
+  status: RunEnd['status'];
+  last_seq: number;
+  tail: readonly Frame[] | null;
+  response: RunEnd['response'];
+  error: RunEnd['error'];
+  /** A reader on another replica follows the run: tell the replicas. */
+  notify: boolean;
+}
+
+/**
+ * One statement for `rows`: an update of each run whose row is written, an insert-or-update of each
+ * whose row is not, both only while the row is `running` and `replica`'s; the frames not yet written go
+ * in the row (`tail`), its expiry is this replica's retention from now, and a notice on `channel` for
+ * each run a reader elsewhere follows.
+ */
+function endsStatement(sql: postgres.Sql, replica: string, channel: string, retentionSeconds: number, rows: readonly EndRow[]) {
+  const expires = sql`now() + make_interval(secs => ${retentionSeconds})`;
+  return sql`
+      with e as (
+        select * from json_to_recordset(${JSON.stringify(rows)}::json)
+          as e(id uuid, owner text, status text, last_seq integer, tail json, response jsonb, error jsonb, notify boolean)
+      ), updated as (
+        update agent_runs r
+        set status = e.status, last_seq = e.last_seq, closed = true, ended_at = now(), expires_at = ${expires}, tail = e.tail, response = e.response, error = e.error
+        from e
+        where e.owner is null and r.id = e.id and r.status = 'running' and r.replica = ${replica}
+        returning r.id
+      ), inserted as (
+        insert into agent_runs (id, owner, replica, status, last_seq, closed, ended_at, expires_at, tail, response, error)
+        select e.id, e.owner, ${replica}, e.status, e.last_seq, true, now(), ${expires}, e.tail, e.response, e.error from e where e.owner is not null
+        on conflict (id) do update
+        set status = excluded.status, last_seq = excluded.last_seq, closed = true, ended_at = now(), expires_at = excluded.expires_at, tail = excluded.tail,
+            response = excluded.response, error = excluded.error
+        where agent_runs.status = 'running' and agent_runs.replica = ${replica}
+        returning id
+      )
+      select pg_notify(${channel}, 'f ' || w.id)
+      from (select id from updated union all select id from inserted) w join e on e.id = w.id
+      where e.notify`;
+}
+
+export class RunStatements {
+  constructor(
+    private readonly sql: postgres.Sql,
+    /** This replica: its running rows carry it. */
+    private readonly replica: string,
+    /** RUN_RETENTION_SECONDS: an ended run's expiry from its end, and how long a dead replica's rows are kept. */
+    private readonly retentionSeconds: number,
+    /** A running run whose heartbeat is this old, in a database up at least as long, belongs to a dead replica. */
+    private readonly staleSeconds: number,
+  ) {}
+
+  /** An ended run's expiry: this replica's RUN_RETENTION_SECONDS from now, fixed with its end and stored with it. */
+  private expires() {
+    return this.sql`now() + make_interval(secs => ${this.retentionSeconds})`;
+  }
+
+  /**
+   * The test of a dead replica: `heartbeat` (a column) is `staleSeconds` old, and so is the database's
+   * own start. After the database restarts every replica's heartbeat is old, though the live ones beat
+   * again within a second of its return (their pools reconnect within one, db/client.ts): judged by the
+   * heartbeat alone, their runs (and those whose ends wait to be written) were marked `interrupted` by
+   * the first reader (issue 79). A database that stayed up while a replica could not reach it is no such
+   * case: that replica's runs are what a reader can prove, interrupted.
+   */
+  private stale(heartbeat: postgres.PendingQuery<postgres.Row[]>) {
+    return this.sql`(${heartbeat} < now() - make_interval(secs => ${this.staleSeconds})
+      and pg_postmaster_start_time() < now() - make_interval(secs => ${this.staleSeconds}))`;
+  }
+
+  /**
+   * Frames of a run produced here, and its row: updated while written (`owner` undefined), inserted or
+   * updated while not; the frames inserted and the replicas told in the same statement.
+   */
+  append(runId: string, owner: string | undefined, frames: readonly Frame[], lastSeq: number) {
+    const row =
+      owner === undefined
+        ? this.sql`
+            update agent_runs set last_seq = greatest(last_seq, ${lastSeq}), heartbeat_at = now()
+            where id = ${runId} and status = 'running' and replica = ${this.replica}
+            returning id`
+        : this.sql`
+            insert into agent_runs (id, owner, replica, last_seq) values (${runId}, ${owner}, ${this.replica}, ${lastSeq})
+            on conflict (id) do update set last_seq = greatest(agent_runs.last_seq, excluded.last_seq), heartbeat_at = now()
+            where agent_runs.status = 'running' and agent_runs.replica = ${this.replica}
+            returning id`;
+    const insertFrames = this.sql`
+      insert into agent_run_frames (run_id, seq, event, data)
+      select r.id, u.seq, u.event, u.data
+      from r, jsonb_to_recordset(${JSON.stringify(frames)}::jsonb) as u(seq integer, event text, data text)
+      on conflict do nothing`;
+    return this.sql`with r as (${row}), f as (${insertFrames}) select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
+  }
+
+  /** The ends of a batch, in one statement (see `endsStatement`). */
+  ends(rows: readonly EndRow[]) {
+    return endsStatement(this.sql, this.replica, CHANNEL, this.retentionSeconds, rows);
+  }
+
+  /** A run and its frames after `afterSeq` (the frame rows, then the end's tail after them); null when unknown or expired. */
+  async read(runId: string, afterSeq: number): Promise<StoredRun | null> {
+    const [row] = await this.sql<RunRow[]>`
+      select r.owner, r.status, r.last_seq, r.closed, r.response, r.error,
+             (r.status = 'running' and ${this.stale(this.sql`r.heartbeat_at`)}) as stale,
+             coalesce((
+               select json_agg(json_build_object('seq', f.seq, 'event', f.event, 'data', f.data) order by f.seq)
+               from agent_run_frames f where f.run_id = r.id and f.seq > ${afterSeq}
+             ), '[]'::json) as frames,
+             coalesce((
+               select json_agg(t.frame) from json_array_elements(r.tail) as t(frame) where (t.frame->>'seq')::integer > ${afterSeq}
+             ), '[]'::json) as tail
+      from agent_runs r
+      where r.id = ${runId} and (r.expires_at is null or r.expires_at > now())`;
+    if (!row) return null;
+    // The tail follows the rows (written after every one of them); a frame in both is kept once.
+    const last = row.frames.at(-1)?.seq ?? afterSeq;
+    return {
+      owner: row.owner,
+      status: row.status,
+      lastSeq: row.last_seq,
+      closed: row.closed,
+      response: row.response,
+      error: row.error,
+      stale: row.stale,
+      frames: [...row.frames, ...row.tail.filter((f) => f.seq > last)],
+    };
+  }
+
+  /** A stale running run marked `interrupted` (fenced on the stale heartbeat); true when this call did. */
+  async interrupt(runId: string): Promise<boolean> {
+    const rows = await this.sql`
+      with r as (
+        update agent_runs set status = 'interrupted', ended_at = now(), expires_at = ${this.expires()}
+        where id = ${runId} and status = 'running' and ${this.stale(this.sql`heartbeat_at`)}
+        returning id
+      )
+      select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
+    return rows.length > 0;
+  }
+
+  /** The replica a run id names: its last beat and whether it is stale; null when unknown. */
+  async replicaOf(ref: RunRef): Promise<{ beat: number; stale: boolean } | null> {
+    const [replica] = await this.sql<{ beat: string; stale: boolean }[]>`
+      select beat, ${this.stale(this.sql`heartbeat_at`)} as stale
+      from agent_run_replicas where id = ${ref.replica}`;
+    return replica ? { beat: Number(replica.beat), stale: replica.stale } : null;
+  }
+
+  /** The row of an orphaned run written `interrupted`, fenced as `interrupt` is; true when this call did. */
+  async interruptOrphan(ref: RunRef, owner: string): Promise<boolean> {
+    // Only while the replica is stale and has not written the row; it ended with the replica's last beat.
+    const rows = await this.sql`
+      with r as (
+        insert into agent_runs (id, owner, replica, status, heartbeat_at, ended_at, expires_at)
+        select ${ref.key}, ${owner}, p.id, 'interrupted', p.heartbeat_at, p.heartbeat_at, ${this.expires()}
+        from agent_run_replicas p
+        where p.id = ${ref.replica} and p.beat <= ${ref.beat}
+          and ${this.stale(this.sql`p.heartbeat_at`)}
+        on conflict (id) do nothing
+        returning id
+      )
+      select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
+    return rows.length > 0;
+  }
+
+  /** `owner`'s running run marked `cancelled`, its replica told; true when it was running. */
+  async cancel(runId: string, owner: string): Promise<boolean> {
+    const rows = await this.sql`
+      with r as (
+        update agent_runs set status = 'cancelled', ended_at = now(), expires_at = ${this.expires()}
+        where id = ${runId} and owner = ${owner} and status = 'running'
+        returning id
+      )
+      select pg_notify(${CHANNEL}, 'c ' || r.id) from r`;
+    return rows.length > 0;
+  }
+
+  /** Every run of `owner` deleted; the number. */
+  async deleteOwner(owner: string): Promise<number> {
+    const rows = await this.sql`delete from agent_runs where owner = ${owner}`;
+    return rows.count;
+  }
+
+  /** Expired runs, and a dead replica's running rows and its own row past the retention, deleted by one replica at a time. */
+  prune(): Promise<number> {
+    return this.sql.begin(async (tx) => {
+      const [lock] = await tx<{ locked: boolean }[]>`select pg_try_advisory_xact_lock(${PRUNE_LOCK}) as locked`;
+      if (!lock?.locked) return 0;
+      const rows = await tx`
+        delete from agent_runs
+        where expires_at < now()
+           or (status = 'running' and heartbeat_at < now() - make_interval(secs => ${this.retentionSeconds}))`;
+      await tx`delete from agent_run_replicas where heartbeat_at < now() - make_interval(secs => ${this.retentionSeconds})`;
+      return rows.count;
+    });
+  }
+
+  /** One heartbeat: this replica's row at `beat`, the rows of `fresh` runs (id, owner), and the runs it produces. */
+  heartbeat(beat: number, fresh: ReadonlyArray<readonly [string, string]>, runIds: readonly string[]) {
+    return this.sql`
+      with replica as (
+        insert into agent_run_replicas (id, beat) values (${this.replica}, ${beat})
+        on conflict (id) do update set beat = greatest(agent_run_replicas.beat, excluded.beat), heartbeat_at = now()
+      ), fresh as (
+        insert into agent_runs (id, owner, replica)
+        select u.id, u.owner, ${this.replica} from unnest(${fresh.map(([id]) => id)}::uuid[], ${fresh.map(([, o]) => o)}::text[]) as u(id, owner)
+        on conflict (id) do nothing
+      )
+      update agent_runs set heartbeat_at = now()
+      where id = any(${runIds as string[]}::uuid[]) and replica = ${this.replica} and status = 'running'`;
+  }
+
+  /** A signal to the run's replica. */
+  signal(runId: string, kind: RunSignal) {
+    return this.sql`select pg_notify(${CHANNEL}, ${kind === 'want' ? 'w ' : 'c '} || ${runId})`;
+  }
+}
