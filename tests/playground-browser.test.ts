@@ -153,14 +153,16 @@ describe.skipIf(skip)('playground in a browser', () => {
     expect(listed.total).toBe(0);
   });
 
-  it('renders headings and lists, and shows HTML in an answer as text', async () => {
+  it('renders headings and lists, and no HTML of a question reaches the page as markup', async () => {
     await recordTurn();
     await ask('hi');
     const answer = page.locator('[data-role=answer] .text').last();
     expect(await answer.locator('li').count()).toBeGreaterThanOrEqual(4);
     await recordTurn();
     const hostile = await ask('Where is <img src=x onerror="document.title=1"><b>Hall</b>?');
-    expect(hostile.final).toContain('<img src=x');
+    // The service drops raw HTML from answers (guards/render-safe.ts); the page renders none either way.
+    expect(hostile.final).not.toContain('<img');
+    expect(hostile.final).toContain('Hall');
     const last = page.locator('[data-role=answer]').last();
     expect(await last.locator('img').count()).toBe(0);
     expect(await last.locator('.text b').count()).toBe(0);
