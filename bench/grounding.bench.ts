@@ -25,6 +25,7 @@ import { CLAIM_CLASSES, createEvidence, createGroundingStream, readDays, type Cl
 import type { TurnEvent } from '../src/pipeline/events.js';
 import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
 import { noTelemetry } from '../src/telemetry/telemetry.js';
+import { renderSafeText } from '../src/guards/render-safe.js';
 import { GROUNDING_CORPUS, plantedAnswer, untouchedSentences, type GroundingCase, type MisboundKind } from '../tests/fixtures/grounding-corpus.js';
 import { RECORDS, STYLED_ANSWERS, type StyledAnswer } from '../tests/fixtures/grounding-model-styles.js';
 import { CATALOG } from '../tests/support/verify.js';
@@ -87,7 +88,9 @@ for (const c of GROUNDING_CORPUS) {
   for (let k = 0; k < CUTS_PER_ANSWER; k++) {
     const { run, byClass } = await verify(c, c.honest);
     honestRuns++;
-    if (run.answer!.text === c.honest && run.deltas === c.honest && run.answer!.grounding.unverified === 0) honestWhole++;
+    // Kept whole: the answer as the renderer-safe step writes it (guards/render-safe.ts: a price's `$` escaped).
+    const shown = renderSafeText(c.honest);
+    if (run.answer!.text === shown && run.deltas === shown && run.answer!.grounding.unverified === 0) honestWhole++;
     for (const [cls, counts] of byClass) {
       const t = tally.get(cls as ClaimClass)!;
       t.honestChecked += counts.checked;
@@ -97,7 +100,7 @@ for (const c of GROUNDING_CORPUS) {
       const planted = await verify(c, plantedAnswer(c, p));
       const { run } = planted;
       const text = run.answer!.text;
-      const caught = !run.deltas.includes(p.to) && !text.includes(p.to) && run.answer!.grounding.unverified >= 1 && untouchedSentences(c, p).every((s) => text.includes(s));
+      const caught = !run.deltas.includes(p.to) && !text.includes(p.to) && run.answer!.grounding.unverified >= 1 && untouchedSentences(c, p).every((s) => text.includes(renderSafeText(s).trim()));
       plantedRuns++;
       const t = tally.get(p.cls)!;
       t.planted++;
