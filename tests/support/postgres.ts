@@ -157,7 +157,10 @@ export async function startOwnPostgresCluster(): Promise<OwnPostgresCluster> {
     port,
     async kill(signal) {
       const pid = postmaster();
-      // The backends are the postmaster's children: a crash takes them at the same moment.
+      // The backends are the postmaster's children: a crash takes them at the same moment. The postmaster
+      // is stopped first, so no backend it forks between the listing and the kill outlives it (an orphan
+      // holding a connection attempt would be a crash no server has).
+      if (signal === 'SIGKILL') process.kill(pid, 'SIGSTOP');
       const { stdout: children } = signal === 'SIGKILL' ? await execFileAsync('pgrep', ['-P', String(pid)]).catch(() => ({ stdout: '' })) : { stdout: '' };
       process.kill(pid, signal);
       for (const child of children.split('\n').filter(Boolean)) {
