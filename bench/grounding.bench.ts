@@ -10,7 +10,9 @@
  *    counted in `metadata.grounding.unverified`. Per claim class: the honest claims checked and
  *    confirmed, the planted atoms caught.
  *    Also the hours written in the styles of language models (tests/fixtures/grounding-model-styles.ts),
- *    labelled error-free, invented or right-time-wrong-day.
+ *    labelled error-free, invented or right-time-wrong-day; and the generated corpus of issue 73
+ *    (tests/support/schedule-corpus.ts: random weeks, fourteen idioms, their one-day errors and
+ *    invented values).
  * 2. Cost per delta, in one process, interleaved rounds: the answer stream (leak scanner, grounding,
  *    shaping) over the corpus's honest answers and over a claim-free answer, in 4-character deltas,
  *    with the grounding check against the same stream with an identity stage in its place (the floor).
@@ -29,6 +31,8 @@ import { renderSafeText } from '../src/guards/render-safe.js';
 import { GROUNDING_CORPUS, plantedAnswer, untouchedSentences, type GroundingCase, type MisboundKind } from '../tests/fixtures/grounding-corpus.js';
 import { RECORDS, STYLED_ANSWERS, type StyledAnswer } from '../tests/fixtures/grounding-model-styles.js';
 import { CATALOG } from '../tests/support/verify.js';
+import { groundAnswer } from '../tests/support/grounding.js';
+import { scheduleCases } from '../tests/support/schedule-corpus.js';
 import { FAKE_SECRETS_ENV } from '../tests/support/fake-secrets.js';
 import { makeCtx, runVerify, toolEvent } from '../tests/support/verify.js';
 
@@ -140,6 +144,28 @@ for (const a of STYLED_ANSWERS) {
   }
 }
 
+// The generated corpus (issue 73, item 3): random weeks, honest summaries in fourteen idioms and their
+// mutations (tests/support/schedule-corpus.ts), through the grounding stream in random 1-12 character
+// pieces, today Wednesday.
+const SCHEDULE_WEEKS = 300;
+const scheduleCasesRun = scheduleCases(SCHEDULE_WEEKS, 73);
+const schedules = new Map<string, { honest: [number, number]; oneDay: [number, number]; invented: [number, number] }>();
+const bump = (pair: [number, number], ok: boolean) => {
+  pair[1]++;
+  if (ok) pair[0]++;
+};
+for (const c of scheduleCasesRun) {
+  const s = schedules.get(c.idiom) ?? { honest: [0, 0], oneDay: [0, 0], invented: [0, 0] };
+  const g = (text: string) => groundAnswer(text, { results: [c.record], today: 3, question: 'what are the hours?', chunk: 1 + Math.floor(random() * 12) });
+  const honest = g(c.honest);
+  bump(s.honest, honest.text === c.honest && honest.unverified === 0);
+  if (c.oneDay !== null) bump(s.oneDay, g(c.oneDay).unverified > 0);
+  if (c.invented !== null) bump(s.invented, !g(c.invented.text).text.includes(c.invented.value));
+  schedules.set(c.idiom, s);
+}
+const scheduleTotal = (key: 'honest' | 'oneDay' | 'invented'): [number, number] =>
+  [...schedules.values()].reduce<[number, number]>((t, s) => [t[0] + s[key][0], t[1] + s[key][1]], [0, 0]);
+
 // Cost per delta: the answer stream with grounding against the same stream with an identity stage.
 const config = parseConfig({ AGENT_ENV: 'test', ...FAKE_SECRETS_ENV });
 const leaks = leakPolicyFromConfig(config);
@@ -187,6 +213,7 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 const pct = (a: number, b: number) => (b === 0 ? '-' : `${((100 * a) / b).toFixed(1)}%`);
+const ratio = ([a, b]: [number, number]) => (b === 0 ? 1 : a / b);
 const row = (label: string, key: keyof typeof perDelta) => {
   const [floor, check] = [median(perDelta[key][0]!), median(perDelta[key][1]!)];
   return `| ${label} | ${(floor / 1000).toFixed(2)} µs | ${(check / 1000).toFixed(2)} µs | ${(check / floor).toFixed(2)}× |`;
@@ -214,6 +241,15 @@ const lines = [
   `| error-free answers kept whole | **${pct(styled.ok[0], styled.ok[1])}** (${styled.ok[0]}/${styled.ok[1]}) | ≥ 97% |`,
   `| invented times caught | **${pct(styled.invented[0], styled.invented[1])}** (${styled.invented[0]}/${styled.invented[1]}) | ≥ 95% |`,
   `| right time for the wrong day caught | **${pct(styled['wrong-day'][0], styled['wrong-day'][1])}** (${styled['wrong-day'][0]}/${styled['wrong-day'][1]}) | ≥ 75% |`,
+  '',
+  `The generated corpus (issue 73; tests/support/schedule-corpus.ts): ${SCHEDULE_WEEKS} random weeks (fast-check, seed 73; closed days, split groups, past-midnight closes, one differing day), ` +
+    `each summarised honestly in every idiom that fits it (${scheduleCasesRun.length} summaries), with a one-day error (a day told with another group's hours) and an invented value, ` +
+    'each cut into random 1-12 character pieces. Written for the idioms real models use, not from a labelled set:',
+  '',
+  '| Idiom | Honest kept whole | One-day errors caught | Invented values caught |',
+  '|---|---:|---:|---:|',
+  ...[...schedules.entries()].map(([idiom, s]) => `| ${idiom} | ${pct(...s.honest)} (${s.honest[1]}) | ${pct(...s.oneDay)} (${s.oneDay[1]}) | ${pct(...s.invented)} (${s.invented[1]}) |`),
+  `| **all** (targets ≥ 99%, ≥ 90%, ≥ 98%) | **${pct(...scheduleTotal('honest'))}** (${scheduleTotal('honest')[1]}) | **${pct(...scheduleTotal('oneDay'))}** (${scheduleTotal('oneDay')[1]}) | **${pct(...scheduleTotal('invented'))}** (${scheduleTotal('invented')[1]}) |`,
   '',
   'Misbound atoms by the binding they break (issue 59): caught, and counted `misbound` in `campus.answer.claims`:',
   '',
@@ -243,5 +279,8 @@ const ok =
   misboundCaught / misboundRuns >= 0.8 &&
   styled.ok[0] / styled.ok[1] >= 0.97 &&
   styled.invented[0] / styled.invented[1] >= 0.95 &&
-  styled['wrong-day'][0] / styled['wrong-day'][1] >= 0.75;
+  styled['wrong-day'][0] / styled['wrong-day'][1] >= 0.75 &&
+  ratio(scheduleTotal('honest')) >= 0.99 &&
+  ratio(scheduleTotal('oneDay')) >= 0.9 &&
+  ratio(scheduleTotal('invented')) >= 0.98;
 if (!ok) process.exitCode = 1;

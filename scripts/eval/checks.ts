@@ -31,7 +31,7 @@ export interface TurnObservation {
   /** Campus tool calls this turn made, in order. */
   toolCalls: ToolCall[];
   /** `metadata.grounding` of the answer: claims checked, and those no evidence held (marked, never sent). */
-  grounding: { checked: number; unverified: number; misbound?: number };
+  grounding: { checked: number; unverified: number; misbound?: number; ambiguous?: number };
 }
 
 export interface CheckResult {

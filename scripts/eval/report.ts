@@ -27,7 +27,7 @@ export function renderReport(run: EvalRun, threshold: number | null): string {
         `${m.turns.answered} / ${m.turns.refused} / ${m.turns.failed} | ` +
         `${m.inputTokens + m.outputTokens} (${m.inputTokens} / ${m.cachedInputTokens} / ${m.outputTokens}) | ${m.cost === null ? '-' : m.cost.toFixed(4)} | ` +
         `${ran ? seconds(m.turnP50Ms) : '-'} | ${ran ? seconds(m.turnP95Ms) : '-'} | ` +
-        `${m.turns.answered ? (m.claimsUnverified / m.turns.answered).toFixed(2) : '-'} (${m.claimsUnverified} of ${m.claimsChecked} checked, ${m.claimsMisbound} misbound) |`,
+        `${m.turns.answered ? (m.claimsUnverified / m.turns.answered).toFixed(2) : '-'} (${m.claimsUnverified} of ${m.claimsChecked} checked, ${m.claimsMisbound} misbound, ${m.claimsAmbiguous} ambiguous) |`,
     );
   }
   for (const m of ranked(run)) {
@@ -84,6 +84,7 @@ export function reportJson(run: EvalRun, threshold: number | null): unknown {
       claimsChecked: m.claimsChecked,
       claimsUnverified: m.claimsUnverified,
       claimsMisbound: m.claimsMisbound,
+      claimsAmbiguous: m.claimsAmbiguous,
       unverifiedPerAnswer: m.turns.answered ? m.claimsUnverified / m.turns.answered : null,
       cases: m.cases.map((c) => ({
         id: c.id,

@@ -74,7 +74,7 @@ export interface CaseResult {
   /** Each turn's fate, in order. */
   fates: TurnFate[];
   /** Each turn's `metadata.grounding` (zeros for a turn that did not answer). */
-  grounding: Array<{ checked: number; unverified: number; misbound?: number }>;
+  grounding: Array<{ checked: number; unverified: number; misbound?: number; ambiguous?: number }>;
   checks: Array<CheckResult & { step: number }>;
 }
 
@@ -106,6 +106,8 @@ export interface ModelResult {
   claimsUnverified: number;
   /** Of the unverified, those true elsewhere in the evidence but not for their day or subject (issue 59). */
   claimsMisbound: number;
+  /** Claims kept though the reader could not tell their days (issue 73): their value holds on some day of their place. */
+  claimsAmbiguous: number;
 }
 
 export interface EvalRun {
@@ -133,6 +135,8 @@ interface TurnScope {
   calls: ToolCall[];
   /** Claims of the answer counted `misbound` (true elsewhere in the evidence, not for their day or subject). */
   misbound?: number;
+  /** Claims of the answer counted `ambiguous` (kept: days not understood, the value true on some day). */
+  ambiguous?: number;
 }
 
 const quantile = (values: number[], q: number): number => {
@@ -181,7 +185,11 @@ export async function runEval(env: Record<string, string | undefined>, options: 
       // Misbound claims are not in `metadata.grounding` (CONTRACT.md fixes its two counts): read from the counter.
       groundingClaims(counts) {
         const turn = scope.getStore();
-        if (turn) for (const c of counts.values()) turn.misbound = (turn.misbound ?? 0) + (c.misbound ?? 0);
+        if (turn)
+          for (const c of counts.values()) {
+            turn.misbound = (turn.misbound ?? 0) + (c.misbound ?? 0);
+            turn.ambiguous = (turn.ambiguous ?? 0) + (c.ambiguous ?? 0);
+          }
       },
     },
   };
@@ -232,7 +240,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
           const map = data.cmu_maps as { target: string | null; mode: string | null } | undefined;
           observation.map = map?.target ? { target: map.target, mode: map.mode } : null;
           const grounding = (data.metadata as { grounding?: TurnObservation['grounding'] } | undefined)?.grounding;
-          if (grounding) observation.grounding = { checked: grounding.checked, unverified: grounding.unverified, misbound: turnScope.misbound ?? 0 };
+          if (grounding) observation.grounding = { checked: grounding.checked, unverified: grounding.unverified, misbound: turnScope.misbound ?? 0, ambiguous: turnScope.ambiguous ?? 0 };
         }
       }
       return observation;
@@ -330,6 +338,7 @@ export async function runEval(env: Record<string, string | undefined>, options: 
         claimsChecked: caseResults.reduce((s, r) => s + r.grounding.reduce((t, g) => t + g.checked, 0), 0),
         claimsUnverified: caseResults.reduce((s, r) => s + r.grounding.reduce((t, g) => t + g.unverified, 0), 0),
         claimsMisbound: caseResults.reduce((s, r) => s + r.grounding.reduce((t, g) => t + (g.misbound ?? 0), 0), 0),
+        claimsAmbiguous: caseResults.reduce((s, r) => s + r.grounding.reduce((t, g) => t + (g.ambiguous ?? 0), 0), 0),
       });
     }
     if (!config.gateway.apiKey && !config.mcpServerUrl && options.cases.length === 0) {

@@ -197,7 +197,7 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
   });
   const claims = meter.createCounter('campus.answer.claims', {
     unit: '{claim}',
-    description: 'Claims of answers checked by grounding, by campus.claim.class and campus.claim.outcome (verified, unverified: no evidence holds it, or misbound: true elsewhere, not for its day)',
+    description: 'Claims of answers checked by grounding, by campus.claim.class and campus.claim.outcome (verified; ambiguous: kept, its days not understood and its value true on some day; unverified: no evidence holds it; misbound: true elsewhere, not for its day)',
   });
   const spend = meter.createCounter('campus.model.spend', {
     unit: 'USD',
@@ -261,7 +261,10 @@ export async function createOtelTelemetry(config: TelemetryConfig, options: Otel
     },
     groundingClaims(counts) {
       for (const [cls, c] of counts) {
-        if (c.checked > c.unverified) claims.add(c.checked - c.unverified, { 'campus.claim.class': cls, 'campus.claim.outcome': 'verified' });
+        // Verified splits into values held for their days and values kept though their days were not understood (issue 73).
+        const ambiguous = c.ambiguous ?? 0;
+        if (c.checked - c.unverified > ambiguous) claims.add(c.checked - c.unverified - ambiguous, { 'campus.claim.class': cls, 'campus.claim.outcome': 'verified' });
+        if (ambiguous > 0) claims.add(ambiguous, { 'campus.claim.class': cls, 'campus.claim.outcome': 'ambiguous' });
         // Unverified splits into values no evidence holds and values true elsewhere but not for their day (issue 59).
         const misbound = c.misbound ?? 0;
         if (c.unverified > misbound) claims.add(c.unverified - misbound, { 'campus.claim.class': cls, 'campus.claim.outcome': 'unverified' });

@@ -80,7 +80,7 @@ export interface ServiceMetrics {
    * The answer's claims checked by grounding (issue 45), by claim class: how many were checked and how
    * many could not be confirmed. Counts only: a claim is model text and never recorded.
    */
-  groundingClaims(counts: ReadonlyMap<string, { checked: number; unverified: number; misbound?: number }>): void;
+  groundingClaims(counts: ReadonlyMap<string, { checked: number; unverified: number; misbound?: number; ambiguous?: number }>): void;
   /** What a model call cost as the budget settled it (US dollars), by model and purpose (issue 47). */
   spend(o: { model: string; purpose: 'chat' | 'title' | 'extraction'; usd: number }): void;
   /** The service's spend today against its cap (SERVICE_DAILY_SPEND_LIMIT_USD), as a reservation left it. */

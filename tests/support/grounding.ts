@@ -25,6 +25,8 @@ export interface Grounded {
   unverified: number;
   /** Of the unverified, those true elsewhere in the evidence (another day, place, section, direction). */
   misbound: number;
+  /** Of the kept, those whose days were not understood (their value true on some day of their place). */
+  ambiguous: number;
 }
 
 export function groundAnswer(answer: string, options: GroundOptions): Grounded {
@@ -43,5 +45,6 @@ export function groundAnswer(answer: string, options: GroundOptions): Grounded {
   }
   text += g.flush();
   const misbound = [...g.byClass.values()].reduce((n, c) => n + c.misbound, 0);
-  return { text, checked: g.checked, unverified: g.unverified, misbound };
+  const ambiguous = [...g.byClass.values()].reduce((n, c) => n + c.ambiguous, 0);
+  return { text, checked: g.checked, unverified: g.unverified, misbound, ambiguous };
 }

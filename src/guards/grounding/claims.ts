@@ -32,6 +32,8 @@ export interface Claim {
   group: number;
   /** The weekdays (0 Sunday) a time is bound to by its sentence (days.ts); absent: unbound. */
   days?: number[];
+  /** Its days came only from a day named before it past a clause break (days.ts `TimeBinding.loose`). */
+  loose?: boolean;
 }
 
 export interface ReadOptions {

@@ -71,6 +71,8 @@ function span(a: number, b: number): number[] {
 /** The day expressions of `text`, neighbours of one list merged; `today` (0-6) resolves today, tonight and tomorrow. */
 export function readDays(text: string, today: number | null): DaySpan[] {
   const found: DaySpan[] = [];
+  // The days an "except" list takes out of ("every day except Friday and Saturday": both).
+  const exceptFrom = new Map<DaySpan, DaySpan>();
   for (const m of text.matchAll(DAY_EXPR)) {
     let days: number[];
     if (m[3] && m[4]) days = span(shortDay(m[3]), shortDay(m[4]));
@@ -101,24 +103,30 @@ export function readDays(text: string, today: number | null): DaySpan[] {
     // It still frames what follows it ("except Friday, when it closes at 7:30 PM").
     if (last && EXCEPT.test(text.slice(Math.max(last.end, m.index - 24), m.index))) {
       last.days = last.days.filter((d) => !days.includes(d));
-      found.push({ start: m.index, end: m.index + m[0].length, days });
+      const excepted = { start: m.index, end: m.index + m[0].length, days };
+      exceptFrom.set(excepted, last);
+      found.push(excepted);
       continue;
     }
     if (last && LIST_JOIN.test(text.slice(last.end, m.index))) {
       last.end = m.index + m[0].length;
       last.days = [...new Set([...last.days, ...days])];
+      const from = exceptFrom.get(last);
+      if (from) from.days = from.days.filter((d) => !days.includes(d));
     } else found.push({ start: m.index, end: m.index + m[0].length, days });
   }
   return found;
 }
 
-/** Between a range and the days after it with a preposition, no comma: " on weekdays", " every day" (", on Friday …" starts another clause). */
-const TRAILS_ON = /^[\s*_)]*(?:on|every|each)\s+$/i;
+/** Between a range and the days after it with a preposition, no comma: " on weekdays", " every day", " from Monday to Friday" (", on Friday …" starts another clause). */
+const TRAILS_ON = /^[\s*_)]*(?:on|every|each|from)\s+$/i;
 /** Days alone in parentheses right after a range: "7:30 AM to 2 PM (Mon-Fri)" (not "(Fri 8am–5pm)", an exception with hours of its own). */
 const PAREN_OPEN = /^[\s*_]*\(\s*$/;
 const PAREN_CLOSE = /^\s*\)/;
 /** Between the days and a range later in the same clause: "Monday: ", " through Saturday from ", " it opens at ". */
 const LEADS = /^[^\d;.|!?]{0,40}$/;
+/** Between a table row's day cell and its hours cell: "| Monday | 9–5 |". */
+const CELL = /^[\s*_]*\|[\s*_]*$/;
 /** Between a range and the days right after it: " ", ", ", " for ". */
 const TRAILS = /^[\s*_]*,?\s*(?:for\s+)?$/i;
 
@@ -132,15 +140,23 @@ export interface Ranged {
 interface Binding {
   days: number[];
   strength: 1 | 2 | 3 | 4;
+  /** The day expression, when it follows the range (the range's own days, as "9-5 Monday to Thursday" has them). */
+  after?: DaySpan;
 }
 
-function bindRange(text: string, days: readonly DaySpan[], r: Ranged): Binding | null {
-  const prev = days.filter((d) => d.end <= r.start).at(-1);
+/**
+ * `taken`: day expressions an earlier range bound from before them ("9am–5pm Monday to Thursday, 11am–5pm
+ * Friday"): a text that puts its hours before their days does so throughout, so such days frame no range
+ * after them.
+ */
+function bindRange(text: string, days: readonly DaySpan[], r: Ranged, taken: ReadonlySet<DaySpan>): Binding | null {
+  const before = days.filter((d) => d.end <= r.start).at(-1);
+  const prev = before && !taken.has(before) ? before : undefined;
   const next = days.find((d) => d.start >= r.end);
-  if (next && TRAILS_ON.test(text.slice(r.end, next.start))) return { days: next.days, strength: 4 };
-  if (next && PAREN_OPEN.test(text.slice(r.end, next.start)) && PAREN_CLOSE.test(text.slice(next.end, next.end + 4))) return { days: next.days, strength: 4 };
-  if (prev && LEADS.test(text.slice(prev.end, r.start))) return { days: prev.days, strength: 3 };
-  if (next && TRAILS.test(text.slice(r.end, next.start))) return { days: next.days, strength: 2 };
+  if (next && TRAILS_ON.test(text.slice(r.end, next.start))) return { days: next.days, strength: 4, after: next };
+  if (next && PAREN_OPEN.test(text.slice(r.end, next.start)) && PAREN_CLOSE.test(text.slice(next.end, next.end + 4))) return { days: next.days, strength: 4, after: next };
+  if (prev && (LEADS.test(text.slice(prev.end, r.start)) || CELL.test(text.slice(prev.end, r.start)))) return { days: prev.days, strength: 3 };
+  if (next && TRAILS.test(text.slice(r.end, next.start))) return { days: next.days, strength: 2, after: next };
   // A day later in the text, after a clause break, is another clause's; one before still frames it.
   return prev ? { days: prev.days, strength: 1 } : null;
 }
@@ -156,20 +172,105 @@ export interface TimeSpan extends Ranged {
  * weekends" by the weekdays before it, "11 AM" by its range's weekends).
  */
 export function bindTimes(text: string, times: readonly TimeSpan[], today: number | null): Array<number[] | null> {
+  return readBindings(text, times, today).map((b) => b.days);
+}
+
+/** A time's days (null: none), and whether only a day named before it across a clause break bound it. */
+export interface TimeBinding {
+  days: number[] | null;
+  /**
+   * Bound by the last days named before it, past a clause break ("Monday it opens at 9; closes at 5"): a
+   * structure the reader does not understand, so a value its place holds on some day is kept (issue 73).
+   */
+  loose: boolean;
+}
+
+/** `bindTimes`, with how firmly each time is bound. */
+export function readBindings(text: string, times: readonly TimeSpan[], today: number | null): TimeBinding[] {
   if (times.length === 0) return [];
+  const varying = varyingTimes(text, times);
   const days = readDays(text, today);
-  if (days.length === 0) return times.map(() => null);
+  if (days.length === 0) return times.map((_, i) => ({ days: varying.has(i) ? [] : null, loose: false }));
   const byGroup = new Map<number, Binding | null>();
-  for (const g of new Set(times.map((t) => t.group))) {
+  const taken = new Set<DaySpan>();
+  const groups = [...new Set(times.map((t) => t.group))].map((g) => {
     const members = times.filter((t) => t.group === g);
-    byGroup.set(g, bindRange(text, days, { start: Math.min(...members.map((t) => t.start)), end: Math.max(...members.map((t) => t.end)) }));
-  }
-  return times.map((t) => {
-    const own = bindRange(text, days, t);
-    const range = byGroup.get(t.group) ?? null;
-    const best = [own, range].filter((b): b is Binding => b !== null).sort((a, b) => b.strength - a.strength)[0];
-    return best?.days ?? null;
+    return { g, start: Math.min(...members.map((t) => t.start)), end: Math.max(...members.map((t) => t.end)) };
   });
+  for (const { g, start, end } of groups.sort((a, b) => a.start - b.start)) {
+    const binding = bindRange(text, days, { start, end }, taken);
+    byGroup.set(g, binding);
+    if (binding?.after) taken.add(binding.after);
+  }
+  const best = times.map((t) => {
+    const own = bindRange(text, days, t, taken);
+    const range = byGroup.get(t.group) ?? null;
+    return [own, range].filter((b): b is Binding => b !== null).sort((a, b) => b.strength - a.strength)[0];
+  });
+  return overridden(text, times, best.map((b) => b?.days ?? null)).map((d, i) => (varying.has(i) ? { days: [], loose: false } : { days: d, loose: best[i]?.strength === 1 }));
+}
+
+/** Before a time that opens: "opens at", "from", "starting". */
+const OPENS_BEFORE = /\b(?:opens?|opening|from|starting|starts?)\s*(?:at\s+)?$/i;
+/** Before a time that closes: "until", "closes at", "till". */
+const CLOSES_BEFORE = /\b(?:until|till|'?til|closes?|closing|to)\s*(?:at\s+)?$/i;
+
+/**
+ * A usual schedule and its exceptions, as a reader takes them (issue 73): of two statements over
+ * overlapping days in one text, the narrower holds for its days and the broader for the rest ("open 8 AM
+ * to 6 PM on weekdays, while on Thursdays it opens at noon": 8 AM is claimed for Monday-Wednesday and
+ * Friday; "11–3 every day, with late hours until 1 AM on Fridays and Saturdays"). An opening time is
+ * overridden only by an opening time, a closing one by a closing one; a time of neither kind by either.
+ */
+function overridden(text: string, times: readonly TimeSpan[], bound: ReadonlyArray<number[] | null>): Array<number[] | null> {
+  const role = times.map((t, i) => {
+    const members = times.filter((m) => m.group === t.group);
+    if (members.length > 1) return members.indexOf(t) === 0 ? 'open' : 'close';
+    const before = text.slice(Math.max(0, t.start - 16), t.start);
+    return OPENS_BEFORE.test(before) ? 'open' : CLOSES_BEFORE.test(before) ? 'close' : bound[i] === null ? null : 'either';
+  });
+  return bound.map((days, i) => {
+    if (!days || days.length < 2) return days;
+    let left = days;
+    bound.forEach((other, j) => {
+      if (!other || times[j]!.group === times[i]!.group || other.length >= days.length) return;
+      if (role[i] !== role[j] && role[i] !== 'either' && role[j] !== 'either') return;
+      if (other.every((d) => days.includes(d))) left = left.filter((d) => !other.includes(d));
+    });
+    return left;
+  });
+}
+
+/** A sentence that says its values vary: "depending on the day", "varies", "ranging from". */
+const VARIES = /\b(?:depend(?:s|ing)?\s+on|var(?:y|ies|ying)|rang(?:e|es|ing)\s+from|differ(?:s|ent|ing)?)\b/i;
+/** Between two times that are alternatives: "10 PM or midnight", "either 10 or 11". */
+const OR_BETWEEN = /^[\s*_]*,?\s*or\s+(?:at\s+)?$/i;
+/** Between two times a varying sentence bounds: "between 8 and 11 PM", "from 9 to 11". */
+const SPAN_BETWEEN = /^[\s*_]*(?:and|to|-|–|—)\s*$/i;
+const SPAN_BEFORE = /\b(?:between|from)\s*$/i;
+
+/**
+ * Times a text gives as the values a day's hours vary over (issue 73), not as any day's: "closing
+ * between 8 and 11 PM depending on the day", "closes at either 10 PM or midnight", "open from 6 to 9 or
+ * 10 PM". Each such value is claimed to occur on some day (the rule for a time of no day), not on the
+ * days named beside it.
+ */
+function varyingTimes(text: string, times: readonly TimeSpan[]): Set<number> {
+  const out = new Set<number>();
+  const varies = VARIES.test(text);
+  for (let i = 0; i + 1 < times.length; i++) {
+    const a = times[i]!;
+    const b = times[i + 1]!;
+    const between = text.slice(a.end, b.start);
+    if (OR_BETWEEN.test(between)) out.add(i).add(i + 1);
+    else if (varies && SPAN_BETWEEN.test(between) && SPAN_BEFORE.test(text.slice(Math.max(0, a.start - 12), a.start)) && !(a.group !== b.group && times.filter((t) => t.group === a.group).length > 1)) {
+      // "between 8 and 11 PM" in a sentence about varying: its two ends, not one day's hours.
+      const after = text.slice(b.end, b.end + 60);
+      const before = text.slice(Math.max(0, a.start - 60), a.start);
+      if (VARIES.test(after) || VARIES.test(before)) out.add(i).add(i + 1);
+    }
+  }
+  return out;
 }
 
 /** Words before a time that make it a moment asked about, not hours asserted. */

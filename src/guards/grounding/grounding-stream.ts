@@ -15,24 +15,16 @@
 import { ABBREVIATION_WINDOW, endsWithAbbreviation, isCloser, isEndMark } from '../sentence-end.js';
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim, type ClaimClass } from './claims.js';
-import { bindTimes } from './days.js';
-import type { ClaimOutcome, Evidence } from './evidence.js';
+export type { ClassCounts, GroundingCounts } from './tally.js';
+import { readBindings } from './days.js';
+import type { Evidence } from './evidence.js';
+import { Tally, type ClassCounts, type Counts } from './tally.js';
 import { boundSubjects, boundSubjectSets, clauseBreaks, valueLists, type Mention } from './subject-facts.js';
-import { hasTrigger, isLetter, isNumberWord, isSpace, mayLeadIn, numberBefore } from './triggers.js';
+import { hasTrigger, isSpace } from './triggers.js';
 import { unconfirmedMark } from './grounding-note.js';
 import { kindOf } from './subjects.js';
 import { TableDays } from './table-days.js';
-
-/** Claims checked and claims no evidence held: of one class, or of a whole answer (`metadata.grounding`, CONTRACT.md). */
-export interface GroundingCounts {
-  checked: number;
-  unverified: number;
-}
-
-/** Per class, for telemetry: of the unverified, those true elsewhere but not for their day ('misbound'). */
-export interface ClassCounts extends GroundingCounts {
-  misbound: number;
-}
+import { forcedCut, safePoint } from './hold-points.js';
 
 export interface GroundingStream {
   /** Verified text in (after the leak scanner); text that may leave out. */
@@ -65,13 +57,10 @@ const PENDING = 8;
 
 /**
  * One answer's grounding, as a class: a turn makes one, and a class instance costs a hundredth of an
- * object of closures to make (measured: about 0.01 µs against 0.6 µs, on the per-turn path).
+ * object of closures to make (measured: about 0.01 µs against 0.6 µs, on the per-turn path). Its counts
+ * are its `Tally`'s (tally.ts).
  */
-class Grounding implements GroundingStream {
-  checked = 0;
-  unverified = 0;
-  readonly byClass = new Map<ClaimClass, ClassCounts>();
-  readonly unconfirmed = new Set<ClaimClass>();
+class Grounding extends Tally implements GroundingStream {
   /** Text of the current segment not yet released. */
   private buf = '';
   /** Where scanning for a segment end resumes in `buf`. */
@@ -91,6 +80,14 @@ class Grounding implements GroundingStream {
   private readonly written = new Map<string, string>();
   /** Segments that left since the last judged one, read for the subjects they name only when a claim needs them. */
   private pending: Array<{ text: string; heading: boolean }> = [];
+  /**
+   * A sentence held for the next one (issue 73): its only unconfirmed claims were hours said of several
+   * days and true on some of them ("usually open 9 to 5 every day."), which the next sentence may
+   * narrow ("On Fridays it closes at 7."). The two are judged together when the next one ends.
+   */
+  private deferred: { seg: string; context: string; counts: Counts } | null = null;
+  /** Set by `judge`: every claim it marked was such a claim. */
+  private narrowable = false;
 
   constructor(
     private readonly catalog: Catalog,
@@ -99,7 +96,9 @@ class Grounding implements GroundingStream {
     private readonly today: number | null,
     /** The days the student's message names ("is it open tonight?"): a time the answer binds to no day of its own is about them. */
     private readonly askedDays: number[] | null,
-  ) {}
+  ) {
+    super();
+  }
 
   push(text: string): string {
     this.buf += text;
@@ -107,10 +106,20 @@ class Grounding implements GroundingStream {
   }
 
   flush(): string {
-    const out = this.process(true);
+    let out = this.process(true);
+    if (this.deferred) {
+      // No sentence followed: the held one is judged alone, as it was.
+      const { seg, context, counts } = this.deferred;
+      this.deferred = null;
+      this.restore(counts);
+      this.context = context;
+      out += this.judge(seg);
+      this.context = '';
+    }
     this.lineStart = true;
     return out;
   }
+
 
   reset(): void {
     this.buf = '';
@@ -121,10 +130,8 @@ class Grounding implements GroundingStream {
     this.carry.clear();
     this.written.clear();
     this.pending = [];
-    this.checked = 0;
-    this.unverified = 0;
-    this.byClass.clear();
-    this.unconfirmed.clear();
+    this.deferred = null;
+    this.clear();
   }
 
   /** A trigger in `text`, read with the released character before it (so "w" then "17" is one word). */
@@ -132,29 +139,19 @@ class Grounding implements GroundingStream {
     return hasTrigger(text, this.context[this.context.length - 1], this.context);
   }
 
-  private count(cls: ClaimClass, outcome: ClaimOutcome): void {
-    const c = this.byClass.get(cls) ?? { checked: 0, unverified: 0, misbound: 0 };
-    c.checked++;
-    this.checked++;
-    if (outcome !== 'held') {
-      c.unverified++;
-      this.unverified++;
-      this.unconfirmed.add(cls);
-      if (outcome === 'misbound') c.misbound++;
-    }
-    this.byClass.set(cls, c);
-  }
+
 
   /** Each time claim's days: those its sentence binds it to (days.ts), else those the student asked about. */
   private bind(full: string, claims: readonly Claim[]): void {
     const times = claims.filter((c) => c.cls === 'time');
-    const bound = bindTimes(full, times, this.today);
+    const bound = readBindings(full, times, this.today);
     // A table row read whole from its line's start: its times bind by their column's days (table-days.ts).
     const byColumn = this.table && full.trimStart().startsWith('|') ? this.tables.bind(full, times, this.today) : null;
     times.forEach((c, i) => {
       const column = byColumn?.[i];
-      const days = (column === undefined ? bound[i] : column) ?? this.askedDays;
+      const days = (column === undefined ? bound[i]!.days : column) ?? this.askedDays;
       if (days) c.days = days;
+      if (column === undefined && bound[i]!.loose) c.loose = true;
     });
   }
 
@@ -184,6 +181,7 @@ class Grounding implements GroundingStream {
     const groups = new Map<number, Claim[]>();
     for (const c of claims) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
     const cuts: Array<{ start: number; end: number; mark: string }> = [];
+    this.narrowable = true;
     for (const members of groups.values()) {
       let misboundDay: number | null = null;
       let misbound = false;
@@ -197,9 +195,15 @@ class Grounding implements GroundingStream {
           : boundSubjectSets(full, c.start, c.end, mentions, breaks, lists.listed.has(c.group));
         const outcomes = sets.map((subjects) => evidence.check(c, subjects, carried));
         const outcome = outcomes.find((o) => o !== 'held') ?? 'held';
+        // Bound to its days by a structure not understood: a value its subjects hold on some day is kept, and counted (issue 73).
+        if (outcome === 'misbound' && c.loose && sets.every((subjects) => evidence.check({ ...c, days: undefined }, subjects, carried) === 'held')) {
+          this.count(c.cls, 'held', true);
+          return false;
+        }
         this.count(c.cls, outcome);
         if (outcome === 'misbound') misbound = true;
         if (outcome === 'misbound' && c.days?.length === 1) misboundDay = c.days[0]!;
+        if (outcome !== 'held' && !(outcome === 'misbound' && c.cls === 'time' && (c.days?.length ?? 0) >= 2)) this.narrowable = false;
         return outcome !== 'held';
       });
       if (failed.length === 0) continue;
@@ -210,7 +214,10 @@ class Grounding implements GroundingStream {
       if (full[end - 1] === '.' && /^\s*$/.test(full.slice(end))) end--;
       if (end > start) cuts.push({ start, end, mark: unconfirmedMark(failed[0]!.cls, members.length > 1, misboundDay, misbound ? placeName : null) });
     }
-    if (cuts.length === 0) return seg;
+    if (cuts.length === 0) {
+      this.narrowable = false;
+      return seg;
+    }
     let out = '';
     let at = context.length;
     for (const cut of cuts.sort((a, b) => a.start - b.start)) {
@@ -253,20 +260,41 @@ class Grounding implements GroundingStream {
     return name.length > 0 && name.length <= MAX_NAME ? name : null;
   }
 
-  /** The segment ends at `end` of `buf`: judged if it held a trigger, and the next one starts. */
-  private endSegment(end: number): string {
-    const seg = this.buf.slice(0, end);
+  /**
+   * The segment ends at `end` of `buf`: judged if it held a trigger, and the next one starts. `sentence`:
+   * it ends a sentence within its line, so it may be held for the next (`deferred`).
+   */
+  private endSegment(end: number, sentence = false): string {
+    let seg = this.buf.slice(0, end);
     // A segment that arrived and ended within one push was never tested for a trigger: test it now.
     let out = seg;
-    if (this.triggered || this.triggers(seg)) out = this.judge(seg);
-    else {
+    let defer = false;
+    if (this.deferred) {
+      // The held sentence and this one, judged together, counted once.
+      const held = this.deferred;
+      this.deferred = null;
+      this.restore(held.counts);
+      this.context = held.context;
+      seg = held.seg + seg;
+      out = this.judge(seg);
+    } else if (this.triggered || this.triggers(seg)) {
+      const counts = sentence && !this.table ? this.snapshot() : null;
+      const context = this.context;
+      out = this.judge(seg);
+      if (counts && this.narrowable) {
+        this.deferred = { seg, context, counts };
+        out = '';
+        defer = true;
+      }
+    } else {
       // What left of it already is in `context`.
       if (NON_SPACE.test(seg) || NON_SPACE.test(this.context)) this.remember(this.context + seg);
     }
     this.buf = this.buf.slice(end);
     this.scan = 0;
     this.context = '';
-    this.triggered = false;
+    // The sentence after a held one is held too, to its end: nothing leaves before the held text.
+    this.triggered = defer;
     return out;
   }
 
@@ -282,31 +310,6 @@ class Grounding implements GroundingStream {
     return out;
   }
 
-  /** How much of an untriggered `buf` may leave: all but a trailing word that could begin a claim. */
-  private safePoint(): number {
-    const { buf } = this;
-    let end = buf.length;
-    // A word still arriving: held only while it could grow into a month, a season, noon or midnight.
-    let start = end;
-    while (start > 0 && isLetter(buf[start - 1]!)) start--;
-    if (start < end) {
-      if (mayLeadIn(buf, start, end, true)) return start;
-      // "twelve un…", "fifth fl…": the number waits until its next word shows it is units or a floor, or not.
-      const number = numberBefore(buf, start, end);
-      return number >= 0 ? number : end;
-    }
-    // A finished month, season or number in words (maybe "Oct.", "twelve-"), or a "(" or "+", waits for what follows it.
-    while (end > 0 && (buf[end - 1] === ' ' || buf[end - 1] === '\t' || buf[end - 1] === '-')) end--;
-    const last = buf[end - 1];
-    if (last === '(' || last === '+') return end - 1;
-    const dotted = last === '.';
-    if (dotted) end--;
-    start = end;
-    while (start > 0 && isLetter(buf[start - 1]!)) start--;
-    // "Oct." waits for its day; "One." is no number of units.
-    return mayLeadIn(buf, start, end, false) && !(dotted && isNumberWord(buf.slice(start, end))) ? start : buf.length;
-  }
-
   /** Is the character before `i` of `buf` the end of a sentence (sentence-end.ts: an end mark, maybe closers, not an abbreviation)? */
   private endsSentence(i: number): boolean {
     const { buf } = this;
@@ -319,14 +322,7 @@ class Grounding implements GroundingStream {
     return !endsWithAbbreviation((this.context + buf.slice(0, j + 1)).slice(-ABBREVIATION_WINDOW));
   }
 
-  /** A cut for an over-long held segment: the last space with no digit within 16 characters. */
-  private forcedCut(): number {
-    const { buf } = this;
-    for (let i = buf.length - 17; i > 16; i--) {
-      if (isSpace(buf[i]!) && !/\d/.test(buf.slice(i - 16, i + 17))) return i;
-    }
-    return buf.length - 64;
-  }
+
 
   private process(final: boolean): string {
     let out = '';
@@ -359,7 +355,7 @@ class Grounding implements GroundingStream {
           break;
         }
         if (!this.table && i > 0 && isSpace(c) && this.endsSentence(i)) {
-          out += this.endSegment(i);
+          out += this.endSegment(i, true);
           ended = true;
           break;
         }
@@ -370,12 +366,12 @@ class Grounding implements GroundingStream {
       if (this.triggered) {
         if (final) return out + this.endSegment(this.buf.length);
         if (this.buf.length > MAX_HELD) {
-          out += this.endSegment(this.forcedCut());
+          out += this.endSegment(forcedCut(this.buf));
           continue;
         }
         return out;
       }
-      return out + this.release(final ? this.buf.length : this.safePoint());
+      return out + this.release(final ? this.buf.length : safePoint(this.buf));
     }
   }
 }
