@@ -14,7 +14,7 @@ import { bestSource } from './retrieve.js';
 import { HOME } from './place-names.js';
 import { failed, guideHits, mapShown, outcome, parseJson, placeHit } from './tool-readings.js';
 import { MAP_LINE, notLookedUp, UNKNOWN_HOME, WALK_METRES_PER_MINUTE } from './answer-parts.js';
-import { courseAnswer, courseSearchAnswer, genedsAnswer } from './course-answers.js';
+import { courseAnswer, courseTitleAnswer, courseSearchAnswer, genedsAnswer } from './course-answers.js';
 import { diningInAnswer, eatsAnswer, hoursAnswer } from './dining-answers.js';
 import { busAnswer } from './bus-answers.js';
 import { selfAnswer } from './self-questions.js';
@@ -190,6 +190,8 @@ export function writeAnswer(intent: Intent, conv: Conversation): string {
       return hoursAnswer(intent, conv);
     case 'course':
       return courseAnswer(intent, conv);
+    case 'course-title':
+      return courseTitleAnswer(intent, conv);
     case 'geneds':
       return genedsAnswer(intent, conv);
     case 'remember':

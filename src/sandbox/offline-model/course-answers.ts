@@ -8,6 +8,7 @@ import { clock12Of } from '../campus/dining-hours.js';
 import { failed, lectureOf, mapShown, outcome, parseJson, schedulesOf } from './tool-readings.js';
 import { prereqVerdict } from './prereq-check.js';
 import { MAP_LINE, notLookedUp } from './answer-parts.js';
+import { coverage } from './retrieve.js';
 
 const WEEKDAY: Record<string, string> = { M: 'Mon', T: 'Tue', W: 'Wed', R: 'Thu', F: 'Fri', S: 'Sat', U: 'Sun' };
 
@@ -58,6 +59,28 @@ export function courseAnswer(intent: Extract<Intent, { kind: 'course' }>, conv: 
   if (names?.length) facts.push(`- **Taught by:** ${names.join(', ')}`);
   if (lines.length === 0 && facts.length === 0) return `I couldn't look up course ${intent.courseId} just now; please try again in a moment.`;
   return [...lines, ...facts].join('\n').trim();
+}
+
+/**
+ * A course named by its title (issue 78): the catalog search's best match, said as the course taken
+ * ("I took "intro databases" to be 15-445 Database Systems"), with the others that fit the words as
+ * well, then what was asked of it.
+ */
+export function courseTitleAnswer(intent: Extract<Intent, { kind: 'course-title' }>, conv: Conversation): string {
+  const found = outcome(conv, 'courses_search_courses_by_query', { query: intent.query });
+  if (!found) return notLookedUp(conv, 'courses');
+  if (failed(found.result)) return "I couldn't search the course catalog just now; please try again in a moment.";
+  const courses = parseJson(found.result);
+  if (!Array.isArray(courses) || courses.length === 0) {
+    return `I didn't find a course called "${intent.title}" in the course catalog. Try its number (for example 15-445) or other words from its title.`;
+  }
+  const [top, ...rest] = courses as CourseJson[];
+  const fit = (c: CourseJson) => coverage(intent.query, `${c.name} ${c.courseID}`);
+  const alike = rest.filter((c) => fit(c) >= fit(top!)).slice(0, 3);
+  const lead = alike.length > 0
+    ? `I took "${intent.title}" to be **${top!.courseID} ${top!.name}**; ${alike.map((c) => `${c.courseID} ${c.name}`).join(' and ')} ${alike.length > 1 ? 'fit' : 'fits'} too: ask with its number for ${alike.length > 1 ? 'one of those' : 'that one'}.`
+    : `I took "${intent.title}" to be **${top!.courseID} ${top!.name}**.`;
+  return [lead, '', courseAnswer({ kind: 'course', courseId: top!.courseID, aspects: intent.aspects, term: intent.term }, conv)].join('\n');
 }
 
 interface CourseJson {

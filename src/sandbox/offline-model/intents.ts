@@ -12,8 +12,9 @@ import { DAY_WORD, parseDay, parseWhen, type CampusMoment } from './when.js';
 import { busFollowUp, busIntent, type BusIntent } from './bus-intents.js';
 import { prereqCheckOf, type PrereqCheck } from './prereq-check.js';
 import { forgetKindOf, selfQuestionOf, type SelfTopic } from './self-questions.js';
+import { courseAspects, courseTitleOf, termAsked, type CourseAspect, type Semester } from './course-intents.js';
 
-export type CourseAspect = 'prereqs' | 'schedule' | 'instructors' | 'place';
+export type { CourseAspect, Semester } from './course-intents.js';
 
 export type { CampusMoment } from './when.js';
 
@@ -25,6 +26,8 @@ export type Intent =
   | { kind: 'forget'; fact: string | null }
   | { kind: 'about-me'; topic: SelfTopic }
   | { kind: 'course'; courseId: string; aspects: CourseAspect[]; term: Semester | null; prereqCheck?: PrereqCheck }
+  /** A course named by its title, a shortening or a nickname ("the intro databases course"): `query` searches the catalog's titles. */
+  | { kind: 'course-title'; title: string; query: string; aspects: CourseAspect[]; term: Semester | null }
   | { kind: 'geneds'; school: string | null; department: string | null }
   | { kind: 'where'; place: string }
   | { kind: 'route'; origin: string; destination: string; focus: 'directions' | 'distance' }
@@ -36,7 +39,6 @@ export type Intent =
   | { kind: 'chat'; smallTalk: 'thanks' | 'hello' | null; offTopic: OffTopic | null }
   | BusIntent;
 
-export type Semester = 'Fall' | 'Spring' | 'Summer';
 
 /**
  * A food question: what (a cuisine, or the saved diet), when (now, a moment, or a whole day) and where
@@ -100,24 +102,6 @@ export const toFact = (text: string): string => toThirdPerson(text.trim().replac
 
 const COURSE_ID = /\b(\d{2})\s?-?\s?(\d{3})\b/;
 
-function courseAspects(q: string): CourseAspect[] {
-  const aspects: CourseAspect[] = [];
-  if (/\b(pre-?req\w*|pre-?requisit\w*|requisites?|before taking|need to take|need before|required before)\b/i.test(q)) aspects.push('prereqs');
-  if (/\b(when|schedule|times?|meets?|meeting|lectures?|what days?|where is the lecture|offered|available|semesters?)\b/i.test(q) || termAsked(q)) aspects.push('schedule');
-  if (/\b(who teaches|instructors?|professors?|profs?|taught by|teacher|teaching)\b/i.test(q)) aspects.push('instructors');
-  if (/\bwhere\b.*\b(lectures?|meets?|class|taught)\b|\b(which|what) (building|room)\b/i.test(q)) {
-    aspects.push(...(aspects.includes('schedule') ? [] : (['schedule'] as const)), 'place');
-  }
-  return aspects;
-}
-
-/** The semester a course question asks about ("is 15-112 offered in spring?"). */
-function termAsked(q: string): Semester | null {
-  const m = /\b(fall|autumn|spring|summer)\b/i.exec(q);
-  if (!m) return null;
-  const word = m[1]!.toLowerCase();
-  return word === 'spring' ? 'Spring' : word === 'summer' ? 'Summer' : 'Fall';
-}
 
 const NOT_A_PLACE = /^(anything|anywhere|something|everything|it|there|food|dining|any\b.*|the dining halls?|dining halls?|what|places?|restaurants?|they|you|those|them|these|which\b.*)$/i;
 
@@ -251,6 +235,8 @@ export function detectIntent(question: string, today: number | null = null): Int
   if (check) return { kind: 'course', courseId: check.courseId, aspects: ['prereqs'], term: null, prereqCheck: check.check };
   const course = COURSE_ID.exec(q);
   if (course) return { kind: 'course', courseId: `${course[1]}-${course[2]}`, aspects: courseAspects(q), term: termAsked(q) };
+  const titled = courseTitleOf(q);
+  if (titled) return { kind: 'course-title', ...titled };
   const bus = busIntent(q);
   if (bus) return bus;
 

@@ -14,7 +14,7 @@ import { understand } from './dialogue.js';
 import { HOME } from './place-names.js';
 import { bestSource, searchCalls, topCourse } from './retrieve.js';
 import { call, eatsListCall, nearPlace, type PlannedCall } from './eats-lists.js';
-import { resolveIntent, type EatsIntent, type Intent } from './intents.js';
+import { resolveIntent, type CourseAspect, type EatsIntent, type Intent, type Semester } from './intents.js';
 import { buildingCode, diningBuilding, lectureOf, diningList, guideHits, failed, mapShown, outcome, parseJson, walkMetres } from './tool-readings.js';
 
 export type { PlannedCall } from './eats-lists.js';
@@ -73,6 +73,16 @@ function nearCalls(intent: EatsIntent, list: PlannedCall, conv: Conversation): P
   return [...distances, call('maps_show_map', map)];
 }
 
+/** A course's details and what the question asks of it (prerequisites, schedule, instructors, where it meets). */
+function courseCalls(courseId: string, asking: { aspects: readonly CourseAspect[]; term: Semester | null }, conv: Conversation): PlannedCall[] {
+  const id = { course_id: courseId };
+  const aspect = { prereqs: 'courses_fetch_course_requisites', schedule: 'courses_fetch_course_schedules', instructors: 'courses_fetch_course_instructors' } as const;
+  const asked = asking.aspects.flatMap((a) => (a === 'place' ? [] : [call(aspect[a], id)]));
+  // Where it meets: the lecture's building on the map, once the schedule said which.
+  const building = asking.aspects.includes('place') ? lectureOf(conv, asking.term)?.building : undefined;
+  return [call('courses_fetch_course_by_id', id), ...asked, ...(building ? [call('maps_show_map', { destination: building })] : [])];
+}
+
 /** Calls the rules want for this intent, given what already ran; in order. */
 function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
   switch (intent.kind) {
@@ -81,13 +91,12 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
     case 'forget':
       // "Forget everything" is explicit, so it is confirmed in the same call.
       return [call('memory_forget', intent.fact === null ? { all: true, confirm: true } : { query: intent.fact })];
-    case 'course': {
-      const id = { course_id: intent.courseId };
-      const aspect = { prereqs: 'courses_fetch_course_requisites', schedule: 'courses_fetch_course_schedules', instructors: 'courses_fetch_course_instructors' } as const;
-      const asked = intent.aspects.flatMap((a) => (a === 'place' ? [] : [call(aspect[a], id)]));
-      // Where it meets: the lecture's building on the map, once the schedule said which.
-      const building = intent.aspects.includes('place') ? lectureOf(conv, intent.term)?.building : undefined;
-      return [call('courses_fetch_course_by_id', id), ...asked, ...(building ? [call('maps_show_map', { destination: building })] : [])];
+    case 'course':
+      return courseCalls(intent.courseId, intent, conv);
+    case 'course-title': {
+      // The catalog's titles searched first; then the best match's details, as for its number.
+      const top = topCourse(intent.query, conv);
+      return [call('courses_search_courses_by_query', { query: intent.query }), ...(top ? courseCalls(top.courseID, intent, conv) : [])];
     }
     case 'geneds':
       return intent.department

@@ -35,7 +35,7 @@ export const searchCalls = (query: string, only?: Source) =>
 export type Best = { source: 'guide'; chunkId: string } | { source: 'courses' } | { source: 'place'; code: string };
 
 /** The share of the query's terms that a hit's text carries, both analysed as the search tools analyse them. */
-function coverage(query: string, text: string): number {
+export function coverage(query: string, text: string): number {
   const want = [...new Set(terms(query))];
   const have = [...new Set(terms(text))];
   return want.length === 0 ? 0 : want.filter((w) => have.some((h) => h === w || (w.length >= 4 && h.startsWith(w)))).length / want.length;

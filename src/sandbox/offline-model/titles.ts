@@ -16,6 +16,8 @@ export function titleFor(question: string): string {
       return 'What I Remember';
     case 'course':
       return `Course ${intent.courseId} Questions`;
+    case 'course-title':
+      return `${short(intent.title)} Course`;
     case 'search':
       return intent.only === 'courses' ? `${short(intent.query)} Courses` : 'Campus Search';
     case 'geneds':
