@@ -81,10 +81,20 @@ describe('the sandbox bus tools', () => {
     clock = Date.parse('2026-11-19T08:00:00Z'); // 3:00 AM in Pittsburgh
     const all = await call('bus_get_bus_predictions');
     expect(all.status).toBe('empty');
-    expect(all.message).toMatch(/resumes around 5:00 AM/);
+    // What runs next, by the timetable, said as scheduled (issue 78): every route of both stops, soonest first.
+    expect(all.message).toMatch(/^No buses are predicted at these stops right now\. By the timetable \(scheduled times, not live predictions\), service resumes with: /);
+    expect(all.message).toContain('61C to McKeesport via Squirrel Hill, first bus 5:02 AM (outbound, near CUC)');
+    expect(all.message).toContain('61A to Downtown via Oakland, first bus 5:03 AM (inbound, near Tepper Quad)');
     const next = await call('bus_get_next_bus', { route: '61C' });
     expect(next.status).toBe('empty');
     expect(next.results.every((r: any) => r.match === null)).toBe(true);
+    // Filtered: only the route asked for.
+    expect(next.message).toContain('61C to Downtown');
+    expect(next.message).not.toMatch(/\b61[ABD]\b|\b71B\b|\b28X\b/);
+    // Toward a place: the routes that go there, from the stop they leave from.
+    const toSquirrelHill = await call('bus_get_next_bus', { place: 'Squirrel Hill' });
+    expect(toSquirrelHill.message).toContain('69 to Squirrel Hill, first bus 5:16 AM');
+    expect(toSquirrelHill.message).not.toContain('Downtown');
   });
 
   it.each([

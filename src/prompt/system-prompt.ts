@@ -138,11 +138,13 @@ const TODAY = 'Today is ';
  * What a prompt `buildSystemPrompt` wrote says of today (its campus date, `YYYY-MM-DD`) and of the user
  * (the memory block, as recall.ts wrote it): for the offline model, which reads its prompt by rule.
  */
-export function readSystemPrompt(system: string): { date: string | null; memory: string } {
-  const date = new RegExp(`${TODAY}(\\d{4}-\\d{2}-\\d{2})`).exec(system)?.[1] ?? null;
+export function readSystemPrompt(system: string): { date: string | null; minute: number | null; memory: string } {
+  const now = new RegExp(`${TODAY}(\\d{4}-\\d{2}-\\d{2})(?: \\(\\w+\\), (\\d{2}):(\\d{2}))?`).exec(system);
+  const date = now?.[1] ?? null;
+  const minute = now?.[2] === undefined ? null : Number(now[2]) * 60 + Number(now[3]);
   const opens = system.indexOf(USER_MEMORY_OPEN);
   const closes = system.indexOf(USER_MEMORY_CLOSE, opens);
-  return { date, memory: opens < 0 || closes < 0 ? '' : system.slice(opens + USER_MEMORY_OPEN.length, closes).trim() };
+  return { date, minute, memory: opens < 0 || closes < 0 ? '' : system.slice(opens + USER_MEMORY_OPEN.length, closes).trim() };
 }
 
 /**

@@ -81,10 +81,32 @@ function retrievedAt(now: Date) {
   };
 }
 
-const NOTHING_RUNNING = 'No buses are predicted at these stops right now; service resumes around 5:00 AM.';
+/**
+ * Why nothing is predicted late at night, and what runs next (issue 78): each route the stops (or the
+ * filters) have, with its first trip by the timetable, said as scheduled, not predicted. "No buses are
+ * predicted at these stops right now. By the timetable (scheduled times, not live predictions): 61C to
+ * McKeesport via Squirrel Hill, first bus 5:10 AM (outbound, near CUC); …"
+ */
+function nothingRunning(stops: readonly BusStop[], at: Date, keep: (r: BusRoute) => boolean = () => true): string {
+  const { minute } = campusTime(at);
+  const firsts = stops.flatMap((stop) =>
+    (BUS_ROUTES.get(stop.stop_id) ?? [])
+      .filter(keep)
+      .map((r) => ({ r, stop, when: `${clock12(r.first)}${minute > r.first ? ' tomorrow' : ''}` })),
+  ).sort((a, b) => a.r.first - b.r.first);
+  if (firsts.length === 0) return 'No buses are predicted at these stops right now.';
+  const places = (r: BusRoute) => r.via.filter((v) => v !== r.destination.toLowerCase()).slice(0, 2);
+  const via = (r: BusRoute) => (places(r).length > 0 ? ` via ${places(r).map((v) => v.replace(/\b\p{L}/gu, (c) => c.toUpperCase())).join(' and ')}` : '');
+  const near = (s: BusStop) => `${s.direction}, ${s.name.replace(/^.*\((.+)\)$/, '$1')}`;
+  return (
+    'No buses are predicted at these stops right now. By the timetable (scheduled times, not live predictions), service resumes with: ' +
+    firsts.map(({ r, stop, when }) => `${r.route} to ${r.destination}${via(r)}, first bus ${when} (${near(stop)})`).join('; ') +
+    '.'
+  );
+}
 
-/** `ok` when a bus is predicted, else `empty` with why. */
-const predicted = (any: boolean) => (any ? { status: 'ok' } : { status: 'empty', message: NOTHING_RUNNING });
+/** `ok` when a bus is predicted, else `empty` with why and what runs next. */
+const predicted = (any: boolean, stops: readonly BusStop[], at: Date) => (any ? { status: 'ok' } : { status: 'empty', message: nothingRunning(stops, at) });
 
 /** Every stop's predictions at one moment, read once per call. */
 const allPredictions = (at: Date) => new Map(BUS_STOPS.map((s) => [s.stop_id, stopPredictions(s.stop_id, at)]));
@@ -101,7 +123,7 @@ export function registerBusTools(server: McpServer, now: () => Date): void {
       const at = now();
       const predictions = Object.fromEntries(allPredictions(at));
       return jsonResult({
-        ...predicted(Object.values(predictions).some((g) => g.length > 0)),
+        ...predicted(Object.values(predictions).some((g) => g.length > 0), BUS_STOPS, at),
         predictions,
         stops: Object.fromEntries(BUS_STOPS.map((s) => [s.stop_id, stopInfo(s)])),
         ...common(at),
@@ -121,7 +143,7 @@ export function registerBusTools(server: McpServer, now: () => Date): void {
       const at = now();
       const predictions = stopPredictions(stop.stop_id, at);
       return jsonResult({
-        ...predicted(predictions.length > 0),
+        ...predicted(predictions.length > 0, [stop], at),
         stop: { stop_id: stop.stop_id, ...stopInfo(stop) },
         predictions,
         ...common(at),
@@ -158,6 +180,8 @@ export function registerBusTools(server: McpServer, now: () => Date): void {
       const stops = chosen.length > 0 ? [stopOf(chosen[0]!)!] : [...BUS_STOPS];
       const at = now();
       const byStop = allPredictions(at);
+      // Late at night, the timetable's first trips of the routes these filters name.
+      const keep = (r: BusRoute) => (!route || r.route === route) && (!placeStop || r.via.includes(placeKey!) || r.destination.toLowerCase() === placeKey);
       const results = stops.map((stop) => {
         const groups = byStop.get(stop.stop_id)!;
         // Toward a place: the routes that go there, when the stop has any.
@@ -172,7 +196,7 @@ export function registerBusTools(server: McpServer, now: () => Date): void {
           status: 'no_match',
           stop: where,
           match: null,
-          message: groups.length === 0 ? NOTHING_RUNNING : `No ${route ?? 'bus'} is predicted at this stop in the next hour.`,
+          message: groups.length === 0 ? nothingRunning([stop], at, keep) : `No ${route ?? 'bus'} is predicted at this stop in the next hour.`,
           available: groups.map((g) => ({ route: g.route, destination: g.destination, minutes: g.arrivals[0]!.minutes })),
         };
       });
@@ -180,7 +204,7 @@ export function registerBusTools(server: McpServer, now: () => Date): void {
       const anyBus = [...byStop.values()].some((g) => g.length > 0);
       return jsonResult({
         status: running ? 'ok' : anyBus ? 'no_match' : 'empty',
-        ...(!running && { message: anyBus ? 'No bus matches these filters in the next hour.' : NOTHING_RUNNING }),
+        ...(!running && { message: anyBus ? 'No bus matches these filters in the next hour.' : nothingRunning(stops, at, keep) }),
         selection: explicit || byDirection ? 'single_direction' : placeStop ? 'per_destination_area' : 'per_direction',
         filters: { stop_id: stopId, route, place: placeQuery, direction },
         resolution: { place: placeQuery ? { query: placeQuery, stop_id: placeStop } : null },

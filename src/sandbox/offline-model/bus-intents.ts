@@ -20,7 +20,8 @@ export interface BusIntent {
 const BUS_WORD = /\b(bus(es)?|prt|public transit|transit|port authority)\b/i;
 const ROUTE = /\b(61|71)\s?-?([a-d])\b|\b(28)\s?-?(x)\b|\b(6[79])\b(?!\s*(?:am|pm|minutes?|mins?|units?|%))/i;
 const PLACES = /\b(squirrel hill|downtown|(?:the )?airport|oakland|(?:the )?waterfront|mckeesport|braddock hills|swissvale|monroeville)\b/i;
-const TRAVEL = /\b(get|go|going|head(?:ing)?|ride|travel|take me)\s+(?:to|toward|towards|into)\b/i;
+// "get to Squirrel Hill", and "get downtown" (an adverb: no "to").
+const TRAVEL = /\b(get|go|going|head(?:ing)?|ride|travel|take me)\s+(?:to|toward|towards|into|downtown)\b/i;
 // Riding with a CMU ID, whichever comes first in the sentence: paying, the card, free fares.
 const PASS =
   /\b(free|pay|fare|cost|pass|ride|riding)\b.*\b(id|card|cmu|student)\b|\b(id|card)\b.*\b(prt|bus)\b|\b(prt|bus)\b.*\b(id|card)\b|\b(free|pay|paying|fares?|costs?|charge|money|tickets?|cash)\b.*\b(prt|bus|transit)\b|\b(prt|bus|transit)\b.*\b(free|pay|fares?|costs?|money|tickets?|cash)\b|\brider guide\b/i;

@@ -26,6 +26,8 @@ export interface Conversation {
   history: Array<{ role: 'user' | 'assistant'; text: string }>;
   /** Today's weekday (0 = Sunday) from the system prompt's date, or null without one. */
   today: number | null;
+  /** The campus time of day in minutes after midnight, from the system prompt, or null without one. */
+  minute: number | null;
   /** Saved facts of the memory block (src/memory/recall.ts), without their markers. */
   facts: string[];
   /** The tool groups the user turned off (the system prompt's "Switched off by the user" section). */
@@ -98,10 +100,10 @@ export function readConversation(body: { messages?: unknown; tools?: unknown }):
     .slice(0, Math.max(0, lastUser))
     .filter((m) => (m.role === 'user' || m.role === 'assistant') && textOf(m.content).trim())
     .map((m) => ({ role: m.role as 'user' | 'assistant', text: textOf(m.content).trim() }));
-  const { date, memory } = readSystemPrompt(system);
+  const { date, minute, memory } = readSystemPrompt(system);
   // A move told in the question itself is where the user lives now, before any saved home.
   const moved = movedTo(question);
   const facts = [...(moved ? [`Lives in ${moved}`] : []), ...readRecallBlock(memory)];
   const today = date ? new Date(`${date}T12:00:00Z`).getUTCDay() : null;
-  return { question, offered, done, history, today, facts, switchedOff: switchedOffIn(system) };
+  return { question, offered, done, history, today, minute, facts, switchedOff: switchedOffIn(system) };
 }

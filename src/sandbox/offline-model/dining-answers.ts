@@ -11,6 +11,7 @@ import { readDiningDetail, readDiningList, type DiningEntry } from '../campus/di
 import { DAY_NAMES, clock12, hoursOnDay } from '../campus/dining-hours.js';
 import { diningBuilding, diningList, dietOf, failed, mapShown, outcome, placeHit, walkMetres } from './tool-readings.js';
 import { UNKNOWN_HOME, WALK_METRES_PER_MINUTE, notLookedUp } from './answer-parts.js';
+import { opensNextLine } from './opens-next.js';
 
 /** Does this place suit the diet ("vegetarian" is also served by vegan dishes)? */
 function suits(entry: DiningEntry, diet: string): boolean {
@@ -70,7 +71,8 @@ export function eatsAnswer(intent: EatsIntent, conv: Conversation): string {
   const byCuisine = list.name === 'eats_get_locations_by_cuisine';
   const byDiet = byCuisine && diet !== null && list.arguments.cuisine_query === diet && (intent.diet || intent.cuisine === diet);
   const cuisine = byDiet ? diet : intent.cuisine;
-  let entries = readDiningList(result.result);
+  const listed = readDiningList(result.result);
+  let entries = listed;
   // Narrowing: a cuisine at a moment keeps what both lists name; a day keeps what opens that day.
   if (byCuisine && intent.at) {
     const openThen = diningList(conv, 'eats_get_locations_open_at_time', { ...intent.at });
@@ -88,10 +90,16 @@ export function eatsAnswer(intent: EatsIntent, conv: Conversation): string {
   const when = intent.at ? `${moment(intent.at)}${intent.asked ? ` (${intent.asked})` : ''}` : intent.day !== null ? `on ${DAY_NAMES[intent.day]}` : byCuisine && !intent.now ? '' : 'right now';
   const what = cuisine ? `${capital(cuisine)}${intent.only ? ` with ${intent.only} options` : ''}` : '';
   if (entries.length === 0) {
+    // Open now, and nothing is: what opens next, and when, by the campus clock (issue 78).
+    const now = conv.minute === null ? '' : ` (${clock12(conv.minute)} campus time)`;
     if (!cuisine && !intent.at && intent.day === null) {
-      return [...lead, "Nothing on campus is open right now (campus time). Scotty's Market and the late-night spots open again later."].join('\n');
+      const next = opensNextLine(diningList(conv, 'eats_get_all_dining_locations') ?? [], conv.today, conv.minute);
+      return [...lead, `Nothing on campus is open right now${now}.`, ...(next ? ['', next] : [])].join('\n');
     }
-    if (cuisine) return [...lead, `I didn't find a dining location on campus for "${what.toLowerCase()}"${when ? ` open ${when}` : ''}.`].join('\n');
+    if (cuisine) {
+      const next = intent.now || when === 'right now' ? opensNextLine(listed, conv.today, conv.minute) : null;
+      return [...lead, `I didn't find a dining location on campus for "${what.toLowerCase()}"${when ? ` open ${when}` : ''}${when === 'right now' ? now : ''}.`, ...(next ? ['', next] : [])].join('\n');
+    }
     return [...lead, `Nothing on campus is open ${when}.`].join('\n');
   }
 

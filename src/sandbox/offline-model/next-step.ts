@@ -106,7 +106,9 @@ function wantedCalls(intent: Intent, conv: Conversation): PlannedCall[] {
       const list = eatsListCall(intent, conv);
       // A cuisine at a moment: both lists, and the answer keeps what is in both.
       const moment = list.name === 'eats_get_locations_by_cuisine' && intent.at ? [call('eats_get_locations_open_at_time', { ...intent.at })] : [];
-      return [list, ...moment, ...(intent.near ? nearCalls(intent, list, conv) : [])];
+      // Nothing open now: every place's week, to say what opens next (issue 78).
+      const closed = list.name === 'eats_get_locations_open_now' && diningList(conv, list.name, list.arguments)?.length === 0;
+      return [list, ...moment, ...(closed ? [call('eats_get_all_dining_locations')] : []), ...(intent.near ? nearCalls(intent, list, conv) : [])];
     }
     case 'dining-in': {
       const place = resolvePlace(intent.place, conv);
