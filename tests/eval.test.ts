@@ -61,7 +61,7 @@ describe('npm run eval with no configuration (offline model, sandbox tools)', ()
     expect(model.claimsChecked).toBeGreaterThan(50);
     expect(model.claimsUnverified).toBe(0);
     expect(model.claimsMisbound).toBe(0);
-    expect(run.stdout).toMatch(/\| 0\.00 \(0 of \d+ checked, 0 misbound\) \|/);
+    expect(run.stdout).toMatch(/\| 0\.00 \(0 of \d+ checked, 0 misbound, \d+ ambiguous\) \|/);
     const claimChecks = model.cases.flatMap((c: any) => c.checks.filter((r: any) => r.name.startsWith('claims_true')));
     expect(claimChecks.length).toBeGreaterThanOrEqual(5);
     for (const r of claimChecks) expect(r.pass, JSON.stringify(r)).toBe(true);
@@ -175,7 +175,7 @@ describe('npm run eval against a gateway, two models', () => {
     const [model] = JSON.parse(readFileSync(file, 'utf8')).models;
     expect(model.claimsMisbound).toBeGreaterThan(0);
     expect(model.claimsUnverified).toBeGreaterThanOrEqual(model.claimsMisbound);
-    expect(run.stdout).toContain(`${model.claimsMisbound} misbound) |`);
+    expect(run.stdout).toContain(`${model.claimsMisbound} misbound, ${model.claimsAmbiguous} ambiguous) |`);
   }, 60_000);
 
   it('ranks the model that looks things up above the one that does not, with tokens and cost per model', async () => {

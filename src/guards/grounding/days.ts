@@ -125,6 +125,8 @@ const PAREN_OPEN = /^[\s*_]*\(\s*$/;
 const PAREN_CLOSE = /^\s*\)/;
 /** Between the days and a range later in the same clause: "Monday: ", " through Saturday from ", " it opens at ". */
 const LEADS = /^[^\d;.|!?]{0,40}$/;
+/** A sentence's end or a line break: days before it are another sentence's. */
+const SENTENCE_BREAK = /[.!?]\s|\n/;
 /** Between a table row's day cell and its hours cell: "| Monday | 9–5 |". */
 const CELL = /^[\s*_]*\|[\s*_]*$/;
 /** Between a range and the days right after it: " ", ", ", " for ". */
@@ -142,6 +144,8 @@ interface Binding {
   strength: 1 | 2 | 3 | 4;
   /** The day expression, when it follows the range (the range's own days, as "9-5 Monday to Thursday" has them). */
   after?: DaySpan;
+  /** Where the text between the days and the range begins, for a binding by the last days before it (strength 1). */
+  from?: number;
 }
 
 /**
@@ -158,7 +162,7 @@ function bindRange(text: string, days: readonly DaySpan[], r: Ranged, taken: Rea
   if (prev && (LEADS.test(text.slice(prev.end, r.start)) || CELL.test(text.slice(prev.end, r.start)))) return { days: prev.days, strength: 3 };
   if (next && TRAILS.test(text.slice(r.end, next.start))) return { days: next.days, strength: 2, after: next };
   // A day later in the text, after a clause break, is another clause's; one before still frames it.
-  return prev ? { days: prev.days, strength: 1 } : null;
+  return prev ? { days: prev.days, strength: 1, from: prev.end } : null;
 }
 
 /** A time of the text: its span and its range (the ends of "9 AM - 5 PM" share one). */
@@ -179,8 +183,10 @@ export function bindTimes(text: string, times: readonly TimeSpan[], today: numbe
 export interface TimeBinding {
   days: number[] | null;
   /**
-   * Bound by the last days named before it, past a clause break ("Monday it opens at 9; closes at 5"): a
-   * structure the reader does not understand, so a value its place holds on some day is kept (issue 73).
+   * Bound only by days named in an earlier sentence or line ("… every day. Most days it closes at 5
+   * PM."): a structure the reader does not understand, so a value its place holds on some day is kept
+   * (issue 73). Days before it in its own sentence ("On Saturday it opens at 11 and closes at 3") frame
+   * it firmly, however many clauses lie between.
    */
   loose: boolean;
 }
@@ -207,7 +213,8 @@ export function readBindings(text: string, times: readonly TimeSpan[], today: nu
     const range = byGroup.get(t.group) ?? null;
     return [own, range].filter((b): b is Binding => b !== null).sort((a, b) => b.strength - a.strength)[0];
   });
-  return overridden(text, times, best.map((b) => b?.days ?? null)).map((d, i) => (varying.has(i) ? { days: [], loose: false } : { days: d, loose: best[i]?.strength === 1 }));
+  const loose = (i: number) => best[i]?.strength === 1 && SENTENCE_BREAK.test(text.slice(best[i]!.from, times[i]!.start));
+  return overridden(text, times, best.map((b) => b?.days ?? null)).map((d, i) => (varying.has(i) ? { days: [], loose: false } : { days: d, loose: loose(i) }));
 }
 
 /** Before a time that opens: "opens at", "from", "starting". */
