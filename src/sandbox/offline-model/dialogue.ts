@@ -60,12 +60,49 @@ const HOME_WORDS = new RegExp(`\\b(?:${HOME_PHRASE})\\b`, 'i');
 /** Where the saved facts say the user lives (facts are in the one wording of fact-wording.ts), or null. */
 export const homeOf = (facts: readonly string[]): string | null => facts.map(livesIn).find(Boolean) ?? null;
 
-/** A question with its references resolved against the messages before it (oldest first). */
-export function resolveReferences(question: string, before: readonly string[], facts: readonly string[]): string {
+/** "the first of those", "the second one", "the last course": an item of the previous answer, by its place. */
+const ORDINAL = /\bthe (first|second|third|last) (?:one|of (?:those|them|these)|(?:course|class|place|building|option|prereq(?:uisite)?)s?)\b/i;
+const POSITION: Record<string, number> = { first: 0, second: 1, third: 2, last: -1 };
+/** "does that count?", "is that enough?": whether what the student has is enough for the course the answer was about. */
+const COUNTS = /\b(?:does (?:that|it|this) count|is (?:that|it|this) enough|would (?:that|it|this) (?:work|do|count)|(?:am i|is that) (?:good|ok(?:ay)?|fine))\b/i;
+
+/**
+ * The items of the last answer (issue 78, item 4): the courses, places and dining places it names, in
+ * its order, without the subject the question before it asked about ("the prerequisites of 15-150 are
+ * 15-112 and 21-127": 15-112 and 21-127). `roles` tells the answers from the questions.
+ */
+function lastAnswerItems(before: readonly string[], roles: readonly ('user' | 'assistant')[]): { items: Entity[]; subject: Entity | undefined } {
+  const at = roles.lastIndexOf('assistant');
+  if (at < 0 || before.length !== roles.length) return { items: [], subject: undefined };
+  const asked = at > 0 && roles[at - 1] === 'user' ? mentions(before[at - 1]!).map((m) => m.entity) : [];
+  const answer = before[at]!;
+  const items: Entity[] = [];
+  for (const { entity } of mentions(answer)) {
+    // A course by its number (a cross-listed twin shares the asked course's title), never twice.
+    if (asked.includes(entity) || items.includes(entity) || (entity.kind === 'course' && !answer.includes(entity.name))) continue;
+    items.push(entity);
+  }
+  // The list is of one kind, the first item's ("The Exchange: Posner Hall …": the dining places, not their buildings).
+  return { items: items.filter((e) => e.kind === items[0]?.kind), subject: asked[0] };
+}
+
+/** A question with its references resolved against the messages before it (oldest first); `roles`, when given, are theirs. */
+export function resolveReferences(question: string, before: readonly string[], facts: readonly string[], roles: readonly ('user' | 'assistant')[] = []): string {
   if (/\b(remember|forget)\b/i.test(question)) return question; // a statement to save is kept as said
   if (selfQuestionOf(question)) return question; // "what's my dorm?" asks what is saved, not about the place
   const home = homeOf(facts);
   let q = home ? question.replace(HOME_WORDS, home) : question;
+  const ordinal = ORDINAL.exec(q);
+  if (ordinal) {
+    const { items, subject } = lastAnswerItems(before, roles);
+    const item = items.at(POSITION[ordinal[1]!.toLowerCase()]!);
+    if (item) {
+      q = q.replace(ORDINAL, item.name);
+      // "I only took the first of those, does that count?": can I take the course the answer was about?
+      if (subject?.kind === 'course' && item.kind === 'course') q = q.replace(COUNTS, `can I take ${subject.name}`);
+      return q;
+    }
+  }
   const pointing = POINTING.exec(q);
   // The pointing phrase's own noun decides ("that building"), then what the question asks about.
   const noun = /\b(?:that|this|the same) (building|hall|course|class)\b/i.exec(q)?.[1]?.toLowerCase();
@@ -91,7 +128,8 @@ export function resolveReferences(question: string, before: readonly string[], f
 /** The conversation's questions with their references resolved: the question, and the earlier ones. */
 export function understand(conv: Pick<Conversation, 'question' | 'history' | 'facts'>): { question: string; earlier: string[] } {
   const users = conv.history.flatMap((m, i) => (m.role === 'user' ? [i] : []));
-  const resolve = (text: string, upTo: number) => resolveReferences(text, conv.history.slice(0, upTo).map((m) => m.text), conv.facts);
+  const resolve = (text: string, upTo: number) =>
+    resolveReferences(text, conv.history.slice(0, upTo).map((m) => m.text), conv.facts, conv.history.slice(0, upTo).map((m) => m.role));
   return {
     question: resolve(conv.question, conv.history.length),
     earlier: users.map((i) => resolve(conv.history[i]!.text, i)),
