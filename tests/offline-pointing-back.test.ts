@@ -45,7 +45,7 @@ describe('follow-ups that point back at the last answer (issue 78, item 4)', () 
     });
 
     it(`${route}: "when does the first one close?" after a list of places is the first place listed`, async () => {
-      const [list, hours] = await converse(route, ['where can I get coffee?', 'when does the first one close?']);
+      const [list, hours] = (await converse(route, ['where can I get coffee?', 'when does the first one close?'])) as [string, string];
       const first = /^- \*\*([^*]+)\*\*/m.exec(list)![1]!;
       expect(hours.startsWith(`**${first}**`)).toBe(true);
     });

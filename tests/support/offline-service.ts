@@ -20,6 +20,14 @@ import { collectSseEvents } from './sse.js';
 /** Wednesday 12:30 in Pittsburgh: the clock the offline suites are written against. */
 export const WEDNESDAY_LUNCH = new Date('2026-11-18T17:30:00Z');
 
+/** The campus clocks the zero-config suite runs at (issue 78): a weekday noon and evening, the middle of the night, a Sunday. */
+export const SUITE_CLOCKS: ReadonlyArray<{ label: string; now: Date }> = [
+  { label: 'Wednesday 12:30', now: WEDNESDAY_LUNCH },
+  { label: 'Wednesday 19:30', now: new Date('2026-11-19T00:30:00Z') },
+  { label: 'Sunday 01:20', now: new Date('2026-11-22T06:20:00Z') },
+  { label: 'Sunday 14:00', now: new Date('2026-11-22T19:00:00Z') },
+];
+
 export interface OfflineService {
   base: string;
   store: MemoryStore;
