@@ -1,7 +1,8 @@
 /**
  * Issue 78, item 1: useful at any hour. Through the zero-config service (offline model, sandbox tools
  * over MCP, the campus clock fixed) on both chat routes: at night an "open now" question that finds
- * nothing says what opens next, where and when; a bus question with no prediction names the routes that
+ * nothing says what opens next, where and when, and the nearest such place to a place the question
+ * names; a bus question with no prediction names the routes that
  * go where the student asked and each one's first trip by the timetable, said as scheduled, not
  * predicted. Every time such an answer states comes from the tools: grounding marks nothing.
  */
@@ -75,6 +76,14 @@ describe('at 3:30 AM on a Monday, with nothing open', () => {
       expect(next.split('; ')).toHaveLength(3);
       expect(next).toMatch(/^\*\*[^*]+\*\* at 7:00 AM today \(Monday\)/);
       expect(a.unverified).toBe(0);
+    });
+
+    it(`${route}: near a place, the nearest that opens next, by the walk`, async () => {
+      const coffee = await offline.ask(route, { q: 'coffee near Gates right now?' });
+      expect(coffee.text).toContain('Nearest to Gates & Hillman Centers: **Gates Café** (a 1-minute walk), at 8:00 AM today (Monday).');
+      const food = await offline.ask(route, { q: 'anything open near Wean Hall now?' });
+      expect(food.text).toContain('Nearest to Wean Hall: **Wean Coffee Bar** (a 1-minute walk), at 7:00 AM today (Monday).');
+      expect(coffee.unverified + food.unverified).toBe(0);
     });
   }
 });

@@ -11,7 +11,7 @@ import { readDiningDetail, readDiningList, type DiningEntry } from '../campus/di
 import { DAY_NAMES, clock12, hoursOnDay } from '../campus/dining-hours.js';
 import { diningBuilding, diningList, dietOf, failed, mapShown, outcome, placeHit, walkMetres } from './tool-readings.js';
 import { UNKNOWN_HOME, WALK_METRES_PER_MINUTE, notLookedUp } from './answer-parts.js';
-import { opensNextLine } from './opens-next.js';
+import { nearestOpensLine, opensNextLine } from './opens-next.js';
 
 /** Does this place suit the diet ("vegetarian" is also served by vegan dishes)? */
 function suits(entry: DiningEntry, diet: string): boolean {
@@ -92,13 +92,19 @@ export function eatsAnswer(intent: EatsIntent, conv: Conversation): string {
   if (entries.length === 0) {
     // Open now, and nothing is: what opens next, and when, by the campus clock (issue 78).
     const now = conv.minute === null ? '' : ` (${clock12(conv.minute)} campus time)`;
+    // Near a place: the nearest that opens next, by the walk the tools gave.
+    const walks = walksFrom(intent, conv);
+    const opening = (places: readonly DiningEntry[]) => {
+      const next = opensNextLine(places, conv.today, conv.minute);
+      const nearest = walks.label ? nearestOpensLine(places, conv.today, conv.minute, walks.label, walks.metres, WALK_METRES_PER_MINUTE) : null;
+      return [...(nearest ? ['', nearest] : []), ...(next ? ['', next] : [])];
+    };
     if (!cuisine && !intent.at && intent.day === null) {
-      const next = opensNextLine(diningList(conv, 'eats_get_all_dining_locations') ?? [], conv.today, conv.minute);
-      return [...lead, `Nothing on campus is open right now${now}.`, ...(next ? ['', next] : [])].join('\n');
+      return [...lead, `Nothing on campus is open right now${now}.`, ...opening(diningList(conv, 'eats_get_all_dining_locations') ?? [])].join('\n');
     }
     if (cuisine) {
-      const next = intent.now || when === 'right now' ? opensNextLine(listed, conv.today, conv.minute) : null;
-      return [...lead, `I didn't find a dining location on campus for "${what.toLowerCase()}"${when ? ` open ${when}` : ''}${when === 'right now' ? now : ''}.`, ...(next ? ['', next] : [])].join('\n');
+      const next = intent.now || when === 'right now' ? opening(listed) : [];
+      return [...lead, `I didn't find a dining location on campus for "${what.toLowerCase()}"${when ? ` open ${when}` : ''}${when === 'right now' ? now : ''}.`, ...next].join('\n');
     }
     return [...lead, `Nothing on campus is open ${when}.`].join('\n');
   }

@@ -58,7 +58,9 @@ function nearCalls(intent: EatsIntent, list: PlannedCall, conv: Conversation): P
   if (!from) return [];
   const origin = resolvePlace(from, conv);
   if ('search' in origin) return [origin.search];
-  const entries = diningList(conv, list.name, list.arguments);
+  // Nothing open now: the walk to every place, to name the nearest that opens next (issue 78).
+  const listed = diningList(conv, list.name, list.arguments);
+  const entries = list.name === 'eats_get_locations_open_now' && listed?.length === 0 ? diningList(conv, 'eats_get_all_dining_locations') : listed;
   if (!origin.code || !entries) return [];
   const buildings = [...new Set(entries.map((e) => diningBuilding(e.location)))].map((b) => resolvePlace(b, conv));
   const searches = buildings.flatMap((b) => ('search' in b ? [b.search] : []));

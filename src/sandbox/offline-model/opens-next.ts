@@ -34,6 +34,22 @@ export function nextOpenings(entries: readonly DiningEntry[], today: number, min
     .sort((a, b) => (a.when === b.when ? a.minute - b.minute : a.when === 'today' ? -1 : 1));
 }
 
+/**
+ * The nearest place that opens today or tomorrow, by the walk `metres` gives (null: not known), said as
+ * "Nearest to Gates Hillman Center: **Wean Coffee Bar** (a 4-minute walk), at 7:00 AM today (Monday)."; null when
+ * no walk is known.
+ */
+export function nearestOpensLine(entries: readonly DiningEntry[], today: number | null, minute: number | null, from: string, metres: (e: DiningEntry) => number | null, perMinute: number): string | null {
+  if (today === null || minute === null) return null;
+  const walked = nextOpenings(entries, today, minute)
+    .map((n) => ({ n, m: metres(n.entry) }))
+    .filter((x): x is { n: NextOpening; m: number } => x.m !== null)
+    .sort((a, b) => a.m - b.m)[0];
+  if (!walked) return null;
+  const walk = Math.max(1, Math.round(walked.m / perMinute));
+  return `Nearest to ${from}: **${walked.n.entry.name}** (a ${walk}-minute walk), at ${clock12(walked.n.minute)} ${walked.n.when} (${DAY_NAMES[walked.n.day]}).`;
+}
+
 /** "Next to open: **Tazza D'Oro** at 7:30 AM today (Sunday), in Gates Hillman Center; …", the first three; null when none opens today or tomorrow. */
 export function opensNextLine(entries: readonly DiningEntry[], today: number | null, minute: number | null): string | null {
   if (today === null || minute === null) return null;
