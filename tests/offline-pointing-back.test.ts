@@ -1,6 +1,6 @@
 /**
  * Issue 78, item 4: follow-ups that point at the previous answer's items ("the first of those", "the
- * second one", "the last course") resolve against the courses or places that answer listed, in its
+ * second one", "the last course", "all of those") resolve against the courses or places that answer listed, in its
  * order, leaving out the subject the question before it asked about; "does that count?" after such a
  * reference asks whether what the student has is enough for that subject. Through the zero-config
  * service (offline model, sandbox tools over MCP) on both chat routes, with the chat's history as the
@@ -36,6 +36,13 @@ describe('follow-ups that point back at the last answer (issue 78, item 4)', () 
       expect(counts).toMatch(/^\*\*No\*\*, not yet: \*\*15-150 Principles of Functional Programming\*\* also needs one of 21-127 or 15-151/);
       expect(counts).toContain('you named **15-112**');
       expect(second).toMatch(/^### 21-127 Concepts of Mathematics/);
+    });
+
+    it(`${route}: "I took all of those, can I take it?" names every prerequisite listed, not the courses it leads to`, async () => {
+      const [, counts] = await converse(route, ['what are the prereqs for 15-150?', 'I took all of those, can I take it?']);
+      expect(counts).toMatch(/^\*\*Yes\*\*/);
+      expect(counts).toContain('15-150 Principles of Functional Programming');
+      expect(counts).not.toMatch(/you named[^)]*15-210/);
     });
 
     it(`${route}: "who teaches the first one?" is the first course listed, not the one asked about or its cross-listed twin`, async () => {

@@ -63,6 +63,8 @@ export const homeOf = (facts: readonly string[]): string | null => facts.map(liv
 /** "the first of those", "the second one", "the last course": an item of the previous answer, by its place. */
 const ORDINAL = /\bthe (first|second|third|last) (?:one|of (?:those|them|these)|(?:course|class|place|building|option|prereq(?:uisite)?)s?)\b/i;
 const POSITION: Record<string, number> = { first: 0, second: 1, third: 2, last: -1 };
+/** "all of those", "both of them", "those courses": every item of the previous answer. */
+const ALL_OF_THOSE = /\b(?:all|both|each) (?:of )?(?:those|them|these)\b|\b(?:those|these) (?:courses|classes|places|prereq(?:uisite)?s)\b/i;
 /** "does that count?", "is that enough?": whether what the student has is enough for the course the answer was about. */
 const COUNTS = /\b(?:does (?:that|it|this) count|is (?:that|it|this) enough|would (?:that|it|this) (?:work|do|count)|(?:am i|is that) (?:good|ok(?:ay)?|fine))\b/i;
 
@@ -75,7 +77,8 @@ function lastAnswerItems(before: readonly string[], roles: readonly ('user' | 'a
   const at = roles.lastIndexOf('assistant');
   if (at < 0 || before.length !== roles.length) return { items: [], subject: undefined };
   const asked = at > 0 && roles[at - 1] === 'user' ? mentions(before[at - 1]!).map((m) => m.entity) : [];
-  const answer = before[at]!;
+  // A course card's list is its prerequisites ("Leads to: …" names courses too, not the ones meant).
+  const answer = /^- \*\*Prerequisites:\*\* (.+)$/m.exec(before[at]!)?.[1] ?? before[at]!;
   const items: Entity[] = [];
   for (const { entity } of mentions(answer)) {
     // A course by its number (a cross-listed twin shares the asked course's title), never twice.
@@ -93,13 +96,16 @@ export function resolveReferences(question: string, before: readonly string[], f
   const home = homeOf(facts);
   let q = home ? question.replace(HOME_WORDS, home) : question;
   const ordinal = ORDINAL.exec(q);
-  if (ordinal) {
+  const all = ordinal ? null : ALL_OF_THOSE.exec(q);
+  if (ordinal || all) {
     const { items, subject } = lastAnswerItems(before, roles);
-    const item = items.at(POSITION[ordinal[1]!.toLowerCase()]!);
-    if (item) {
-      q = q.replace(ORDINAL, item.name);
-      // "I only took the first of those, does that count?": can I take the course the answer was about?
-      if (subject?.kind === 'course' && item.kind === 'course') q = q.replace(COUNTS, `can I take ${subject.name}`);
+    const picked = ordinal ? items.slice(POSITION[ordinal[1]!.toLowerCase()]!).slice(0, 1) : items;
+    if (picked.length > 0) {
+      const names = picked.map((e) => e.name);
+      q = q.replace(ordinal ? ORDINAL : ALL_OF_THOSE, names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0]!);
+      // "I only took the first of those, does that count?", "I took both of those, can I take it?": can I
+      // take the course the answer was about?
+      if (subject?.kind === 'course' && picked[0]!.kind === 'course') q = q.replace(COUNTS, `can I take ${subject.name}`).replace(/\btake (?:it|that)\b/i, `take ${subject.name}`);
       return q;
     }
   }
