@@ -46,6 +46,15 @@ describe('at 1:20 AM on a Sunday', () => {
       expect(a.unverified).toBe(0);
     });
 
+    it(`${route}: "when does the first one leave?" after that list is its first route (issue 78, item 4)`, async () => {
+      const list = await offline.ask(route, { q: 'which buses go to Squirrel Hill from campus?' });
+      const first = /service resumes with: (\w+) to /.exec(list.text)![1]!;
+      const a = await offline.ask(route, { q: 'when does the first one leave?', history: ['which buses go to Squirrel Hill from campus?', list.text] });
+      expect(a.text).toContain(`${first} to McKeesport via Squirrel Hill, first bus 5:02 AM`);
+      expect(a.text).not.toMatch(/\b61[ABD]\b|\b69\b/);
+      expect(a.unverified).toBe(0);
+    });
+
     it(`${route}: "how do I get downtown tonight?" is a bus question, answered with the routes downtown`, async () => {
       const a = await offline.ask(route, { q: 'how do I get downtown tonight?' });
       expect(a.text).toMatch(/61A to Downtown via Oakland, first bus 5:03 AM \(inbound, near Tepper Quad\)/);

@@ -10,11 +10,12 @@ import { SANDBOX_BUILDINGS } from '../campus/data/buildings.js';
 import { selfQuestionOf } from './self-questions.js';
 import { SANDBOX_COURSES } from '../campus/data/courses.js';
 import { SANDBOX_DINING } from '../campus/data/dining.js';
+import { BUS_ROUTES } from '../campus/data/bus.js';
 import { livesIn } from '../../memory/fact-wording.js';
 import type { Conversation } from './conversation.js';
 import { HOME_PHRASE } from './place-names.js';
 
-type EntityKind = 'course' | 'place' | 'dining';
+type EntityKind = 'course' | 'place' | 'dining' | 'route';
 
 interface Entity {
   kind: EntityKind;
@@ -32,6 +33,12 @@ const escape = (s: string) => fold(s).replace(/[.*+?^${}()|[\]\\]/g, '\\$&').rep
 const LEXICON: Entity[] = [
   ...SANDBOX_COURSES.map((c) => ({ kind: 'course' as const, name: c.courseID, said: new RegExp(`\\b${c.courseID.replace('-', '-?')}\\b|\\b${escape(c.name)}\\b`, 'i') })),
   ...SANDBOX_DINING.map((d) => ({ kind: 'dining' as const, name: d.name, said: new RegExp(`(?:^|\\W)${escape(d.name)}(?=\\W|$)`, 'i') })),
+  // A bus route by its id ("61C"); a route of digits only where a list names it ("69 to Squirrel Hill").
+  ...[...new Set([...BUS_ROUTES.values()].flatMap((routes) => routes.map((r) => r.route)))].map((route) => ({
+    kind: 'route' as const,
+    name: route,
+    said: /\D$/.test(route) ? new RegExp(`\\b${route}\\b`) : new RegExp(`\\b${route}(?= to )`),
+  })),
   ...SANDBOX_BUILDINGS.filter((b) => !/^\d/.test(b.name)).map((b) => ({
     kind: 'place' as const,
     name: b.name,
