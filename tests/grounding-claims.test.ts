@@ -50,6 +50,19 @@ describe('claims: clock times', () => {
     expect(read('Open 10:30 to 11 PM.').map((c) => c.keys)).toEqual([['time:1350'], ['time:1380']]);
   });
 
+  it('holds a lettered two-digit room the tools gave, and not another (issue 73, item 5)', () => {
+    const tool = JSON.stringify({ courseID: '36-200', meeting: 'TR 09:30-10:50 BH A51' });
+    expect(holds('It meets in BH A51.', tool, true)).toEqual([true]);
+    expect(holds('It meets in BH A15.', tool, true)).toEqual([false]);
+  });
+
+  it('reads a room after a name two buildings share as a room of either (issue 73, item 5)', () => {
+    expect(read('The workshop is in Posner 125.').map((c) => c.keys)).toEqual([['room:PC:125', 'room:POS:125']]);
+    const tool = JSON.stringify({ courseID: '70-122', meeting: 'TR 08:00-09:20 POS 125' });
+    expect(holds('The workshop is in Posner 125.', tool, true)).toEqual([true]);
+    expect(holds('The workshop is in Posner 152.', tool, true)).toEqual([false]);
+  });
+
   it('holds the honest reading of a 24-hour tool range and marks the other half of the day', () => {
     const tool = JSON.stringify({ name: 'Tazza', hours: { Monday: '10:00 - 23:00', Friday: '11:30 - 02:00' } });
     expect(holds('Tazza opens at 10 AM and closes at 11 PM.', tool, true)).toEqual([true, true]);
@@ -79,6 +92,9 @@ describe('claims: the other classes', () => {
     ['in Wean 5403 today', 'room', 'room:WEH:5403'],
     ['in DH 2315 today', 'room', 'room:DH:2315'],
     ['in room 4401 today', 'room', 'room:*:4401'],
+    // A lettered room with two digits (issue 73, item 5): Baker Hall's and Porter Hall's lower floors.
+    ['in BH A15 today', 'room', 'room:BH:A15'],
+    ['in PH A18A today', 'room', 'room:PH:A18A'],
     ['on the 5th floor', 'floor', 'floor:5'],
     ['on level 5', 'floor', 'floor:5'],
     ['call 412-268-2922 now', 'phone', 'phone:4122682922'],

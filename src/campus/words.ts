@@ -45,6 +45,7 @@ export function phraseKey(text: string): string {
 
 /** A room number as written after a building: "4301", "5310", "4401A", "A12" is not one (too ambiguous). */
 export function isRoomNumber(word: string): boolean {
-  // "4401", "136A", and a letter before the number ("A104", Hamerschlag Hall's lettered rooms).
-  return /^(?:\d{3,4}[a-z]?|[a-z]\d{3,4})$/i.test(word);
+  // "4401", "136A", and a letter before the number ("A104", Hamerschlag Hall's lettered rooms; "A15",
+  // "A18A": Baker and Porter Halls' lower floors, issue 73).
+  return /^(?:\d{3,4}[a-z]?|[a-z]\d{2,4}[a-z]?)$/i.test(word);
 }

@@ -84,8 +84,25 @@ const ROUTE_WORD = /\b(?:route|bus)\s+([1-9]\d?[A-DX]?)\b(?![\d:.,/-])|(?<![\w.$
 const YEAR = /(?<![\w$.,:/-])(19\d{2}|20\d{2})(?!\d|[.,]\d|-\d)/g;
 // A number shaped like a room ("4401", "136A"), not a piece of a phone number or a course number: the
 // catalog is asked for buildings only when one is there.
-const ROOM_NUMBER = /(?<![\d.,:/-])\d{3,4}[A-Za-z]?(?![\d.,:/-]\d|\d)/;
+const ROOM_NUMBER = /(?<![\d.,:/-])\d{3,4}[A-Za-z]?(?![\d.,:/-]\d|\d)|\b[A-Z]\d{2}[A-Za-z]?\b/;
 const DISTANCE_AFTER = /^\s*(?:m|km|ft|feet|meters?|metres?|miles?|yards?|mi)\b/i;
+/** A capitalised word and a room number after it ("Posner 125"). */
+const SHARED_NAME_ROOM = /\b([A-Z][a-z]{2,})[ \t]+(\d{3,4}[A-Za-z]?|[A-Z]\d{2,4}[A-Za-z]?)\b(?![\d.,:/-]\d)/g;
+const sharedCache = new WeakMap<Catalog, Map<string, string[]>>();
+/** The first words of two or more buildings' names ("posner": PC and POS), with their codes; a catalog's, computed once. */
+function sharedFirstWords(catalog: Catalog): Map<string, string[]> {
+  let shared = sharedCache.get(catalog);
+  if (!shared) {
+    const byWord = new Map<string, string[]>();
+    for (const b of catalog.list()) {
+      const first = b.name.split(/\s+/)[0]!.toLowerCase();
+      byWord.set(first, [...(byWord.get(first) ?? []), b.code.toUpperCase()]);
+    }
+    shared = new Map([...byWord].filter(([, codes]) => codes.length > 1));
+    sharedCache.set(catalog, shared);
+  }
+  return shared;
+}
 const ZIP_BEFORE = /(?:\bPA|Pennsylvania)\s*$/;
 // A sentence about buses (a route id in it counts too). Not "next" or "stop" alone: "Next, walk to Forbes
 // (about 3 minutes)" is a walk, and a walk time is no claim.
@@ -206,6 +223,19 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
       if (!free(s, mention.end)) continue;
       add('room', s, mention.end, [`room:${mention.building.code.toUpperCase()}:${mention.room.toUpperCase()}`]);
       take(s, mention.end);
+    }
+  }
+  // A room after a name two buildings begin with ("Posner 125": Posner Hall or Posner Center, issue 73):
+  // a room of either (the catalog's alias index drops a name that points at two).
+  if (ROOM_NUMBER.test(text)) {
+    const shared = sharedFirstWords(options.catalog);
+    for (const m of text.matchAll(SHARED_NAME_ROOM)) {
+      const codes = shared.get(m[1]!.toLowerCase());
+      const s = m.index! + m[0].length - m[2]!.length;
+      const e = m.index! + m[0].length;
+      if (!codes || !free(s, e) || DISTANCE_AFTER.test(text.slice(e, e + 12))) continue;
+      add('room', s, e, codes.map((code) => `room:${code}:${m[2]!.toUpperCase()}`));
+      take(s, e);
     }
   }
   each(ROOM_WORD, (m, s, e) => {
