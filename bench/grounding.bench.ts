@@ -23,7 +23,7 @@ import { parseConfig } from '../src/config.js';
 import { loadCatalog } from '../src/campus/catalog.js';
 import { NO_MAP } from '../src/campus/cmu-maps.js';
 import { createAnswerStream } from '../src/guards/answer-stream.js';
-import { CLAIM_CLASSES, createEvidence, createGroundingStream, readDays, type ClaimClass, type GroundingStream } from '../src/guards/grounding/index.js';
+import { CLAIM_CLASSES, createEvidence, createTurnGrounding, type ClaimClass, type GroundingStream } from '../src/guards/grounding/index.js';
 import type { TurnEvent } from '../src/pipeline/events.js';
 import { leakPolicyFromConfig } from '../src/security/leak-policy.js';
 import { noTelemetry } from '../src/telemetry/telemetry.js';
@@ -134,7 +134,7 @@ for (const a of STYLED_ANSWERS) {
     const evidence = createEvidence(CATALOG, () => 3);
     evidence.addQuestion('what are the hours?');
     evidence.addToolResult(RECORDS[a.record]);
-    const g = createGroundingStream({ catalog: CATALOG, evidence, today: 3, askedDays: readDays('what are the hours?', 3).length > 0 ? [3] : null });
+    const g = createTurnGrounding({ catalog: CATALOG, evidence, today: 3, question: 'what are the hours?' });
     let text = '';
     for (const e of randomChunks(a.text)) if (e.type === 'text') text += g.push(e.text);
     text += g.flush();
@@ -184,7 +184,7 @@ const grounded = (c: GroundingCase): GroundingStream => {
   evidence.addText(c.query);
   evidence.addText(PROMPT);
   evidence.addToolResult(c.result);
-  return createGroundingStream({ catalog, evidence });
+  return createTurnGrounding({ catalog, evidence, today: null });
 };
 const CLAIM_FREE = 'Gates Hillman Center is on the main campus, next to the Purnell Center. From Doherty Hall walk north across the Cut; the entrance faces Forbes Avenue. ';
 const claimFreeCase: GroundingCase = { ...GROUNDING_CORPUS[0]!, honest: CLAIM_FREE.repeat(4) };

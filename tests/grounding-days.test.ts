@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { bindTimes, readDays } from '../src/guards/grounding/days.js';
 import { readClaims } from '../src/guards/grounding/claims.js';
-import { createEvidence, createGroundingStream } from '../src/guards/grounding/index.js';
+import { createEvidence, createTurnGrounding } from '../src/guards/grounding/index.js';
 import { CATALOG } from './support/verify.js';
 import { groundAnswer } from './support/grounding.js';
 import { diningDetail } from './fixtures/grounding-corpus.js';
@@ -118,7 +118,7 @@ describe('grounding binds times to their days', () => {
     expect(ground('Kiltie closes at 7:30 PM.').unverified).toBe(0);
     const evidence = createEvidence(CATALOG, () => MONDAY);
     evidence.addText('Tazza is open until 9 PM.');
-    const g = createGroundingStream({ catalog: CATALOG, evidence, today: MONDAY });
+    const g = createTurnGrounding({ catalog: CATALOG, evidence, today: MONDAY });
     expect(g.push('On Friday Tazza is open until 9 PM.') + g.flush()).toBe('On Friday Tazza is open until 9 PM.');
   });
 });

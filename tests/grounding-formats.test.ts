@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readClaims } from '../src/guards/grounding/claims.js';
-import { createEvidence, createGroundingStream } from '../src/guards/grounding/index.js';
+import { createEvidence, createTurnGrounding } from '../src/guards/grounding/index.js';
 import { course15213, diningList, guideCalendar, guideHealth } from './fixtures/grounding-corpus.js';
 import { CATALOG } from './support/verify.js';
 import { groundAnswer } from './support/grounding.js';
@@ -106,7 +106,7 @@ describe('grounding reads the formats models write', () => {
       expect(g.checked, `chunk ${chunk}`).toBe(0);
     }
     // A number word at the end of what arrived waits for one more piece, then leaves.
-    const g = createGroundingStream({ catalog: CATALOG, evidence: createEvidence(CATALOG) });
+    const g = createTurnGrounding({ catalog: CATALOG, evidence: createEvidence(CATALOG), today: null });
     expect(g.push('It seats twelve')).toBe('It seats ');
     expect(g.push(' people.')).toBe('twelve people.');
   });

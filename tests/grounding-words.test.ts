@@ -6,8 +6,7 @@
  * own ("my class ends at 4:30"), and any of it when no tool gave a value of the kind.
  */
 import { describe, expect, it } from 'vitest';
-import { readDays } from '../src/guards/grounding/days.js';
-import { createEvidence, createGroundingStream } from '../src/guards/grounding/index.js';
+import { createEvidence, createTurnGrounding } from '../src/guards/grounding/index.js';
 import { CATALOG } from './support/verify.js';
 
 const MONDAY = 1;
@@ -19,8 +18,7 @@ function ground(answer: string, options: { question: string; tools?: string[]; h
   evidence.addQuestion(options.question);
   for (const h of options.history ?? []) evidence.addWords(h);
   for (const t of options.tools ?? []) evidence.addToolResult(t);
-  const asked = readDays(options.question, MONDAY).flatMap((d) => d.days);
-  const g = createGroundingStream({ catalog: CATALOG, evidence, today: MONDAY, askedDays: asked.length > 0 ? asked : null });
+  const g = createTurnGrounding({ catalog: CATALOG, evidence, today: MONDAY, question: options.question });
   const text = g.push(answer) + g.flush();
   return { text, unverified: g.unverified, checked: g.checked };
 }

@@ -3,7 +3,7 @@
  * the turn's evidence (the student's question, the prompt, the tool results), the days the question
  * names, and the grounding stream fed in pieces as a model streams. The grounding tests share it.
  */
-import { createEvidence, createGroundingStream, readDays } from '../../src/guards/grounding/index.js';
+import { createEvidence, createTurnGrounding } from '../../src/guards/grounding/index.js';
 import { CATALOG } from './verify.js';
 
 export interface GroundOptions {
@@ -35,8 +35,7 @@ export function groundAnswer(answer: string, options: GroundOptions): Grounded {
   if (question !== undefined) evidence.addQuestion(question);
   if (options.prompt !== undefined) evidence.addText(options.prompt);
   for (const result of options.results) evidence.addToolResult(result);
-  const asked = question === undefined ? [] : readDays(question, today).flatMap((d) => d.days);
-  const g = createGroundingStream({ catalog: CATALOG, evidence, today, askedDays: asked.length > 0 ? asked : null });
+  const g = createTurnGrounding({ catalog: CATALOG, evidence, today, ...(question !== undefined && { question }) });
   let text = '';
   if (options.chunk === 'words') for (const piece of answer.split(/(?=\s)/)) text += g.push(piece);
   else {

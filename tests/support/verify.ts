@@ -15,7 +15,7 @@ import { noSpan, noTelemetry } from '../../src/telemetry/telemetry.js';
 import { loadCatalog } from '../../src/campus/catalog.js';
 import { parseConfig } from '../../src/config.js';
 import { createEvidence } from '../../src/guards/grounding/evidence.js';
-import { createGroundingStream, type GroundingStream } from '../../src/guards/grounding/grounding-stream.js';
+import { createTurnGrounding, type GroundingStream } from '../../src/guards/grounding/index.js';
 import type { LeakPolicy } from '../../src/security/leak-policy.js';
 
 /** The campus defaults of the configuration (the configured phone numbers). */
@@ -33,7 +33,7 @@ export function verifyOptions(options: { leaks: LeakPolicy } & Partial<VerifyOpt
 export function groundingOver(...evidence: string[]): GroundingStream {
   const e = createEvidence(CATALOG);
   for (const text of evidence) e.addText(text);
-  return createGroundingStream({ catalog: CATALOG, evidence: e });
+  return createTurnGrounding({ catalog: CATALOG, evidence: e, today: null });
 }
 
 export const PLAN: Plan = {

@@ -13,7 +13,7 @@
  * configured phone numbers, and every tool result as it arrives (raw, before truncation for the model).
  */
 import { createAnswerStream } from '../../guards/answer-stream.js';
-import { createEvidence, createGroundingStream, datesFrom, readDays, type Evidence } from '../../guards/grounding/index.js';
+import { createEvidence, createTurnGrounding, datesFrom, type Evidence } from '../../guards/grounding/index.js';
 import type { Catalog } from '../../campus/catalog.js';
 import { readSystemPrompt } from '../../prompt/system-prompt.js';
 import { createInvisibleTagFilter } from '../../security/invisible-tags.js';
@@ -77,9 +77,7 @@ export function createVerifyStage(options: VerifyOptions): Stage {
     const today = weekdayOf(date);
     const evidence = turnEvidence(options, ctx, date, today);
     // A time the answer binds to no day of its own is about the days the student asked about ("open tonight?").
-    const asked = readDays(ctx.request.query, today);
-    const askedDays = asked.length > 0 ? [...new Set(asked.flatMap((d) => d.days))] : null;
-    const grounding = createGroundingStream({ catalog: options.catalog, evidence, today, askedDays });
+    const grounding = createTurnGrounding({ catalog: options.catalog, evidence, today, question: ctx.request.query });
     // Links an answer may keep: the campus map's, and those to hosts this turn's tools gave (render-safe.ts).
     const linkHosts = new Set<string>();
     hostsIn(options.mapBaseUrl, linkHosts);
