@@ -34,7 +34,7 @@ const TITLE_WORDS: Record<string, string> = {
   os: 'operating systems', algo: 'algorithms', algos: 'algorithms', calc: 'calculus', psych: 'psychology', econ: 'economics',
   micro: 'microeconomics', stats: 'statistics', stat: 'statistics', fp: 'functional programming', pl: 'programming languages',
   se: 'software engineering', hci: 'human centered', theory: 'theoretical', prob: 'probability', linalg: 'matrices linear',
-  'linear algebra': 'matrices linear transformations', 'data structures': 'data structures algorithms', psychology: 'psychology',
+  'linear algebra': 'matrices linear transformations', 'data structures': 'data structures algorithms',
 };
 
 /** "Which room is the intro databases course in?": a course by its title with what is asked of it, or null. */
