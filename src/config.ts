@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { int, oneOf, optionalText, optionalUrl, port, textOr, urlOr, numberIn } from './config/fields.js';
-import { allowedModels, DEFAULT_MODEL, modelConfig, modelPrices, modelProblems, optionalUsd, type ModelConfig } from './config/models.js';
+import { allowedModels, DEFAULT_MODEL, DEFAULT_VISION_MODELS, modelConfig, modelPrices, modelProblems, optionalUsd, type ModelConfig } from './config/models.js';
 import { otelFields, telemetryConfig, type TelemetryConfig } from './config/telemetry.js';
 
 export { BUILTIN_PRICES, MODEL_ID_PATTERN, type ModelPrice } from './config/models.js';
@@ -60,6 +60,8 @@ const serviceFields = {
   DEFAULT_MODEL: textOr(DEFAULT_MODEL),
   ALLOWED_MODELS: allowedModels,
   MODEL_PRICES: modelPrices,
+  // Which models are given images (model/vision.ts): ids and prefixes (`…*`), `!` takes out, `none` for none.
+  VISION_MODELS: textOr(DEFAULT_VISION_MODELS),
   DAILY_SPEND_LIMIT_USD: optionalUsd,
   SERVICE_DAILY_SPEND_LIMIT_USD: optionalUsd,
   TITLE_MODEL: optionalText,

@@ -19,6 +19,7 @@ import type { ModelAllowlist } from './model/model-allowlist.js';
 import type { CampusTools } from './tools/campus-tools.js';
 import type { Hono } from 'hono';
 import type { ShowMapTool } from './pipeline/toolbox.js';
+import type { AttachmentReader } from './pipeline/attachments.js';
 import type { Telemetry } from './telemetry/telemetry.js';
 import type { Runs } from './runs/runs.js';
 
@@ -37,6 +38,8 @@ export interface AppDeps {
   runs: Runs;
   /** Refuses new chat turns with 503 + Retry-After while the process is saturated. */
   overload: OverloadGuard;
+  /** Reads a turn's attachments for its model: photos decoded and re-encoded, a few at a time (pipeline/attachments.ts). */
+  attachments: AttachmentReader;
   /** The clock; tests inject one to cross a UTC midnight. */
   now: () => Date;
   /** The building catalog, loaded once at startup (CAMPUS_BUILDINGS_FILE or the built-in one). */

@@ -25,7 +25,7 @@ const bench = importGraph(join(REPO_ROOT, 'bench'), REPO_ROOT);
  * Type-only imports count: a type is owned by the idea that defines it, at its level.
  */
 const ROOMS = [
-  'config', 'security', 'logger', 'telemetry', 'transport', 'http', 'node-http-server', 'lifecycle', 'model', 'tools', 'request', 'campus', 'prompt',
+  'config', 'security', 'logger', 'telemetry', 'transport', 'http', 'node-http-server', 'lifecycle', 'media', 'model', 'tools', 'request', 'campus', 'prompt',
   'guards', 'db', 'memory', 'admission', 'pipeline', 'runs', 'sse', 'deps', 'routes', 'app', 'sandbox', 'server',
 ];
 

@@ -2,8 +2,8 @@
  * Issue 37, items 1 and 2: the paths real clients took that ended badly, driven as they are driven (the
  * official `openai` package with its default retries, the front end's full history on every turn).
  *
- * - A chat with a 300 KB attachment goes on: the turn that carries it is a clear 400 that names it and
- *   calls no model; every later turn of the same chat (its history still carrying the attachment) is
+ * - A chat with a 300 KB attachment that is no image goes on: the turn that carries it is a clear 400
+ *   that names it and calls no model (a real photo is read: tests/attachments-photos.test.ts); every later turn of the same chat (its history still carrying the attachment) is
  *   answered, and the model sees a short note instead of the blob. Before: 413 for ever.
  * - A long `/v1` chat (over 200 messages) is answered; before: 400 for ever.
  * - A spent budget's 429 returns at once from the official client with default retries (it used to sleep
@@ -80,7 +80,8 @@ describe('a chat with a big attachment goes on', () => {
     const chat: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: `What building is this? ${IMAGE}` }];
     const refused = await client.chat.completions.create({ model: 'campus-agent', messages: chat }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((refused as InstanceType<typeof OpenAI.APIError>).message).toMatch(/attachment \(image\/png, \d+ KB\) that the assistant cannot read/);
+    // Its bytes are no image (judged by its bytes, not its declared type): refused, naming it.
+    expect((refused as InstanceType<typeof OpenAI.APIError>).message).toMatch(/the attachment "image 1" is not a photo or screenshot the assistant can read/);
     expect(gw.chatRequests().length).toBe(calls);
     // The front end keeps the message in the chat and sends it again with every later turn.
     for (const question of ['Where is Gates?', 'And is it open on Sunday?']) {
@@ -88,7 +89,7 @@ describe('a chat with a big attachment goes on', () => {
       const answer = await client.chat.completions.create({ model: 'campus-agent', messages: chat });
       expect(answer.choices[0]!.message.content).toBe('Gates is on the main campus.');
       chat.push({ role: 'assistant', content: answer.choices[0]!.message.content! });
-      expect(modelSaw()).toContain('[image/png attachment of 220 KB omitted]');
+      expect(modelSaw()).toContain('[attachment left out: image/png, 220 KB]');
       expect(modelSaw()).not.toContain(IMAGE.slice(22, 200));
     }
   });
@@ -103,10 +104,10 @@ describe('a chat with a big attachment goes on', () => {
     });
     expect(ok.status).toBe(200);
     expect((await ok.json()).response_text).toBe('Gates is on the main campus.');
-    expect(modelSaw().match(/\[image\/jpeg attachment of \d+ KB omitted\]/g)).toHaveLength(3);
+    expect(modelSaw().match(/\[attachment left out: image\/jpeg, \d+ KB\]/g)).toHaveLength(3);
     const bad = await fetch(`${server.base}/agent/respond/stream`, { method: 'POST', headers, body: JSON.stringify({ query: `this one? ${IMAGE}` }) });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).detail).toMatch(/attachment \(image\/png, \d+ KB\)/);
+    expect((await bad.json()).detail).toMatch(/the attachment "image 1" is not a photo or screenshot the assistant can read/);
   });
 
   it('/v1: a chat of 250 messages is answered from its newest turns', async () => {

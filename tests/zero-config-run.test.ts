@@ -4,6 +4,7 @@
  * "Where is Gates?" gets sandbox text and a map of GHC, "What can I eat right now?" streams status,
  * delta and done with an eats tool, and "Please remember that I am vegetarian" is stored and listed.
  */
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnService, type ServiceProcess } from './support/spawn-service.js';
 import { collectSseEvents, type SseEvent } from './support/sse.js';
@@ -108,6 +109,20 @@ describe('zero-configuration run', () => {
     const page = await (await fetch(`${service.url}/memory/${user}`)).json();
     expect(page.items).toEqual([expect.objectContaining({ type: 'remembered', text: 'Is vegetarian', id: memory!.data.id })]);
     expect(page.total).toBe(1);
+  });
+
+  it('answers a photo on the offline model with the note that it could not read it, then the words (issue 77)', async () => {
+    const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#4466aa' } }).png().toBuffer();
+    const res = await fetch(`${service.url}/agent/respond`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `Where is Gates?\n![flyer.png](data:image/png;base64,${png.toString('base64')})` }),
+    });
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(body.response_text).toMatch(/^I couldn't read the attached image "flyer\.png": the model answering here doesn't see images\./);
+    expect(body.response_text).toContain('**Gates & Hillman Centers** (GHC)');
+    expect(body.services_used).toEqual(['maps_search_buildings']);
   });
 
   it('serves the playground page at / outside production', async () => {

@@ -13,8 +13,11 @@ import { principalOf } from '../security/principal.js';
 export type ModerationVerdict = { flagged: false } | { flagged: true; category: string; selfHarm: boolean };
 
 export interface Moderation {
-  /** Never throws: a provider failure or timeout is logged and answers `{flagged: false}` (fail open). */
-  check(text: string, signal?: AbortSignal): Promise<ModerationVerdict>;
+  /**
+   * Never throws: a provider failure or timeout is logged and answers `{flagged: false}` (fail open).
+   * `images`: data URLs of the images a model will see, moderated with the text.
+   */
+  check(text: string, signal?: AbortSignal, images?: readonly string[]): Promise<ModerationVerdict>;
 }
 
 export const noModeration: Moderation = { check: async () => ({ flagged: false }) };

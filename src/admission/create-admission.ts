@@ -61,7 +61,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
    */
   async function moderate(request: TurnRequest, signal: AbortSignal, span: TraceSpan, turnBudget: TurnBudget): Promise<Refusal | null> {
     const moderationSpan = span.child('moderation');
-    const verdict = await spanned(moderationSpan, moderation.check(request.query, signal), (v) => moderationSpan.set({ 'campus.moderation.flagged': v.flagged })).catch(
+    const verdict = await spanned(moderationSpan, moderation.check(request.query, signal, request.seen?.images.map((i) => i.dataUrl)), (v) => moderationSpan.set({ 'campus.moderation.flagged': v.flagged })).catch(
       (): ModerationVerdict => ({ flagged: false }),
     );
     if (!verdict.flagged) return null;

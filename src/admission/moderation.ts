@@ -96,20 +96,24 @@ export function createModeration(options: ModerationOptions): Moderation {
   const log = options.logger.child({ component: 'moderation' });
 
   return {
-    async check(text: string, signal?: AbortSignal): Promise<ModerationVerdict> {
-      if (!text.trim()) return { flagged: false };
+    async check(text: string, signal?: AbortSignal, images: readonly string[] = []): Promise<ModerationVerdict> {
+      if (!text.trim() && images.length === 0) return { flagged: false };
+      // Images go with the text as parts (omni-moderation reads both); a text alone is sent as it was.
+      const input =
+        images.length === 0
+          ? text
+          : [...(text.trim() ? [{ type: 'text' as const, text }] : []), ...images.map((url) => ({ type: 'image_url' as const, image_url: { url } }))];
       try {
-        const response = await client.moderations.create({ model, input: text }, signal ? { signal } : {});
-        const result = response.results?.[0];
-        if (!result) {
+        const response = await client.moderations.create({ model, input }, signal ? { signal } : {});
+        const results = response.results ?? [];
+        if (results.length === 0) {
           log.warn('moderation answered without a result; proceeding unmoderated', { reason: 'bad_response' });
           return { flagged: false };
         }
-        return judgeModeration(
-          result.category_scores as unknown as Scores,
-          result.categories as unknown as Flags,
-          thresholds,
-        );
+        // One result for the input as a whole; should a provider answer one per part, each is judged and
+        // the gravest verdict stands (self-harm's supportive answer first).
+        const verdicts = results.map((r) => judgeModeration(r.category_scores as unknown as Scores, r.categories as unknown as Flags, thresholds));
+        return verdicts.find((v) => v.flagged && v.selfHarm) ?? verdicts.find((v) => v.flagged) ?? { flagged: false };
       } catch (err) {
         if (err instanceof APIUserAbortError || signal?.aborted) {
           // The client went away; nothing will be shown, so there is nothing to warn about.

@@ -13,6 +13,8 @@
  */
 import { reservationTokens } from '../model/estimate-usage.js';
 import type { TokenSplit } from '../model/model-prices.js';
+import type { TurnRequest } from '../request/chat-request.js';
+import { userContent } from '../request/user-content.js';
 
 /**
  * Tool results the answer pass is held for beyond its input so far: about 6,000 characters, more than
@@ -42,7 +44,7 @@ export function toolPassHold(input: number, maxOutput: number): TokenSplit {
   return { input: input + answer.input, output: maxOutput + answer.output };
 }
 
-/** The user's part of the first pass as it will be sent: the fitted history and the message. */
-export function requestTokens(request: { query: string; history: readonly { role: string; content: string }[] }): number {
-  return reservationTokens([...request.history, { role: 'user', content: request.query }]);
+/** The user's part of the first pass as it will be sent: the fitted history and the message (its files and images too). */
+export function requestTokens(request: Pick<TurnRequest, 'query' | 'seen'> & { history: readonly { role: string; content: string }[] }): number {
+  return reservationTokens([...request.history, { role: 'user', content: userContent(request) }]);
 }

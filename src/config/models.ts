@@ -10,6 +10,19 @@ export const MODEL_ID_PATTERN = /^[^\s/]+\/\S+$/;
 /** The chat model when a request names none, and the title and extraction models' default. */
 export const DEFAULT_MODEL = 'openai/gpt-4o-mini';
 
+/**
+ * VISION_MODELS' default: the OpenAI families that see (gpt-4o, gpt-4.1, gpt-4.5, gpt-5, o1, o3, o4)
+ * and the other vendors' vision models. A `!` entry takes ids out (o1-mini and o3-mini do not see);
+ * `*` ends a prefix. gpt-3.5-turbo and unknown models do not see.
+ */
+export const DEFAULT_VISION_MODELS = [
+  'openai/gpt-4o*', 'openai/gpt-4.1*', 'openai/gpt-4.5*', 'openai/gpt-5*', 'openai/o1*', 'openai/o3*', 'openai/o4*',
+  '!openai/o1-mini*', '!openai/o3-mini*', '!openai/gpt-4o-audio*', '!openai/gpt-4o-search*',
+  'anthropic/claude-3*', 'anthropic/claude-sonnet-4*', 'anthropic/claude-opus-4*', 'anthropic/claude-haiku-4*',
+  'google/gemini-*', 'meta-llama/llama-3.2-11b-vision*', 'meta-llama/llama-3.2-90b-vision*', 'meta-llama/llama-4-*',
+  'mistralai/pixtral-*', 'mistralai/mistral-small-3*', 'mistralai/mistral-medium-3*', 'qwen/qwen2.5-vl-*', 'qwen/qwen-vl-*', 'x-ai/grok-4*',
+].join(',');
+
 /** One model's prices in US dollars per million tokens (MODEL_PRICES). */
 export interface ModelPrice {
   input: number;
@@ -76,6 +89,7 @@ export interface ModelVariables {
   MEMORY_EXTRACTION_MODEL: string | null;
   ALLOWED_MODELS: string[] | '*' | null;
   MODEL_PRICES: Record<string, { input: number; cached_input?: number | undefined; output: number }>;
+  VISION_MODELS: string;
 }
 
 export interface ModelConfig {
@@ -86,6 +100,8 @@ export interface ModelConfig {
   allowedModels: string[] | '*';
   /** BUILTIN_PRICES with MODEL_PRICES over them (USD per million tokens). */
   prices: Record<string, ModelPrice>;
+  /** VISION_MODELS: which models are given images (model/vision.ts reads it). */
+  visionModels: string;
 }
 
 export function modelConfig(e: ModelVariables): ModelConfig {
@@ -98,6 +114,7 @@ export function modelConfig(e: ModelVariables): ModelConfig {
     extractionModel: e.MEMORY_EXTRACTION_MODEL ?? defaultModel,
     allowedModels: e.ALLOWED_MODELS ?? (e.AGENT_ENV === 'production' ? [defaultModel] : '*'),
     prices,
+    visionModels: e.VISION_MODELS,
   };
 }
 

@@ -10,25 +10,60 @@
  *   one token a character in the GPT tokenisers, so counting it at three a token under-reserved ~3×; an
  *   emoji is two units and usually two or more tokens).
  */
+import type { ChatCompletionContentPartImage } from 'openai/resources/chat/completions';
 import type { TokenSplit } from './model-prices.js';
 import type { Usage } from './usage.js';
+import { IMAGE_DETAIL } from './vision.js';
 
 const CHARS_PER_TOKEN = 4;
 const ASCII_CHARS_PER_RESERVED_TOKEN = 3;
 
-const textOf = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value ?? ''));
+/**
+ * An image part's tokens, set by whoever built it (`pricedImagePart`): an image is counted by its
+ * model's rule (model/vision.ts), never by the length of its base64. A part nobody priced counts
+ * UNPRICED_IMAGE_TOKENS: more than any rule gives for an image the service sends.
+ */
+const imagePartTokens = new WeakMap<object, number>();
+const UNPRICED_IMAGE_TOKENS = 30_000;
 
-/** Rough token count of any JSON-serialisable value (strings counted by their length). */
+/** An `image_url` part for `url` that the estimates below count as `tokens`. */
+export function pricedImagePart(url: string, tokens: number): ChatCompletionContentPartImage {
+  const part: ChatCompletionContentPartImage = { type: 'image_url', image_url: { url, detail: IMAGE_DETAIL } };
+  imagePartTokens.set(part, tokens);
+  return part;
+}
+
+/**
+ * The text a value is counted by, and the tokens of the image parts in it (each written as a bare
+ * `{"type":"image_url"}`). A value without images is serialised once, as before images existed.
+ */
+function measure(value: unknown): { text: string; images: number } {
+  if (typeof value === 'string') return { text: value, images: 0 };
+  const plain = JSON.stringify(value ?? '');
+  if (!plain.includes('"image_url"')) return { text: plain, images: 0 };
+  let images = 0;
+  const text = JSON.stringify(value, (_key, v: unknown) => {
+    if (v !== null && typeof v === 'object' && (v as { type?: unknown }).type === 'image_url') {
+      images += imagePartTokens.get(v) ?? UNPRICED_IMAGE_TOKENS;
+      return { type: 'image_url' };
+    }
+    return v;
+  });
+  return { text, images };
+}
+
+/** Rough token count of any JSON-serialisable value (strings counted by their length, images by their rule). */
 export function estimateTokens(value: unknown): number {
-  return Math.ceil(textOf(value).length / CHARS_PER_TOKEN);
+  const { text, images } = measure(value);
+  return Math.ceil(text.length / CHARS_PER_TOKEN) + images;
 }
 
 /** A pessimistic token count of what is sent, for reservations (see the module note). */
 export function reservationTokens(value: unknown): number {
-  const text = textOf(value);
+  const { text, images } = measure(value);
   let nonAscii = 0;
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) nonAscii++;
-  return Math.ceil((text.length - nonAscii) / ASCII_CHARS_PER_RESERVED_TOKEN) + nonAscii;
+  return Math.ceil((text.length - nonAscii) / ASCII_CHARS_PER_RESERVED_TOKEN) + nonAscii + images;
 }
 
 /**

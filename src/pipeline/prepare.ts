@@ -1,6 +1,7 @@
 /**
  * Preparation of a planned turn: discovers the campus tools and recalls memory (concurrently), binds
- * the turn's toolbox and builds the system prompt and the messages. Returns what it computed; the
+ * the turn's toolbox and builds the system prompt and the messages (the student's, with its attachments,
+ * by request/user-content.ts). Returns what it computed; the
  * execute source runs it.
  */
 import type { Config } from '../config.js';
@@ -9,6 +10,7 @@ import type { UserMemory } from '../memory/turn-memory.js';
 import type { ModelMessage } from '../model/gateway.js';
 import { buildSystemPrompt } from '../prompt/system-prompt.js';
 import type { TurnRequest } from '../request/chat-request.js';
+import { userContent } from '../request/user-content.js';
 import type { CampusTools } from '../tools/campus-tools.js';
 import { noSpan, spanned, type TraceSpan } from '../telemetry/telemetry.js';
 import type { Plan } from './stages/plan.js';
@@ -55,7 +57,7 @@ export async function prepareTurn(
   const messages: ModelMessage[] = [
     { role: 'system', content: systemPrompt },
     ...request.history.map((t): ModelMessage => ({ role: t.role, content: t.content })),
-    { role: 'user', content: request.query },
+    { role: 'user', content: userContent(request) },
   ];
   return { systemPrompt, messages, toolbox };
 }

@@ -39,6 +39,7 @@ import {
   type TraceSpan,
   type TurnOutcomeLabel,
 } from '../telemetry/telemetry.js';
+import type { AttachmentReader } from './attachments.js';
 import { isClientEvent, type ClientEvent, type TurnEvent } from './events.js';
 import { prepareTurn, type PrepareDeps } from './prepare.js';
 import type { Stage, TurnContext, TurnOutcome } from './stage.js';
@@ -58,6 +59,8 @@ export interface TurnDeps extends PrepareDeps {
   telemetry: Telemetry;
   turns: TurnsInFlight;
   overload: OverloadGuard;
+  /** Reads a turn's attachments for its model (pipeline/attachments.ts). */
+  attachments: AttachmentReader;
 }
 
 /** Where a turn comes from: its request's signal (the client going away), id and trace. */
@@ -364,7 +367,8 @@ export function createTurnStarter(deps: TurnDeps) {
     if (!execute) throw new ModelNotConfiguredError();
     // A saturated process refuses new turns first (503 + Retry-After), before anything is held.
     deps.overload.admit();
-    const turn = new Turn(host, request, origin, execute);
+    // Its photos decoded for a model that sees (a 400 for one that cannot be read), before anything is held.
+    const turn = new Turn(host, await deps.attachments.read(request), origin, execute);
     await turn.admit();
     return turn;
   };

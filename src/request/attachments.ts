@@ -1,10 +1,8 @@
 /**
- * Attachments inside message text. The front end puts an attached file into the message itself (an
+ * Encoded content inside message text. The front end puts an attached file into the message itself (an
  * image becomes a `data:` URL of a few hundred KB) and sends the whole chat on every turn, so one big
- * attachment rides along in every later request. The model cannot read such a blob, and sending it would
- * cost hundreds of thousands of tokens a pass, so in the history it is replaced by a short note naming
- * what was left out (`[attachment of 300 KB omitted]`); in the current message it is refused with a 400
- * that says so (chat-request.ts).
+ * attachment rides along in every later request. This module finds such runs; message-attachments.ts
+ * decides what each is (an image of the current message, a note in the history, a 400).
  *
  * An attachment is a run of at least MIN_ATTACHMENT_CHARS base64 characters (with its `data:<type>;base64,`
  * prefix when it has one). Found by one linear scan, never a backtracking pattern: a body of megabytes
@@ -104,29 +102,4 @@ export function findAttachments(text: string): Attachment[] {
 export function describeSize(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
   return `${Math.max(1, Math.round(bytes / 1024))} KB`;
-}
-
-/** The note that stands in for an attachment: `[image/png attachment of 300 KB omitted]`. */
-export function attachmentNote(a: Attachment): string {
-  return `[${a.mediaType ? `${a.mediaType} ` : ''}attachment of ${describeSize(a.bytes)} omitted]`;
-}
-
-/** What a client is told of an attachment it sent: `image/png, 300 KB`. */
-export function describeAttachment(a: Attachment): string {
-  return a.mediaType ? `${a.mediaType}, ${describeSize(a.bytes)}` : describeSize(a.bytes);
-}
-
-/** `text` with each attachment replaced by its note; the same string when there is none. */
-export function omitAttachments(text: string): string {
-  // Most messages are short and plain: no scan at all below the smallest attachment.
-  if (text.length < MIN_ATTACHMENT_CHARS) return text;
-  const attachments = findAttachments(text);
-  if (attachments.length === 0) return text;
-  let out = '';
-  let at = 0;
-  for (const a of attachments) {
-    out += text.slice(at, a.start) + attachmentNote(a);
-    at = a.end;
-  }
-  return out + text.slice(at);
 }

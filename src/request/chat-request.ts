@@ -4,12 +4,12 @@
  * stripped (older front ends send extras). The limits here are shared by the title route.
  */
 import { z } from 'zod';
-import { BadRequestError } from '../http/errors.js';
+import { AppError, BadRequestError } from '../http/errors.js';
 import { isReservedUserId, SIGNED_OUT, USER_ID_PATTERN } from '../security/principal.js';
 import { MODEL_ID_PATTERN } from '../config.js';
 import type { ModelAllowlist } from '../model/model-allowlist.js';
 import { GROUP_LABELS, normalizeDisabledTools, TOOL_GROUPS, type ToolGroup } from '../tools/tool-groups.js';
-import { describeAttachment, findAttachments, MIN_ATTACHMENT_CHARS, omitAttachments } from './attachments.js';
+import { ATTACHMENT_LIMITS, NO_ATTACHMENTS, noteAttachments, splitMessage, type MessageAttachments, type SeenAttachments } from './message-attachments.js';
 
 export const MAX_QUERY_CHARS = 8_000;
 export const MAX_HISTORY_ITEMS = 200;
@@ -41,28 +41,39 @@ export interface TurnRequest {
   history: HistoryTurn[];
   model: string;
   disabledGroups: ToolGroup[];
+  /** The current message's attachments as sent (message-attachments.ts); absent: none. */
+  attachments?: MessageAttachments | undefined;
+  /** The same once read for the turn's model (pipeline/attachments.ts); absent: none. */
+  seen?: SeenAttachments;
 }
 
 /**
- * The chat's current message: the query rules, and an attachment in it (a data URL, a long base64 run)
- * is refused with a 400 that says what it cannot read, before the length rule would call it too long.
+ * The chat's current message: its attachments taken out of its words (message-attachments.ts: a 400
+ * naming one that passes its limit or cannot be read), then the query rules on the words the student
+ * typed. A message of attachments alone is a question too ("which building is this?" left unsaid).
  */
 const chatQuerySchema = z
   .string({ error: 'query is required and must be a string' })
-  .trim()
-  .check((ctx) => {
-    if (ctx.value.length < MIN_ATTACHMENT_CHARS) return;
-    const [first] = findAttachments(ctx.value);
-    if (!first) return;
-    ctx.issues.push({
-      code: 'custom',
-      input: ctx.value,
-      message: `the message carries an attachment (${describeAttachment(first)}) that the assistant cannot read: ask in words, or paste a short excerpt as text`,
-      continue: false,
-    });
+  .transform((text, ctx) => {
+    try {
+      return splitMessage(text);
+    } catch (err) {
+      ctx.issues.push({ code: 'custom', input: text, message: err instanceof AppError ? err.detail : 'the message could not be read', continue: false });
+      return z.NEVER;
+    }
   })
-  .min(1, 'query must not be empty')
-  .max(MAX_QUERY_CHARS, `query must be at most ${MAX_QUERY_CHARS} characters`);
+  .pipe(
+    z
+      .object({ words: z.string().max(MAX_QUERY_CHARS, `query must be at most ${MAX_QUERY_CHARS} characters`), attachments: z.custom<MessageAttachments>() })
+      .refine((m) => m.words.length > 0 || hasAttachments(m.attachments), 'query must not be empty'),
+  )
+  .describe(
+    `The student's message: at most ${MAX_QUERY_CHARS} characters of typed words, not empty unless it carries an attachment. ` +
+      'Attachments written in it as the front end writes them (an image as `![name](data:image/<type>;base64,…)`, a text file as `**Attached:** name` and a fenced block) ' +
+      `do not count: at most ${ATTACHMENT_LIMITS.count} a message, an image ${ATTACHMENT_LIMITS.imageBytes / 1024} KB, a text file ${ATTACHMENT_LIMITS.fileBytes / 1024} KB, ${ATTACHMENT_LIMITS.totalBytes / 1024 / 1024} MB in all (README "Attachments").`,
+  );
+
+const hasAttachments = (a: MessageAttachments) => a.images.length + a.files.length + a.imageLinks.length > 0;
 
 /** A `user_id` in a body or a path (a hash from the front end). */
 /** A user id (security/principal.ts): the format, and never the signed-out principal's reserved name. */
@@ -74,7 +85,7 @@ export const userIdSchema = z
 const historyItem = z.object({
   role: z.enum(['user', 'assistant', 'system']),
   // An earlier attachment becomes a short note here, at validation: the request keeps the note, not the blob.
-  content: z.string().transform(omitAttachments),
+  content: z.string().transform(noteAttachments),
 });
 
 export const chatRequestSchema = z.object({
@@ -94,9 +105,12 @@ export const chatRequestSchema = z.object({
     .describe(
       `Tool groups to switch off, by id (${TOOL_GROUPS.join(', ')}) or by the front end's label (${TOOL_GROUPS.map((g) => GROUP_LABELS[g]).join(', ')}); unknown entries are ignored.`,
     ),
-});
+})
+  // The words are the query from here on; the attachments ride beside them.
+  .transform(({ query, ...rest }) => ({ ...rest, query: query.words, attachments: query.attachments }));
 
-export type ChatRequestBody = z.output<typeof chatRequestSchema>;
+/** The validated body; `attachments` absent is none (a body built in code). */
+export type ChatRequestBody = Omit<z.output<typeof chatRequestSchema>, 'attachments'> & { attachments?: MessageAttachments };
 
 /**
  * The history that reaches the model: each item cut to HISTORY_ITEM_MAX_CHARS (with the marker), then
@@ -133,5 +147,6 @@ export function toTurnRequest(body: ChatRequestBody, models: ModelAllowlist): Tu
     history,
     model: body.model ?? models.defaultModel,
     disabledGroups: normalizeDisabledTools((body.disabled_tools ?? []).filter((e): e is string => typeof e === 'string')),
+    attachments: body.attachments ?? NO_ATTACHMENTS,
   };
 }

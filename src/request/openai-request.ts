@@ -10,22 +10,43 @@
 import { z } from 'zod';
 import { BadRequestError } from '../http/errors.js';
 import { describeIssues } from '../http/validate.js';
-import { omitAttachments } from './attachments.js';
+import { noteAttachments } from './message-attachments.js';
 import { chatRequestSchema, MAX_HISTORY_ITEMS, type ChatRequestBody } from './chat-request.js';
 
 /** The model id OpenAI clients use for this service: the configured default model behind the campus agent. */
 export const CAMPUS_AGENT_MODEL = 'campus-agent';
 
-const contentPart = z.object({ type: z.string(), text: z.string().optional() });
+const contentPart = z.object({
+  type: z.string(),
+  text: z.string().optional(),
+  image_url: z.union([z.string(), z.object({ url: z.string(), detail: z.string().nullish() })]).optional(),
+});
 
 const message = z.object({
   role: z.string(),
-  // A string, or content parts of which the text parts are read (images and audio are not).
+  // A string, or content parts: text, and images (`image_url`), which are written into the text as the
+  // front end writes an attached image, so one reader takes both (message-attachments.ts). Audio and
+  // other parts are not read.
   content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
 });
 
-const textOf = (content: z.output<typeof message>['content']): string =>
-  typeof content === 'string' ? content : (content ?? []).flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('\n');
+/** An `image_url` part's URL. */
+const imageUrlOf = (p: z.output<typeof contentPart>): string | null =>
+  p.type !== 'image_url' || p.image_url == null ? null : typeof p.image_url === 'string' ? p.image_url : p.image_url.url;
+
+/** The message as text: its text parts, and each image part as `![image N](url)` on a line of its own. */
+const textOf = (content: z.output<typeof message>['content']): string => {
+  if (typeof content === 'string') return content;
+  let images = 0;
+  return (content ?? [])
+    .flatMap((p) => {
+      if (p.type === 'text' && p.text) return [p.text];
+      const url = imageUrlOf(p);
+      // A URL with `)` or white space cannot be written as Markdown: no image the reader would find.
+      return url && !/[\s)]/.test(url) ? [`![image ${++images}](${url})`] : [];
+    })
+    .join('\n');
+};
 
 export const openAIChatRequestSchema = z.object({
   model: z.string({ error: 'model is required' }).trim().min(1, 'model is required').max(200),
@@ -33,10 +54,10 @@ export const openAIChatRequestSchema = z.object({
     .array(message, { error: 'messages must be an array' })
     .min(1, 'messages must not be empty')
     // Earlier messages' attachments become notes at validation (the request keeps those, not the blobs);
-    // the current message keeps its own, which the chat request's rules refuse with a 400 that names it.
+    // the current message keeps its own, which the chat request's rules take out of its words.
     .transform((messages) => {
       const current = messages.findLastIndex((m) => m.role === 'user');
-      return messages.map((m, i) => (i === current ? m : { ...m, content: omitAttachments(textOf(m.content)) }));
+      return messages.map((m, i) => (i === current ? m : { ...m, content: noteAttachments(textOf(m.content)) }));
     }),
   stream: z.boolean().nullish(),
   stream_options: z.object({ include_usage: z.boolean().nullish() }).nullish(),

@@ -22,9 +22,9 @@ type Schema = Parameters<typeof resolver>[0];
  * `Allow`) and an unknown path (404) are the app's, not an operation's: the document's description says
  * so. An unexpected failure is each operation's `default` response: 500 with the envelope.
  */
-/** A 400's causes; a model outside ALLOWED_MODELS only on the routes that take a model. */
+/** A 400's causes; a model outside ALLOWED_MODELS and an attachment only on the chat routes (which take a model). */
 const badRequest = (takesModel: boolean) =>
-  `malformed JSON, an invalid field or parameter${takesModel ? ', a model outside ALLOWED_MODELS' : ''}; or a request the HTTP parser refuses before any route (a malformed or duplicated header, Transfer-Encoding with Content-Length)`;
+  `malformed JSON, an invalid field or parameter${takesModel ? ', a model outside ALLOWED_MODELS, an attachment over its limits (8 a message, an image 512 KB, a text file 400 KB, 2 MB in all) or one that cannot be read (not a JPEG, PNG, WebP, GIF or HEIC by its bytes, a drawing such as SVG, a damaged file, over 25 million pixels)' : ''}; or a request the HTTP parser refuses before any route (a malformed or duplicated header, Transfer-Encoding with Content-Length)`;
 
 const ERROR_STATUS: Record<string, string> = {
   400: badRequest(false),

@@ -16,6 +16,7 @@ import type { Logger } from '../logger.js';
 import type { ModelGateway } from '../model/gateway.js';
 import { generateTitle } from '../model/title.js';
 import { MAX_QUERY_CHARS, userIdSchema } from '../request/chat-request.js';
+import { wordsOf } from '../request/message-attachments.js';
 import type { LeakPolicy } from '../security/leak-policy.js';
 import { EXAMPLES } from './examples.js';
 import { titleResponseSchema } from './response-schemas.js';
@@ -23,11 +24,14 @@ import { errors, GUARDED, json, route } from './route-docs.js';
 
 export const FLAGGED_TITLE = 'New chat';
 
-/** The first message, cut to the chat query's limit (MAX_QUERY_CHARS) instead of refused when longer. */
+/**
+ * The first message's words (its attachments left out: message-attachments.ts), cut to the chat query's
+ * limit (MAX_QUERY_CHARS) instead of refused when longer.
+ */
 const titleRequestSchema = z.object({
   query: z
     .string({ error: 'query is required and must be a string' })
-    .transform((s) => s.trim().slice(0, MAX_QUERY_CHARS).trim())
+    .transform((s) => wordsOf(s).slice(0, MAX_QUERY_CHARS).trim())
     .pipe(z.string().min(1, 'query must not be empty')),
   user_id: userIdSchema.nullish(),
 });

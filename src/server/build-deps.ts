@@ -38,6 +38,9 @@ import type { BackgroundTasks } from '../lifecycle/background-tasks.js';
 import type { Database } from '../db/client.js';
 import type { TurnMemory } from '../memory/turn-memory.js';
 import { OpenedParts } from './opened-parts.js';
+import { createImageReader } from '../media/images.js';
+import { VisionModels } from '../model/vision.js';
+import { createAttachmentReader } from '../pipeline/attachments.js';
 import { ModelAllowlist } from '../model/model-allowlist.js';
 import { Runs } from '../runs/runs.js';
 import { MemoryRunStore } from '../runs/memory-run-store.js';
@@ -194,6 +197,7 @@ async function openParts(build: Build, catalog: Catalog, jobsWhere: 'configured'
   const runs = given.runs ?? (await runLog(build, database));
   return {
     models: given.models ?? new ModelAllowlist(config.gateway),
+    attachments: given.attachments ?? attachmentReader(build, sandbox),
     config,
     logger,
     leaks,
@@ -275,6 +279,15 @@ function modelGateway({ config, leaks, telemetry, given }: Build, sandbox: Sandb
           ? createOpenAIGateway({ baseUrl: sandbox.model.baseUrl, apiKey: 'offline', fetch: sandbox.model.fetch, ...limits })
           : null;
   return untraced && telemetry.enabled ? tracedGateway(untraced, telemetry.metrics) : untraced;
+}
+
+/**
+ * The reader of a turn's attachments: images for the models VISION_MODELS names, except on the sandbox's
+ * offline model (no key, no gateway given), which reads no image, whatever model a request names.
+ */
+function attachmentReader({ config, given }: Build, sandbox: Sandbox | null): AppDeps['attachments'] {
+  const offline = given.gateway === undefined && !config.gateway.apiKey && sandbox?.model != null;
+  return createAttachmentReader({ images: createImageReader(), vision: new VisionModels(offline ? 'none' : config.gateway.visionModels) });
 }
 
 /** The campus tool server's client: the configured server, else the sandbox's; none without either. Opened after the sandbox, so it closes first. */

@@ -68,26 +68,33 @@ export function embeddingsBody(body: any, scripted: ReadonlyMap<string, number[]
   };
 }
 
-/** Normalises a moderation `input` (string, string[] or multimodal parts) to its texts. */
-function moderationTexts(input: unknown): string[] {
-  if (typeof input === 'string') return [input];
+/**
+ * A moderation `input` as OpenAI reads it: a string or a string array is one input per string; an array
+ * of multimodal parts (`{type: 'text'}`, `{type: 'image_url'}`) is one input, judged whole. Each input is
+ * its parts' keys: a text part's text, an image part's URL (scripted with `setModeration(url, …)`).
+ */
+function moderationInputs(input: unknown): string[][] {
+  if (typeof input === 'string') return [[input]];
   if (!Array.isArray(input)) return [];
-  return input.map((part) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : ''));
+  if (input.some((part) => typeof part === 'object' && part !== null)) {
+    return [input.map((part) => (part?.type === 'image_url' ? String(part.image_url?.url ?? '') : String(part?.text ?? '')))];
+  }
+  return input.map((text) => [String(text)]);
 }
 
-/** The moderations body: scripted results per text, nothing flagged by default. */
+/** The moderations body: one result per input, scripted per text or image URL, nothing flagged by default. */
 export function moderationsBody(body: any, scripted: ReadonlyMap<string, ModerationScript>, id: string): unknown {
-  const results = moderationTexts(body?.input).map((text) => {
-    const script = scripted.get(text) ?? { flagged: false };
+  const results = moderationInputs(body?.input).map((keys) => {
+    const scripts = keys.map((key) => scripted.get(key) ?? { flagged: false });
     const categories: Record<string, boolean> = {};
     const scores: Record<string, number> = {};
     const applied: Record<string, string[]> = {};
     for (const c of MODERATION_CATEGORIES) {
-      categories[c] = script.categories?.[c] ?? false;
-      scores[c] = script.category_scores?.[c] ?? (categories[c] ? 0.9 : 0.0001);
-      applied[c] = ['text'];
+      categories[c] = scripts.some((s) => s.categories?.[c] ?? false);
+      scores[c] = Math.max(...scripts.map((s) => s.category_scores?.[c] ?? (s.categories?.[c] ? 0.9 : 0.0001)));
+      applied[c] = keys.map((k) => (k.startsWith('data:image/') ? 'image' : 'text'));
     }
-    return { flagged: script.flagged, categories, category_scores: scores, category_applied_input_types: applied };
+    return { flagged: scripts.some((s) => s.flagged), categories, category_scores: scores, category_applied_input_types: applied };
   });
   return { id, model: body?.model ?? 'omni-moderation-latest', results };
 }

@@ -8,9 +8,10 @@
  * ran, passes every other event through, and at the end emits the `map` event (once, if a map
  * survived) and the one `answer` event deliver builds `done` from.
  *
- * The turn's evidence for grounding: the student's message, the history sent, the system prompt (the
- * campus date and time, the user's recalled facts), the week of dates from that date, the service's
- * configured phone numbers, and every tool result as it arrives (raw, before truncation for the model).
+ * The turn's evidence for grounding: the student's message and the files attached to it, the history
+ * sent, the system prompt (the campus date and time, the user's recalled facts), the week of dates from
+ * that date, the service's configured phone numbers, and every tool result as it arrives (raw, before
+ * truncation for the model). An attachment the model did not get is named at the answer's start.
  */
 import { createAnswerStream } from '../../guards/answer-stream.js';
 import { createEvidence, createTurnGrounding, datesFrom, type Evidence } from '../../guards/grounding/index.js';
@@ -21,6 +22,7 @@ import type { LeakPolicy } from '../../security/leak-policy.js';
 import type { Stage, TurnContext } from '../stage.js';
 import { NO_MAP, type CmuMaps } from '../../campus/cmu-maps.js';
 import type { TurnEvent } from '../events.js';
+import { unreadNote } from '../attachments.js';
 
 export interface VerifyOptions {
   /** The service's leak policy (security/leak-policy.ts). */
@@ -57,6 +59,8 @@ function turnEvidence(options: VerifyOptions, ctx: TurnContext, date: string | n
   const evidence = createEvidence(options.catalog, () => today);
   evidence.addQuestion(ctx.request.query);
   for (const turn of ctx.request.history) evidence.addWords(turn.content);
+  // A file the student attached is their own document: what it states may be repeated, as a tool's result may.
+  for (const file of ctx.request.seen?.files ?? []) evidence.addToolResult(file.text);
   evidence.addText(ctx.systemPrompt);
   evidence.addFacts(() => (date ? datesFrom(date, DATES_AHEAD) : []));
   for (const fact of options.serviceFacts) evidence.addServiceFact(fact);
@@ -85,6 +89,13 @@ export function createVerifyStage(options: VerifyOptions): Stage {
     const answer = createAnswerStream({ scanner: options.leaks.stream(ctx.systemPrompt), grounding, maxChars: options.maxAnswerChars, links });
     // Invisible tag characters (hidden text) never reach the answer.
     const tags = createInvisibleTagFilter();
+    // An attachment the model does not get is named first, in the service's words (pipeline/attachments.ts).
+    const note = unreadNote(ctx.request.seen?.unread ?? []);
+    if (note) {
+      evidence.addWords(note);
+      const delta = answer.push(note);
+      if (delta) yield { type: 'delta', text: delta };
+    }
     let map: CmuMaps = NO_MAP;
     const toolsUsed: string[] = [];
     let otherToolFailed = false;

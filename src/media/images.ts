@@ -1,0 +1,143 @@
+/**
+ * A photo or screenshot a student attached, made safe to send: judged by its bytes (never its declared
+ * type), held under a pixel cap before anything is decoded, decoded and re-encoded by `sharp` (libvips)
+ * as a JPEG of at most IMAGE_MAX_SIDE pixels on its longest side, with every piece of metadata (EXIF,
+ * GPS, XMP, ICC comments) left behind: what a model, a log or a stored run can see is the new JPEG.
+ *
+ * Decoding is the one costly step a request can ask for, so a replica decodes at most IMAGE_READS_AT_ONCE
+ * images at a time, each on one libvips thread with libvips' operation cache off; the rest wait their
+ * turn. A burst of photos costs time, not memory (BENCHMARKS.md, "Photos").
+ */
+import sharp, { type Metadata } from 'sharp';
+import { BadRequestError } from '../http/errors.js';
+
+/** The longest side sent to a model: enough to read a flyer or a syllabus page at `detail: high`. */
+export const IMAGE_MAX_SIDE = 1_536;
+/** Pixels an image may have before it is decoded (about 5,000 × 5,000): a pixel bomb is refused by its header. */
+export const IMAGE_MAX_PIXELS = 25_000_000;
+/** Images one replica decodes at once. */
+export const IMAGE_READS_AT_ONCE = 2;
+/** The JPEG quality of the re-encoded image. */
+const JPEG_QUALITY = 82;
+
+// One libvips thread an image and no operation cache: memory stays proportional to the images in hand.
+sharp.concurrency(1);
+sharp.cache(false);
+
+/** The raster formats read, by what their first bytes say. */
+export type RasterFormat = 'jpeg' | 'png' | 'webp' | 'gif' | 'heif';
+
+/** An attached image as sent: its name and bytes. */
+export interface ImageInput {
+  name: string;
+  bytes: Buffer;
+}
+
+/** An attached image as a model may see it. */
+export interface ReadImage {
+  name: string;
+  /** `data:image/jpeg;base64,…` of the re-encoded image. */
+  dataUrl: string;
+  width: number;
+  height: number;
+  /** What it was, by its bytes. */
+  format: RasterFormat;
+}
+
+const startsWith = (b: Buffer, bytes: number[], at = 0) => bytes.every((v, i) => b[at + i] === v);
+const ascii = (b: Buffer, from: number, to: number) => b.toString('latin1', from, to);
+
+/** The raster format the first bytes name; `svg` for markup; null for anything else. */
+export function sniffImage(b: Buffer): RasterFormat | 'svg' | null {
+  if (startsWith(b, [0xff, 0xd8, 0xff])) return 'jpeg';
+  if (startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'png';
+  if (ascii(b, 0, 6) === 'GIF87a' || ascii(b, 0, 6) === 'GIF89a') return 'gif';
+  if (ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP') return 'webp';
+  if (ascii(b, 4, 8) === 'ftyp' && /^(heic|heix|hevc|hevx|heim|heis|mif1|msf1|avif|avis)$/.test(ascii(b, 8, 12))) return 'heif';
+  // Markup (SVG, HTML) starts with `<` after a byte-order mark and white space.
+  const head = b.toString('utf8', 0, Math.min(b.length, 512)).replace(/^\uFEFF/, '').trimStart();
+  if (head.startsWith('<')) return 'svg';
+  return null;
+}
+
+/** The refusal for bytes that are not a raster image this service reads (a 400 naming the attachment). */
+export function notAnImage(name: string, sniffed: 'svg' | null): BadRequestError {
+  return new BadRequestError(
+    sniffed === 'svg'
+      ? `the attachment "${name}" is a drawing (SVG or other markup), which is not read: attach a screenshot (PNG or JPEG) instead`
+      : `the attachment "${name}" is not a photo or screenshot the assistant can read (JPEG, PNG, WebP, GIF or HEIC)`,
+    'unreadable attachment',
+  );
+}
+
+/** A counting gate: at most `limit` holders at once, the others wait in arrival order. */
+class Gate {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.active++;
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
+}
+
+export interface ImageReader {
+  /** The image re-encoded without its metadata, or a 400 (BadRequestError) that says why it cannot be read. */
+  read(image: ImageInput): Promise<ReadImage>;
+}
+
+/** Decodes and re-encodes attached images, IMAGE_READS_AT_ONCE at a time. */
+export function createImageReader(options: { readsAtOnce?: number; maxPixels?: number; maxSide?: number } = {}): ImageReader {
+  const gate = new Gate(options.readsAtOnce ?? IMAGE_READS_AT_ONCE);
+  const maxPixels = options.maxPixels ?? IMAGE_MAX_PIXELS;
+  const maxSide = options.maxSide ?? IMAGE_MAX_SIDE;
+
+  async function decode(name: string, bytes: Buffer, format: RasterFormat): Promise<ReadImage> {
+    const unreadable = (why: string) => new BadRequestError(`the image "${name}" could not be read (${why}): attach it again as a JPEG or PNG`, 'unreadable attachment');
+    let meta: Metadata;
+    try {
+      meta = await sharp(bytes, { failOn: 'truncated' }).metadata();
+    } catch {
+      throw unreadable('its file is damaged or incomplete');
+    }
+    const width = meta.width ?? 0;
+    const height = meta.height ?? 0;
+    if (width < 1 || height < 1) throw unreadable('it has no size');
+    if (width * height > maxPixels) {
+      throw new BadRequestError(
+        `the image "${name}" is ${width} × ${height} pixels; images of up to ${Math.round(maxPixels / 1e6)} million pixels are read`,
+        'attachment too large',
+      );
+    }
+    try {
+      // `rotate()` turns the picture as its EXIF orientation says before the metadata is dropped; sharp
+      // writes no metadata unless asked (no keepMetadata/withMetadata), so EXIF and GPS stay behind.
+      const { data, info } = await sharp(bytes, { failOn: 'truncated', limitInputPixels: maxPixels, sequentialRead: true })
+        .rotate()
+        .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
+        .flatten({ background: '#ffffff' })
+        .jpeg({ quality: JPEG_QUALITY })
+        .toBuffer({ resolveWithObject: true });
+      return { name, dataUrl: `data:image/jpeg;base64,${data.toString('base64')}`, width: info.width, height: info.height, format };
+    } catch {
+      throw unreadable(format === 'heif' ? 'HEIC photos cannot be decoded here; set the camera to "Most Compatible" or take a screenshot' : 'its file is damaged or incomplete');
+    }
+  }
+
+  return {
+    read({ name, bytes }) {
+      const sniffed = sniffImage(bytes);
+      if (sniffed === null || sniffed === 'svg') return Promise.reject(notAnImage(name, sniffed));
+      return gate.run(() => decode(name, bytes, sniffed));
+    },
+  };
+}
