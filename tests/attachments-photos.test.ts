@@ -4,7 +4,7 @@
  * image bytes made and read by `sharp`:
  * - a phone photo of about 480 KB with EXIF (camera make, GPS) is answered on `/agent/respond`, the
  *   stream and `/v1` (the official `openai` client's `image_url` part); the bytes the gateway receives
- *   are a re-encoded JPEG of at most 1,536 pixels a side with no EXIF and no GPS; moderation gets the
+ *   are a re-encoded JPEG at the size OpenAI's high detail reads (shortest side 768 px) with no EXIF and no GPS; moderation gets the
  *   image with the words; the image is priced into the hold (a day's limit that holds a text turn
  *   refuses the photo turn);
  * - a model that does not see answers the words, and the answer starts by naming the photo it could not
@@ -63,7 +63,7 @@ describe('a photo reaches a model that sees, re-encoded without its metadata', (
     expect(photo.includes(MAKE)).toBe(true);
   });
 
-  it('/agent/respond: answered; the gateway gets a JPEG of at most 1,536 px, with no EXIF or GPS; moderation sees it', async () => {
+  it('/agent/respond: answered; the gateway gets a 1,024 × 768 JPEG with no EXIF or GPS; moderation sees it', async () => {
     const moderations = h.moderationCalls();
     const res = await post('/agent/respond', { query: `Which building is this talk in?\n\n![flyer.jpg](${dataUrl('image/jpeg', photo)})`, user_id: 'photo-student' });
     expect(res.status).toBe(200);
@@ -77,7 +77,7 @@ describe('a photo reaches a model that sees, re-encoded without its metadata', (
     expect(meta.format).toBe('jpeg');
     expect(meta.exif).toBeUndefined();
     expect(meta.xmp).toBeUndefined();
-    expect(Math.max(meta.width!, meta.height!)).toBeLessThanOrEqual(1_536);
+    expect([meta.width, meta.height]).toEqual([1_024, 768]);
     expect(sent.includes(MAKE)).toBe(false);
     expect(sent.includes('GPS')).toBe(false);
     // The words and the image, moderated together before the model was called.
@@ -105,7 +105,7 @@ describe('a photo reaches a model that sees, re-encoded without its metadata', (
     expect(answer.choices[0]!.message.content).toBe('That talk is in Gates.');
     const [image] = sentImages();
     const meta = await sharp(bytesOf(image!.image_url!.url)).metadata();
-    expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 1_536, 1_024]);
+    expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 1_152, 768]);
 
     const linked = await client.chat.completions.create({
       model: 'campus-agent',
@@ -116,9 +116,9 @@ describe('a photo reaches a model that sees, re-encoded without its metadata', (
   });
 
   it('is priced by the model\'s image rule, not its base64: a day of 100,000 tokens holds one photo turn, not three', async () => {
-    // gpt-4o-mini at 1,536 × 1,152: 2,833 + 5,667 × 4 tiles = 25,501 tokens an image, held for the tool
-    // pass and the answer (about 65,000 with the prompt); counted by its 640 KB of base64 it would be
-    // over 200,000 and refused.
+    // gpt-4o-mini at 1,024 × 768: 2,833 + 5,667 × 4 tiles = 25,501 tokens an image, held for the tool
+    // pass and the answer (about 65,000 with the prompt); counted by its base64 (about 200 KB sent, 640 KB
+    // as attached) it would be far more.
     const day = utcDay(new Date());
     const limited = await startAdmissionApp({ env: { DAILY_TOKEN_LIMIT: '100000' } });
     try {

@@ -13,7 +13,7 @@
  *   misleading half-answer: no empty-answer apology before the error, and streamed text ends with a note
  *   that it was interrupted (the front end keeps what it streamed).
  * - In the compiled service with the image's heap flags, 10 concurrent chats of ~3.5 MB each: at most
- *   MAX_LARGE_BODIES are taken in at once (the rest 503 + Retry-After), every admitted one is answered,
+ *   MAX_LARGE_BODY_BYTES of them (four) are taken in at once (the rest 503 + Retry-After), every admitted one is answered,
  *   and the process's peak RSS stays inside the container's 256 MB limit.
  */
 import { spawnSync } from 'node:child_process';
@@ -26,7 +26,7 @@ import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js
 import type { BudgetStore } from '../src/admission/budget-store.js';
 import { utcDay } from '../src/admission/budget-store.js';
 import { createApp } from '../src/app.js';
-import { MAX_LARGE_BODIES } from '../src/http/body-limit.js';
+import { MAX_LARGE_BODY_BYTES } from '../src/http/body-limit.js';
 import { silentLogger } from '../src/logger.js';
 import { procStatusKb } from '../bench/support/proc.js';
 import { createTestDeps, testConfig } from './support/deps.js';
@@ -182,7 +182,7 @@ describe('large bodies in the compiled service', () => {
     expect(built.status, built.stderr).toBe(0);
   }, 120_000);
 
-  it('10 concurrent chats of ~3.5 MB: at most MAX_LARGE_BODIES taken in at once, the rest 503 + Retry-After; peak RSS inside the 256 MB container limit', async () => {
+  it('10 concurrent chats of ~3.5 MB: at most MAX_LARGE_BODY_BYTES of them taken in at once, the rest 503 + Retry-After; peak RSS inside the 256 MB container limit', async () => {
     const slow = await startFakeGateway();
     slow.handler = () => ({ text: 'Gates is on the main campus.', delayMs: 1_500 });
     const service = await spawnService({
@@ -208,8 +208,8 @@ describe('large bodies in the compiled service', () => {
       for (const r of answered) expect(r.body.response_text).toBe('Gates is on the main campus.');
       // Refused by the gate (Retry-After: 1) or, past it, by the overload guard (5): always before any work.
       for (const r of refused) expect(['1', '5']).toContain(r.retryAfter);
-      // The gate held: never more than MAX_LARGE_BODIES read at once (each answered turn held its slot 1.5 s).
-      expect(refused.filter((r) => r.retryAfter === '1').length).toBeGreaterThanOrEqual(10 - MAX_LARGE_BODIES);
+      // The gate held: never more than MAX_LARGE_BODY_BYTES read at once (each answered turn held its bytes 1.5 s).
+      expect(refused.filter((r) => r.retryAfter === '1').length).toBeGreaterThanOrEqual(10 - Math.floor(MAX_LARGE_BODY_BYTES / body.length));
       const peakMb = procStatusKb(service.child.pid!, 'VmHWM') / 1024;
       console.log(`large bodies: ${answered.length} answered, ${refused.length} refused, peak RSS ${peakMb.toFixed(1)} MB`);
       // The container's hard limit (DEPLOY.md §7). Where under it the peak lands is the garbage collector's

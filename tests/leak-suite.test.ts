@@ -6,6 +6,7 @@
  * (no common run of 16 characters between what left and the transformed secret). Then the other side:
  * honest answers that only look like secrets leave unchanged.
  */
+import sharp from 'sharp';
 import { renderSafeText } from '../src/guards/render-safe.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
@@ -410,6 +411,27 @@ describe('the input side: what is sent to the model gateway', () => {
       const sent = gw.requests.slice(before).map((r) => JSON.stringify(r.body));
       expect(sent.length, c.name).toBeGreaterThan(0);
       // No 16 characters in a row of what the user wrote, in any request (chat passes and extraction).
+      for (const body of sent) {
+        for (let i = 0; i + 16 <= c.written.length; i += 4) {
+          expect(body.includes(c.written.slice(i, i + 16)), `${c.kind} ${c.name}`).toBe(false);
+        }
+      }
+    }
+  });
+
+  it('a message with a photo and a file: no configured secret reaches the gateway from its words or the file (issue 77)', async () => {
+    const png = `data:image/png;base64,${(await sharp({ create: { width: 64, height: 48, channels: 3, background: '#336699' } }).png().toBuffer()).toString('base64')}`;
+    for (const c of cases) {
+      const before = gw.requests.length;
+      answerWith({ text: 'Noted.' });
+      script.extraction = '{"operations": []}';
+      const query = `my config is ${c.written}, which room?\n![flyer.png](${png})\n\n**Attached:** env.txt\n\`\`\`\nKEY=${c.written}\n\`\`\``;
+      await ask({ query, user_id: 'input-side-user', model: 'openai/gpt-4o-mini' }, 'json');
+      await background.drain(5_000);
+      const sent = gw.requests.slice(before).map((r) => JSON.stringify(r.body));
+      expect(sent.some((body) => body.includes('"image_url"')), c.name).toBe(true);
+      // Memory extraction reads the typed words: neither the photo nor the file.
+      expect(sent.filter((body) => body.includes('Known facts')).every((body) => !body.includes('data:image') && !body.includes('KEY='))).toBe(true);
       for (const body of sent) {
         for (let i = 0; i + 16 <= c.written.length; i += 4) {
           expect(body.includes(c.written.slice(i, i + 16)), `${c.kind} ${c.name}`).toBe(false);

@@ -1,8 +1,11 @@
 /**
  * A photo or screenshot a student attached, made safe to send: judged by its bytes (never its declared
  * type), held under a pixel cap before anything is decoded, decoded and re-encoded by `sharp` (libvips)
- * as a JPEG of at most IMAGE_MAX_SIDE pixels on its longest side, with every piece of metadata (EXIF,
+ * as a JPEG, with every piece of metadata (EXIF,
  * GPS, XMP, ICC comments) left behind: what a model, a log or a stored run can see is the new JPEG.
+ * Its size is what OpenAI's `detail: high` reads (the shortest side at most 768 px, the longest at most
+ * 2,048): nothing a model reads is lost, and a 4:3 photo is sent at 1,024 × 768, not the 1,536 × 1,152
+ * the gateway would scale it down from (half the bytes in flight, the same tokens).
  *
  * Decoding is the one costly step a request can ask for, so a replica decodes at most IMAGE_READS_AT_ONCE
  * images at a time, each on one libvips thread with libvips' operation cache off; the rest wait their
@@ -11,8 +14,9 @@
 import sharp, { type Metadata } from 'sharp';
 import { BadRequestError } from '../http/errors.js';
 
-/** The longest side sent to a model: enough to read a flyer or a syllabus page at `detail: high`. */
-export const IMAGE_MAX_SIDE = 1_536;
+/** The sides sent to a model: OpenAI's `detail: high` scales an image to these before it reads it. */
+export const IMAGE_MAX_SHORT_SIDE = 768;
+export const IMAGE_MAX_LONG_SIDE = 2_048;
 /** Pixels an image may have before it is decoded (about 5,000 × 5,000): a pixel bomb is refused by its header. */
 export const IMAGE_MAX_PIXELS = 25_000_000;
 /** Images one replica decodes at once. */
@@ -96,10 +100,9 @@ export interface ImageReader {
 }
 
 /** Decodes and re-encodes attached images, IMAGE_READS_AT_ONCE at a time. */
-export function createImageReader(options: { readsAtOnce?: number; maxPixels?: number; maxSide?: number } = {}): ImageReader {
+export function createImageReader(options: { readsAtOnce?: number; maxPixels?: number } = {}): ImageReader {
   const gate = new Gate(options.readsAtOnce ?? IMAGE_READS_AT_ONCE);
   const maxPixels = options.maxPixels ?? IMAGE_MAX_PIXELS;
-  const maxSide = options.maxSide ?? IMAGE_MAX_SIDE;
 
   async function decode(name: string, bytes: Buffer, format: RasterFormat): Promise<ReadImage> {
     const unreadable = (why: string) => new BadRequestError(`the image "${name}" could not be read (${why}): attach it again as a JPEG or PNG`, 'unreadable attachment');
@@ -118,12 +121,15 @@ export function createImageReader(options: { readsAtOnce?: number; maxPixels?: n
         'attachment too large',
       );
     }
+    // The longest side the image is sent at; the scale is the same turned or not, so EXIF orientation cannot change it.
+    const scale = Math.min(1, IMAGE_MAX_SHORT_SIDE / Math.min(width, height), IMAGE_MAX_LONG_SIDE / Math.max(width, height));
+    const longest = Math.max(1, Math.round(Math.max(width, height) * scale));
     try {
       // `rotate()` turns the picture as its EXIF orientation says before the metadata is dropped; sharp
       // writes no metadata unless asked (no keepMetadata/withMetadata), so EXIF and GPS stay behind.
       const { data, info } = await sharp(bytes, { failOn: 'truncated', limitInputPixels: maxPixels, sequentialRead: true })
         .rotate()
-        .resize({ width: maxSide, height: maxSide, fit: 'inside', withoutEnlargement: true })
+        .resize({ width: longest, height: longest, fit: 'inside', withoutEnlargement: true })
         .flatten({ background: '#ffffff' })
         .jpeg({ quality: JPEG_QUALITY })
         .toBuffer({ resolveWithObject: true });

@@ -39,8 +39,8 @@ export function pricedImagePart(url: string, tokens: number): ChatCompletionCont
  */
 function measure(value: unknown): { text: string; images: number } {
   if (typeof value === 'string') return { text: value, images: 0 };
-  const plain = JSON.stringify(value ?? '');
-  if (!plain.includes('"image_url"')) return { text: plain, images: 0 };
+  // Images ride only in messages whose content is a list of parts: anything else is serialised as it is.
+  if (!hasContentParts(value)) return { text: JSON.stringify(value ?? ''), images: 0 };
   let images = 0;
   const text = JSON.stringify(value, (_key, v: unknown) => {
     if (v !== null && typeof v === 'object' && (v as { type?: unknown }).type === 'image_url') {
@@ -50,6 +50,12 @@ function measure(value: unknown): { text: string; images: number } {
     return v;
   });
   return { text, images };
+}
+
+/** Whether `value` is a message, or a list of them, with content parts (where image parts ride). */
+function hasContentParts(value: unknown): boolean {
+  const isParts = (m: unknown) => m !== null && typeof m === 'object' && Array.isArray((m as { content?: unknown }).content);
+  return Array.isArray(value) ? value.some(isParts) : isParts(value);
 }
 
 /** Rough token count of any JSON-serialisable value (strings counted by their length, images by their rule). */

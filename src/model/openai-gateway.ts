@@ -82,8 +82,13 @@ function createOutbound(filter: ((text: string) => string) | undefined, cacheSiz
     return out;
   };
   return {
+    // A message of parts (the student's words with images) has its text parts filtered; images go as they are.
     messages: (messages: ModelMessage[]): ModelMessage[] =>
-      messages.map((m) => (typeof m.content === 'string' ? ({ ...m, content: text(m.content) } as ModelMessage) : m)),
+      messages.map((m): ModelMessage => {
+        if (typeof m.content === 'string') return { ...m, content: text(m.content) } as ModelMessage;
+        if (!Array.isArray(m.content)) return m;
+        return { ...m, content: m.content.map((p) => (p.type === 'text' ? { ...p, text: text(p.text) } : p)) } as ModelMessage;
+      }),
     tools: (tools: ToolDefinition[] | undefined): ChatCompletionTool[] | undefined =>
       tools?.length
         ? tools.map((t) => ({ type: 'function', function: { name: t.name, description: text(t.description), parameters: t.parameters } }))

@@ -114,14 +114,6 @@ function fileBlocks(text: string): FileBlock[] {
   return blocks;
 }
 
-/** `![name](` right before a data URL that starts at `at`: the image's start and name, or null. */
-function imageMarkdownBefore(text: string, at: number): { start: number; name: string } | null {
-  if (!text.startsWith('](', at - 2)) return null;
-  const open = text.lastIndexOf('![', at - 2);
-  if (open < 0 || at - 2 - open > 300 || text.slice(open, at - 2).includes('\n')) return null;
-  return { start: open, name: text.slice(open + 2, at - 2) };
-}
-
 /** Markdown images that point at http(s) (never fetched). */
 const IMAGE_LINK = /!\[([^\]\n]{0,200})\]\((https?:\/\/[^\s)]{1,2000})\)/g;
 
@@ -148,21 +140,35 @@ function without(text: string, spans: Span[]): string {
   return (out + text.slice(at)).replace(/\n{3,}/g, '\n\n').trim();
 }
 
+/** A Markdown image of a data URL, of any size: `![name](data:image/<type>;base64,<bytes>)`. */
+const INLINE_IMAGE = /!\[([^\]\n]{0,300})\]\(data:(image\/[\w.+-]{1,100});base64,([A-Za-z0-9+/=_-]*)\)/g;
+
+/** An image found: where its Markdown (or bare data URL) lies, and where its base64 starts. */
+type FoundImage = Attachment & { name: string; spanStart: number; spanEnd: number; dataStart: number };
+
 /** The attachments found in `text` with where each lies (images, files, links, and runs that are none of these). */
-function scan(text: string): { files: FileBlock[]; images: Array<Attachment & { name: string; spanStart: number; spanEnd: number }>; others: Attachment[]; links: Array<Span & { url: string; name: string }> } {
+function scan(text: string): { files: FileBlock[]; images: FoundImage[]; others: Attachment[]; links: Array<Span & { url: string; name: string }> } {
   const files = fileBlocks(text);
   const inFile = (i: number) => files.some((f) => i >= f.start && i < f.end);
-  const images: Array<Attachment & { name: string; spanStart: number; spanEnd: number }> = [];
+  const images: FoundImage[] = [];
+  // Written as the front end writes an image, whatever its size (a small icon is a few hundred bytes).
+  if (text.includes('](data:')) {
+    for (const m of text.matchAll(INLINE_IMAGE)) {
+      if (inFile(m.index)) continue;
+      const end = m.index + m[0].length;
+      images.push({ start: m.index, end: end - 1, mediaType: m[2]!, bytes: Math.floor((m[3]!.length * 3) / 4), name: m[1]!, spanStart: m.index, spanEnd: end, dataStart: end - 1 - m[3]!.length });
+    }
+  }
+  const inImage = (i: number) => images.some((a) => i >= a.spanStart && i < a.spanEnd);
   const others: Attachment[] = [];
   if (text.length >= MIN_ATTACHMENT_CHARS) {
     for (const a of findAttachments(text)) {
-      if (inFile(a.start)) continue;
-      if (a.mediaType?.toLowerCase().startsWith('image/')) {
-        const md = imageMarkdownBefore(text, a.start);
-        const closes = md && text[a.end] === ')';
-        images.push({ ...a, name: md?.name ?? '', spanStart: closes ? md.start : a.start, spanEnd: closes ? a.end + 1 : a.end });
-      } else others.push(a);
+      if (inFile(a.start) || inImage(a.start)) continue;
+      // A data URL of an image outside Markdown is an image too; anything else is a run nobody reads.
+      if (a.mediaType?.toLowerCase().startsWith('image/')) images.push({ ...a, name: '', spanStart: a.start, spanEnd: a.end, dataStart: text.indexOf(',', a.start) + 1 });
+      else others.push(a);
     }
+    images.sort((a, b) => a.spanStart - b.spanStart);
   }
   const links: Array<Span & { url: string; name: string }> = [];
   if (text.includes('![')) {
@@ -194,7 +200,7 @@ export function splitMessage(text: string): { words: string; attachments: Messag
   const imageInputs = images.map((a, i): ImageInput => {
     const name = cleanName(a.name, `image ${i + 1}`);
     if (a.bytes > ATTACHMENT_LIMITS.imageBytes) throw overLimit(`the image "${name}"`, a.bytes, ATTACHMENT_LIMITS.imageBytes, 'images');
-    const b64 = text.slice(text.indexOf(',', a.start) + 1, a.end);
+    const b64 = text.slice(a.dataStart, a.end);
     const bytes = Buffer.from(b64, 'base64');
     total += bytes.length;
     return { name, bytes };

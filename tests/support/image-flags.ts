@@ -1,6 +1,6 @@
 /**
- * The image's NODE_OPTIONS flags, read from the Dockerfile: tests and benches that run the service as
- * the image does use exactly the shipped heap flags, never a copy that can drift.
+ * The image's NODE_OPTIONS flags and its allocator setting, read from the Dockerfile: tests and benches
+ * that run the service as the image does use exactly what ships, never a copy that can drift.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,4 +11,12 @@ export function imageNodeOptions(): string[] {
   const match = /NODE_OPTIONS="([^"]+)"/.exec(dockerfile);
   if (!match) throw new Error('no NODE_OPTIONS="…" in the Dockerfile');
   return match[1]!.split(/\s+/).filter(Boolean);
+}
+
+/** The image's MALLOC_ARENA_MAX (glibc's arenas; Dockerfile), as an environment for a spawned service. */
+export function imageMallocEnv(): Record<string, string> {
+  const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
+  const match = /MALLOC_ARENA_MAX=(\d+)/.exec(dockerfile);
+  if (!match) throw new Error('no MALLOC_ARENA_MAX=… in the Dockerfile');
+  return { MALLOC_ARENA_MAX: match[1]! };
 }
