@@ -12,7 +12,7 @@
  * All in process: the producing replica killed (a child process) is tests/runs-producer-killed.test.ts,
  * in the full suite.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FakeGateway } from './support/fake-gateway.js';
 import { realPostgresSkipReason } from './support/postgres.js';
 import { completeFrames, resumeRun, seqsOf, streamCutAfter } from './support/run-client.js';
@@ -109,5 +109,35 @@ describe.skipIf(skip !== null)(`resumable runs across two replicas on Postgres${
       expect(resumed.raw).toBe(await first);
     }
     expect(young).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('an idle replica beats once in five seconds; its first run after the idle spell is read at once elsewhere, whole (issue 75)', async () => {
+    const beats = async () =>
+      Number((await replicas[1]!.database.sql<{ beat: string }[]>`select beat from agent_run_replicas where id = ${replicas[0]!.replica}`)[0]!.beat);
+    // Idle: no run produced on replica 0 for 6.5 s, so its row goes stale (3 s) between beats.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const from = await beats();
+    await new Promise((r) => setTimeout(r, 5_000));
+    expect((await beats()) - from).toBeLessThanOrEqual(1);
+    // The moment that matters: the idle replica's row is older than the stale window (3 s).
+    await vi.waitFor(
+      async () => {
+        const [row] = await replicas[1]!.database.sql<{ stale: boolean }[]>`select heartbeat_at < now() - interval '3.2 seconds' as stale from agent_run_replicas where id = ${replicas[0]!.replica}`;
+        expect(row!.stale).toBe(true);
+      },
+      { timeout: 6_000, interval: 50 },
+    );
+    gw.enqueue({ text: WORDS, chunkDelayMs: 25 });
+    const res = await fetch(`${replicas[0]!.server.base}/agent/respond/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'Is Schatz open?', user_id: 'after-idle' }),
+    });
+    const runId = res.headers.get('x-run-id')!;
+    const first = res.text();
+    // At once, before the producer's next regular beat: never judged orphaned.
+    const resumed = await resumeRun(replicas[1]!.server.base, runId, { owner: 'after-idle' });
+    expect(resumed.events.at(-1)!.type).toBe('done');
+    expect(resumed.raw).toBe(await first);
   }, 60_000);
 });

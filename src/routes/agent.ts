@@ -70,7 +70,7 @@ export function createAgentRoutes(deps: AgentRouteDeps) {
       const requestId = c.get('requestId');
       const turnRequest = request(c.req.valid('json'));
       const turn = await startTurn(turnRequest, { signal: RUN_OWNED, requestId, trace: requestTrace(c) });
-      const run = deps.runs.start(budgetBucket(turnRequest), turn);
+      const run = await deps.runs.start(budgetBucket(turnRequest), turn);
       const follower = run.follow(0);
       c.header('X-Run-Id', run.id);
       return sseStream(c, follower.frames, {

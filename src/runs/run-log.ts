@@ -109,13 +109,13 @@ export interface ReplicaLiveness {
   readonly replica: string;
   /** The number of this replica's last heartbeat sent: a run started now has its row written by the next one. */
   readonly beat: number;
-  /** How often this replica heartbeats. */
+  /** How often this replica heartbeats while it produces a run (an idle one beats less: runs/replica-heartbeat.ts). */
   readonly heartbeatMs: number;
   /** A running run whose heartbeat is this old belongs to a dead replica. */
   readonly staleSeconds: number;
   /**
-   * This replica's heartbeat, once every `heartbeatMs` whether or not it produces (Postgres: one statement
-   * a beat): the replica's own row, the rows of runs begun since the last beat, and the runs it is producing.
+   * This replica's heartbeat (Postgres: one statement a beat), as runs/replica-heartbeat.ts times it: the
+   * replica's own row, the rows of runs begun since the last beat, and the runs it is producing.
    */
   heartbeat(runIds: readonly string[]): Promise<void>;
   /** What a run id with no row names (`read` gave null): see `Unwritten`. */

@@ -24,6 +24,7 @@ import { settleWithin } from '../lifecycle/settle-within.js';
 import type { ServiceMetrics } from '../telemetry/telemetry.js';
 import { LiveRun, type RunFollower } from './live-run.js';
 import { RunIds, type RunRef } from './run-ids.js';
+import { ReplicaHeartbeat } from './replica-heartbeat.js';
 import { atRunEnd, closingFrame, MAX_SEQ, runState, type Frame, type ReplicaLiveness, type RunLog, type RunState, type StoredRun } from './run-log.js';
 import { randomUUID } from 'node:crypto';
 
@@ -44,6 +45,8 @@ export interface RunsOptions {
   pruneEveryMs?: number;
   /** AGENT_SHARED_SECRET, which run ids are MACed from (runs/run-ids.ts); null: auth off. */
   sharedSecret?: string | null;
+  /** How often a replica producing no run heartbeats; default IDLE_HEARTBEAT_MS (5 s). */
+  idleHeartbeatMs?: number;
 }
 
 /** How often a reader waiting for a young run's row asks again and reads. */
@@ -95,7 +98,7 @@ export class Runs {
   private readonly batchMs: number;
   private readonly followPollMs: number;
   /** Only a shared log needs a heartbeat (another replica judges this one by it): with the liveness. */
-  private readonly heartbeat: ReturnType<typeof setInterval> | null;
+  private readonly heartbeat: ReplicaHeartbeat | null;
   private readonly pruning: ReturnType<typeof setInterval>;
   private closing = false;
 
@@ -114,9 +117,8 @@ export class Runs {
       if (kind === 'cancel') run.cancel();
       else run.wantedElsewhere();
     });
-    this.heartbeat = liveness ? setInterval(() => void this.beat(liveness), liveness.heartbeatMs) : null;
-    this.heartbeat?.unref();
-    this.ready = liveness ? this.beat(liveness) : Promise.resolve();
+    this.heartbeat = liveness ? new ReplicaHeartbeat(liveness, () => [...this.live.keys()], options.logger, options.idleHeartbeatMs) : null;
+    this.ready = this.heartbeat?.ready ?? Promise.resolve();
     this.pruning = setInterval(() => void this.prune(), options.pruneEveryMs ?? 60_000);
     this.pruning.unref();
   }
@@ -126,8 +128,12 @@ export class Runs {
     return this.live.size;
   }
 
-  /** Makes a started turn a run of `owner`; its first follower is the connection that started it. */
-  start(owner: string, turn: StartedTurn): LiveRun {
+  /**
+   * Makes a started turn a run of `owner`; its first follower is the connection that started it. After
+   * an idle spell the replica's row is made fresh first (replica-heartbeat.ts).
+   */
+  async start(owner: string, turn: StartedTurn): Promise<LiveRun> {
+    await this.heartbeat?.fresh();
     const ref = this.ids.issue(owner, this.replica, this.liveness?.beat ?? 0);
     const run = new LiveRun(ref.id, ref.key, owner, turn, {
       store: this.store,
@@ -138,6 +144,7 @@ export class Runs {
       ended: (r) => this.live.delete(r.key),
     });
     this.live.set(run.key, run);
+    this.heartbeat?.producing();
     return run;
   }
 
@@ -214,7 +221,7 @@ export class Runs {
       for (const run of this.live.values()) run.abort(new ShuttingDownError());
       await settleWithin(ended, deadline - Date.now(), undefined);
     }
-    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat?.close();
     await this.store.close();
   }
 
@@ -292,11 +299,6 @@ export class Runs {
   /** A reader elsewhere asks again well within the producer's grace, so the run is held while it reads. */
   private wantEveryMs(): number {
     return Math.max(250, Math.min(5_000, this.options.graceMs / 3));
-  }
-
-  /** The replica's heartbeat, whether or not it produces: readers elsewhere judge its young runs by it. */
-  private beat(liveness: ReplicaLiveness): Promise<void> {
-    return liveness.heartbeat([...this.live.keys()]).catch((err: unknown) => this.options.logger.warn('run heartbeat failed', { err }));
   }
 
   private async prune(): Promise<void> {

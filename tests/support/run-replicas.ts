@@ -25,6 +25,8 @@ export interface RunReplica {
   server: Listening;
   database: Database;
   runs: Runs;
+  /** This replica's id in `agent_run_replicas`. */
+  replica: string;
 }
 
 export interface RunReplicas {
@@ -47,7 +49,7 @@ export async function startRunReplicas(): Promise<RunReplicas> {
     const log = new PostgresRunStore(database, 600);
     const runs = new Runs({ store: log, liveness: log, graceMs: 30_000, logger: silentLogger, metrics: noTelemetry.metrics });
     const deps = await createTestDeps({ config, gateway: gatewayClient(gw), admission, runs });
-    replicas.push({ server: await listen(createApp(deps).fetch), database, runs });
+    replicas.push({ server: await listen(createApp(deps).fetch), database, runs, replica: log.replica });
   }
   return {
     pg,
