@@ -53,6 +53,8 @@ const WRONG: Array<[string, string, Week, string]> = [
   ['Shop N is usually open 9 AM to 5 PM every day. On Saturdays it closes at 7 PM.', 'Shop N', every([H(9), H(17)], { 5: [H(9), H(19)] }), '7 PM'],
   // A variation range whose end no day has.
   ['Pub P is open from 11 AM daily, closing between 8 and 11 PM depending on the day.', 'Pub P', every([H(11), H(20)], { 5: [H(11), H(22)] }), '11 PM'],
+  // Saturday closes at 5; 9 PM is the weekdays' close. "a.m. " ends no sentence: Saturday binds the close firmly.
+  ['On Saturday Shop Q opens at 9 a.m. and closes at 9 p.m.', 'Shop Q', every([H(9), H(21)], { 0: null, 6: [H(9), H(17)] }), '9 p.m.'],
 ];
 
 describe('hours read as a person reads them (issue 73)', () => {

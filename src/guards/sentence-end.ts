@@ -3,7 +3,9 @@
  * each had one, and they disagreed on "9 p.m. on", "Oct. 15" and "…"): an end mark, then closing quotes,
  * brackets or emphasis, then a space or the line's end; a period after an abbreviation ends nothing.
  * `guards/sentence-filter.ts` reads it character by character (SentenceEnd), the grounding stream
- * backwards from a candidate end (grounding-stream.ts `endsSentence`).
+ * backwards from a candidate end (`endsSentenceAt`), and grounding's binders ask whether the stretch
+ * between a value and the days or subjects before it crosses one (`crossesSentence`; issue 73: days.ts
+ * and subject-facts.ts each had a pattern of their own, which took "9 p.m. on" for a sentence's end).
  */
 
 /**
@@ -27,3 +29,35 @@ export const isEndMark = (c: number) => c === 0x2e || c === 0x21 || c === 0x3f |
 export const isCloser = (c: number) =>
   c === 0x22 || c === 0x27 || c === 0x201d || c === 0x2019 || c === 0x29 || c === 0x5d || c === 0x2a || c === 0x5f ||
   c === 0x300d || c === 0x300f || c === 0xff09 || c === 0x3011;
+
+/**
+ * Does the white space at `i` end a sentence of `text`: an end mark before it (closers skipped), not an
+ * abbreviation's period? `context` is what came before `text` (for an abbreviation cut at its start).
+ */
+export function endsSentenceAt(text: string, i: number, context = ''): boolean {
+  let j = i - 1;
+  while (j >= 0 && isCloser(text.charCodeAt(j))) j--;
+  if (j < 0) return false;
+  const mark = text.charCodeAt(j);
+  if (!isEndMark(mark)) return false;
+  if (mark !== 0x2e) return true;
+  return !endsWithAbbreviation((context + text.slice(Math.max(0, j + 1 - ABBREVIATION_WINDOW), j + 1)).slice(-ABBREVIATION_WINDOW));
+}
+
+const isSpaceCode = (c: number) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0xa0;
+
+/**
+ * Does `text` (the stretch between two marks of one answer) cross a sentence end or a line break? The
+ * same rule as the stream's; with `clauses`, a semicolon before white space counts too (a list of
+ * values pairs only with the subjects of its own clause).
+ */
+export function crossesSentence(text: string, clauses = false): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x0a) return true;
+    if (!isSpaceCode(c) || i === 0) continue;
+    if (clauses && text.charCodeAt(i - 1) === 0x3b) return true;
+    if (endsSentenceAt(text, i)) return true;
+  }
+  return false;
+}

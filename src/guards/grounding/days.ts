@@ -13,6 +13,7 @@
  * nothing, and neither does a day after a clause break: those times keep the unbound rule. Days are
  * numbered as Date#getUTCDay: 0 is Sunday.
  */
+import { crossesSentence } from '../sentence-end.js';
 
 const DAY_NAMES: ReadonlyArray<[RegExp, number]> = [
   [/^sun/i, 0],
@@ -125,8 +126,6 @@ const PAREN_OPEN = /^[\s*_]*\(\s*$/;
 const PAREN_CLOSE = /^\s*\)/;
 /** Between the days and a range later in the same clause: "Monday: ", " through Saturday from ", " it opens at ". */
 const LEADS = /^[^\d;.|!?]{0,40}$/;
-/** A sentence's end or a line break: days before it are another sentence's. */
-const SENTENCE_BREAK = /[.!?]\s|\n/;
 /** Between a table row's day cell and its hours cell: "| Monday | 9–5 |". */
 const CELL = /^[\s*_]*\|[\s*_]*$/;
 /** Between a range and the days right after it: " ", ", ", " for ". */
@@ -213,7 +212,7 @@ export function readBindings(text: string, times: readonly TimeSpan[], today: nu
     const range = byGroup.get(t.group) ?? null;
     return [own, range].filter((b): b is Binding => b !== null).sort((a, b) => b.strength - a.strength)[0];
   });
-  const loose = (i: number) => best[i]?.strength === 1 && SENTENCE_BREAK.test(text.slice(best[i]!.from, times[i]!.start));
+  const loose = (i: number) => best[i]?.strength === 1 && crossesSentence(text.slice(best[i]!.from, times[i]!.start));
   return overridden(text, times, best.map((b) => b?.days ?? null)).map((d, i) => (varying.has(i) ? { days: [], loose: false } : { days: d, loose: loose(i) }));
 }
 

@@ -12,7 +12,7 @@
  * line's start are structure, not claims, and pass as they are. An answer with no claims streams as
  * before; each delta costs the same however long the answer is (a held segment is bounded).
  */
-import { ABBREVIATION_WINDOW, endsWithAbbreviation, isCloser, isEndMark } from '../sentence-end.js';
+import { endsSentenceAt } from '../sentence-end.js';
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim, type ClaimClass } from './claims.js';
 export type { ClassCounts, GroundingCounts } from './tally.js';
@@ -312,14 +312,7 @@ class Grounding extends Tally implements GroundingStream {
 
   /** Is the character before `i` of `buf` the end of a sentence (sentence-end.ts: an end mark, maybe closers, not an abbreviation)? */
   private endsSentence(i: number): boolean {
-    const { buf } = this;
-    let j = i - 1;
-    while (j >= 0 && isCloser(buf.charCodeAt(j))) j--;
-    if (j < 0) return false;
-    const mark = buf.charCodeAt(j);
-    if (!isEndMark(mark)) return false;
-    if (mark !== 0x2e) return true;
-    return !endsWithAbbreviation((this.context + buf.slice(0, j + 1)).slice(-ABBREVIATION_WINDOW));
+    return endsSentenceAt(this.buf, i, this.context);
   }
 
 

@@ -9,6 +9,7 @@
  *
  * It also finds where a text names the subjects: the aliases the readers gave, as one pattern.
  */
+import { crossesSentence } from '../sentence-end.js';
 import type { Claim } from './claims.js';
 import { aliasesPattern, courseSubject, fold, kindOf, phrase, routeSubject, spaceSubject } from './subjects.js';
 
@@ -154,7 +155,7 @@ export function valueLists(text: string, claims: readonly Claim[], mentions: rea
 
 /** The `n` subjects of one kind named as a list (JOINED) nearest before `at` in its sentence, or null. */
 function joinedBefore(text: string, mentions: readonly Mention[], at: number, n: number): string[] | null {
-  const before = mentions.filter((m) => m.end <= at && !SENTENCE_BREAK.test(text.slice(m.end, at)));
+  const before = mentions.filter((m) => m.end <= at && !crossesSentence(text.slice(m.end, at), true));
   for (let last = before.length - 1; last >= 0; last--) {
     const kind = kindOf(before[last]!.subject);
     const list = [before[last]!];
@@ -168,9 +169,6 @@ function joinedBefore(text: string, mentions: readonly Mention[], at: number, n:
   }
   return null;
 }
-
-/** Where one sentence ends and another starts (a value list pairs only with subjects of its sentence). */
-const SENTENCE_BREAK = /[.!?;]\s|\n/;
 
 /** The room subject a room claim's key names ("room:GHC:6115"), or null for a room of any building. */
 function spaceOf(key: string): string | null {
