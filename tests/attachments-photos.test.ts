@@ -107,6 +107,16 @@ describe('a photo reaches a model that sees, re-encoded without its metadata', (
     const meta = await sharp(bytesOf(image!.image_url!.url)).metadata();
     expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 1_152, 768]);
 
+    // The phone photo with its EXIF and GPS, as an OpenAI client sends it: re-encoded without them.
+    await client.chat.completions.create({
+      model: 'campus-agent',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Which building?' }, { type: 'image_url', image_url: { url: dataUrl('image/jpeg', photo), detail: 'low' } }] }],
+    });
+    const sent = bytesOf(sentImages()[0]!.image_url!.url);
+    expect((await sharp(sent).metadata()).exif).toBeUndefined();
+    expect(sent.includes(MAKE)).toBe(false);
+    expect(sentImages()[0]!.image_url!.detail).toBe('high');
+
     const linked = await client.chat.completions.create({
       model: 'campus-agent',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Where is this?' }, { type: 'image_url', image_url: { url: 'https://example.com/flyer.png' } }] }],

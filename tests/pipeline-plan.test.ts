@@ -78,6 +78,15 @@ describe('planTurn', () => {
     expect(plan.ungroupedTools).toBe(true);
   });
 
+  it('plans a photo or a file sent without words as a question about it (issue 77), not as small talk', () => {
+    const file = { name: 'syllabus.txt', text: 'Lectures in GHC 4401', bytes: 20 };
+    const plan = planTurn(req('', { seen: { images: [], files: [file], unread: [] } }), noUserMemory);
+    expect(plan).toMatchObject({ conversational: false, ungroupedTools: true, showMap: true });
+    expect(plan.groups).toEqual(['maps', 'courses', 'eats', 'guide', 'bus']);
+    // Words and nothing else stay as they were: an empty message is not a question.
+    expect(planTurn(req(''), noUserMemory).conversational).toBe(true);
+  });
+
   it('keeps the bus for a follow-up of a bus conversation', () => {
     const history: HistoryTurn[] = [
       { role: 'user', content: "When's the next 61C?" },

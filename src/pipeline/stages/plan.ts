@@ -54,7 +54,9 @@ export function planTurn(request: TurnRequest, memory: Pick<UserMemory, 'plan'>)
   // are bound by the memory plan below; anonymous turns get none and the model says so).
   const memoryCommand = isMemoryCommand(query);
   const hinted = memoryCommand ? [] : hintedGroups(query);
-  const conversational = memoryCommand || (hinted.length === 0 && isConversational(query));
+  // A photo or a file sent without words is a question about it (a flyer, a syllabus): never small talk.
+  const attachmentsOnly = query === '' && (request.seen?.images.length ?? 0) + (request.seen?.files.length ?? 0) > 0;
+  const conversational = !attachmentsOnly && (memoryCommand || (hinted.length === 0 && isConversational(query)));
   let groups: ToolGroup[];
   let everyGroup = false;
   if (conversational) groups = [];
