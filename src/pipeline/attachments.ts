@@ -54,5 +54,6 @@ export function unreadNote(unread: readonly UnreadAttachment[]): string {
   const parts: string[] = [];
   if (byModel.length > 0) parts.push(`I couldn't read the attached ${byModel.length === 1 ? 'image' : 'images'} ${byModel.join(', ')}: the model answering here doesn't see images.`);
   if (links.length > 0) parts.push(`I didn't open the linked ${links.length === 1 ? 'image' : 'images'} ${links.join(', ')}: images from links are not fetched.`);
-  return `${parts.join(' ')} Tell me in words what it shows (the event, the building, the course or the time), or choose a model that reads images, and I'll help.\n\n`;
+  const it = unread.length === 1 ? 'it shows' : 'they show';
+  return `${parts.join(' ')} Tell me in words what ${it} (the event, the building, the course or the time), or choose a model that reads images, and I'll help.\n\n`;
 }

@@ -26,7 +26,6 @@ export function unreadForModel(unread: readonly UnreadAttachment[]): string {
   return `[The student attached ${unread.length === 1 ? 'an image' : 'images'} (${names}) that you cannot see. Do not describe ${unread.length === 1 ? 'it' : 'them'}; help from their words.]`;
 }
 
-
 /** The user message's content: the request's words alone (a string) when it has no attachment. */
 export function userContent(request: Pick<TurnRequest, 'query' | 'seen'>): string | ChatCompletionContentPart[] {
   const seen = request.seen;
