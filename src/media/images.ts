@@ -65,13 +65,23 @@ export function sniffImage(b: Buffer): RasterFormat | 'svg' | null {
 }
 
 /** The refusal for bytes that are not a raster image this service reads (a 400 naming the attachment). */
-export function notAnImage(name: string, sniffed: 'svg' | null): BadRequestError {
+function notAnImage(name: string, sniffed: 'svg' | null): BadRequestError {
   return new BadRequestError(
     sniffed === 'svg'
       ? `the attachment "${name}" is a drawing (SVG or other markup), which is not read: attach a screenshot (PNG or JPEG) instead`
       : `the attachment "${name}" is not a photo or screenshot the assistant can read (JPEG, PNG, WebP, GIF or HEIC)`,
     'unreadable attachment',
   );
+}
+
+/**
+ * The raster format of an attached image by its bytes, or the 400 for bytes that are none: what every
+ * image goes through, whether a model will see it or not.
+ */
+export function judgeImage({ name, bytes }: ImageInput): RasterFormat {
+  const sniffed = sniffImage(bytes);
+  if (sniffed === null || sniffed === 'svg') throw notAnImage(name, sniffed);
+  return sniffed;
 }
 
 /** A counting gate: at most `limit` holders at once, the others wait in arrival order. */
@@ -140,10 +150,9 @@ export function createImageReader(options: { readsAtOnce?: number; maxPixels?: n
   }
 
   return {
-    read({ name, bytes }) {
-      const sniffed = sniffImage(bytes);
-      if (sniffed === null || sniffed === 'svg') return Promise.reject(notAnImage(name, sniffed));
-      return gate.run(() => decode(name, bytes, sniffed));
+    async read(image) {
+      const format = judgeImage(image);
+      return gate.run(() => decode(image.name, image.bytes, format));
     },
   };
 }

@@ -9,7 +9,7 @@
  * - an image link is never fetched: it is named as not read;
  * - files go on as text, as untrusted data (request/user-content.ts).
  */
-import { notAnImage, sniffImage, type ImageReader } from '../media/images.js';
+import { judgeImage, type ImageReader } from '../media/images.js';
 import { imageTokens, type VisionModels } from '../model/vision.js';
 import type { TurnRequest } from '../request/chat-request.js';
 import type { SeenAttachments, UnreadAttachment } from '../request/message-attachments.js';
@@ -32,8 +32,7 @@ export function createAttachmentReader(parts: { images: ImageReader; vision: Vis
         seen.images = read.map((image) => ({ ...image, tokens: imageTokens(request.model, image.width, image.height) }));
       } else {
         for (const image of a.images) {
-          const sniffed = sniffImage(image.bytes);
-          if (sniffed === null || sniffed === 'svg') throw notAnImage(image.name, sniffed);
+          judgeImage(image);
           unread.push({ name: image.name, why: 'model' });
         }
       }

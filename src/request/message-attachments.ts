@@ -122,6 +122,14 @@ function overLimit(what: string, size: number, limit: number, unit: string): Bad
   return new BadRequestError(`${what} is ${describeSize(size)}; ${unit} of up to ${describeSize(limit)} are read`, 'attachment too large');
 }
 
+/**
+ * Whether `text` may carry an attachment at all: a run long enough to be encoded data, a file header or
+ * an image. Most messages are a short question: they skip the scan.
+ */
+function mayHoldAttachments(text: string): boolean {
+  return text.length >= MIN_ATTACHMENT_CHARS || text.includes('**Attached') || text.includes('![');
+}
+
 /** A piece of the message that is not words. */
 interface Span {
   start: number;
@@ -182,7 +190,7 @@ function scan(text: string): { files: FileBlock[]; images: FoundImage[]; others:
  * limit or is not one the assistant can take (a base64 run that is not an image, a data URL of another kind).
  */
 export function splitMessage(text: string): { words: string; attachments: MessageAttachments } {
-  if (text.length < MIN_ATTACHMENT_CHARS && !text.includes('**Attached') && !text.includes('![')) return { words: text.trim(), attachments: NO_ATTACHMENTS };
+  if (!mayHoldAttachments(text)) return { words: text.trim(), attachments: NO_ATTACHMENTS };
   const { files, images, others, links } = scan(text);
   if (files.length + images.length + links.length === 0 && others.length === 0) return { words: text.trim(), attachments: NO_ATTACHMENTS };
   const other = others[0];
@@ -231,7 +239,7 @@ export function attachmentNote(kind: string, name: string | null, bytes: number 
  * the same string when it has none. Also what the title route titles.
  */
 export function noteAttachments(text: string): string {
-  if (text.length < MIN_ATTACHMENT_CHARS && !text.includes('**Attached') && !text.includes('![')) return text;
+  if (!mayHoldAttachments(text)) return text;
   const { files, images, others, links } = scan(text);
   const notes: Array<Span & { note: string }> = [
     ...files.map((f) => ({ start: f.start, end: f.end, note: attachmentNote('text file', f.name, Buffer.byteLength(f.text)) })),
@@ -255,7 +263,7 @@ export function noteAttachments(text: string): string {
  * of attachments alone reads as their names.
  */
 export function wordsOf(text: string): string {
-  if (text.length < MIN_ATTACHMENT_CHARS && !text.includes('**Attached') && !text.includes('![')) return text.trim();
+  if (!mayHoldAttachments(text)) return text.trim();
   const { files, images, others, links } = scan(text);
   const spans: Span[] = [...files, ...images.map((a) => ({ start: a.spanStart, end: a.spanEnd })), ...others, ...links];
   const words = without(text, spans);

@@ -6,17 +6,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './spawn-service.js';
 
+/** The first group of `pattern` in the Dockerfile; an error naming `what` when it is not there. */
+function fromDockerfile(pattern: RegExp, what: string): string {
+  const match = pattern.exec(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+  if (!match) throw new Error(`no ${what} in the Dockerfile`);
+  return match[1]!;
+}
+
 export function imageNodeOptions(): string[] {
-  const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
-  const match = /NODE_OPTIONS="([^"]+)"/.exec(dockerfile);
-  if (!match) throw new Error('no NODE_OPTIONS="…" in the Dockerfile');
-  return match[1]!.split(/\s+/).filter(Boolean);
+  return fromDockerfile(/NODE_OPTIONS="([^"]+)"/, 'NODE_OPTIONS="…"').split(/\s+/).filter(Boolean);
 }
 
 /** The image's MALLOC_ARENA_MAX (glibc's arenas; Dockerfile), as an environment for a spawned service. */
 export function imageMallocEnv(): Record<string, string> {
-  const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
-  const match = /MALLOC_ARENA_MAX=(\d+)/.exec(dockerfile);
-  if (!match) throw new Error('no MALLOC_ARENA_MAX=… in the Dockerfile');
-  return { MALLOC_ARENA_MAX: match[1]! };
+  return { MALLOC_ARENA_MAX: fromDockerfile(/MALLOC_ARENA_MAX=(\d+)/, 'MALLOC_ARENA_MAX=…') };
 }
