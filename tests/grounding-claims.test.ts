@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { readClaims, type ClaimClass } from '../src/guards/grounding/claims.js';
 import { createEvidence, datesFrom } from '../src/guards/grounding/evidence.js';
 import { CATALOG } from './support/verify.js';
+import { ANY_BUILDING, fact } from '../src/guards/grounding/facts.js';
 
 const read = (text: string, mode: 'answer' | 'evidence' = 'answer') =>
   readClaims(text, { catalog: CATALOG, mode }).map((c) => ({ cls: c.cls, keys: c.keys, text: text.slice(c.start, c.end) }));
@@ -32,22 +33,22 @@ describe('claims: clock times', () => {
     ['12 AM', 0],
     ['12:30 PM', 750],
   ])('%s is time:%i', (text, minutes) => {
-    expect(read(`Open at ${text} today`)).toEqual([{ cls: 'time', keys: [`time:${minutes}`], text }]);
+    expect(read(`Open at ${text} today`)).toEqual([{ cls: 'time', keys: [fact.time(minutes)], text }]);
   });
 
   it('reads ranges end by end, the first end borrowing the second one\'s half of the day', () => {
-    expect(read('Open 2–3:20 PM.').map((c) => c.keys)).toEqual([['time:840'], ['time:920']]);
-    expect(read('Open 11–1 PM.').map((c) => c.keys)).toEqual([['time:660'], ['time:780']]);
-    expect(read('7:30am–9pm').map((c) => c.keys)).toEqual([['time:450'], ['time:1260']]);
-    expect(read('11:00 AM – 2:00 PM, then 5:00 PM – 8:30 PM').map((c) => c.keys)).toEqual([['time:660'], ['time:840'], ['time:1020'], ['time:1230']]);
+    expect(read('Open 2–3:20 PM.').map((c) => c.keys)).toEqual([[fact.time(840)], [fact.time(920)]]);
+    expect(read('Open 11–1 PM.').map((c) => c.keys)).toEqual([[fact.time(660)], [fact.time(780)]]);
+    expect(read('7:30am–9pm').map((c) => c.keys)).toEqual([[fact.time(450)], [fact.time(1260)]]);
+    expect(read('11:00 AM – 2:00 PM, then 5:00 PM – 8:30 PM').map((c) => c.keys)).toEqual([[fact.time(660)], [fact.time(840)], [fact.time(1020)], [fact.time(1230)]]);
   });
 
   it('reads a range written on a 24-hour clock on that clock (issue 59: "10:00 - 23:00" opened at 10 PM)', () => {
-    expect(read('Monday: 10:00 - 23:00').map((c) => c.keys)).toEqual([['time:600'], ['time:1380']]);
-    expect(read('Friday: 11:30 - 02:00').map((c) => c.keys)).toEqual([['time:690'], ['time:120']]);
-    expect(read('Sunday 09:15 – 13:45').map((c) => c.keys)).toEqual([['time:555'], ['time:825']]);
+    expect(read('Monday: 10:00 - 23:00').map((c) => c.keys)).toEqual([[fact.time(600)], [fact.time(1380)]]);
+    expect(read('Friday: 11:30 - 02:00').map((c) => c.keys)).toEqual([[fact.time(690)], [fact.time(120)]]);
+    expect(read('Sunday 09:15 – 13:45').map((c) => c.keys)).toEqual([[fact.time(555)], [fact.time(825)]]);
     // A range of one 24-hour end and one with a meridiem borrows as before.
-    expect(read('Open 10:30 to 11 PM.').map((c) => c.keys)).toEqual([['time:1350'], ['time:1380']]);
+    expect(read('Open 10:30 to 11 PM.').map((c) => c.keys)).toEqual([[fact.time(1350)], [fact.time(1380)]]);
   });
 
   it('holds a lettered two-digit room the tools gave, and not another (issue 73, item 5)', () => {
@@ -57,7 +58,7 @@ describe('claims: clock times', () => {
   });
 
   it('reads a room after a name two buildings share as a room of either (issue 73, item 5)', () => {
-    expect(read('The workshop is in Posner 125.').map((c) => c.keys)).toEqual([['room:PC:125', 'room:POS:125']]);
+    expect(read('The workshop is in Posner 125.').map((c) => c.keys)).toEqual([[fact.room('PC', '125'), fact.room('POS', '125')]]);
     const tool = JSON.stringify({ courseID: '70-122', meeting: 'TR 08:00-09:20 POS 125' });
     expect(holds('The workshop is in Posner 125.', tool, true)).toEqual([true]);
     expect(holds('The workshop is in Posner 152.', tool, true)).toEqual([false]);
@@ -72,7 +73,7 @@ describe('claims: clock times', () => {
   });
 
   it('keeps both halves of the day for "9:30" with nothing to borrow from', () => {
-    expect(read('Recitation is at 9:30 on Wednesdays.')[0]!.keys).toEqual(['time:570', 'time:1290']);
+    expect(read('Recitation is at 9:30 on Wednesdays.')[0]!.keys).toEqual([fact.time(570), fact.time(1290)]);
   });
 
   it('a sentence period after "PM" is not part of the claim; "p.m." keeps its own', () => {
@@ -83,33 +84,33 @@ describe('claims: clock times', () => {
 
 describe('claims: the other classes', () => {
   it.each<[string, ClaimClass, string]>([
-    ['15-213 needs', 'course', 'course:15213'],
-    ['take 15213 next', 'course', 'course:15213'],
-    ['a 12-unit course', 'units', 'units:12'],
-    ['worth 12.0 units', 'units', 'units:12'],
-    ['it is 12 units', 'units', 'units:12'],
-    ['in GHC 4401 today', 'room', 'room:GHC:4401'],
-    ['in Wean 5403 today', 'room', 'room:WEH:5403'],
-    ['in DH 2315 today', 'room', 'room:DH:2315'],
-    ['in room 4401 today', 'room', 'room:*:4401'],
+    ['15-213 needs', 'course', fact.course('15213')],
+    ['take 15213 next', 'course', fact.course('15213')],
+    ['a 12-unit course', 'units', fact.units(12)],
+    ['worth 12.0 units', 'units', fact.units(12)],
+    ['it is 12 units', 'units', fact.units(12)],
+    ['in GHC 4401 today', 'room', fact.room('GHC', '4401')],
+    ['in Wean 5403 today', 'room', fact.room('WEH', '5403')],
+    ['in DH 2315 today', 'room', fact.room('DH', '2315')],
+    ['in room 4401 today', 'room', fact.room(ANY_BUILDING, '4401')],
     // A lettered room with two digits (issue 73, item 5): Baker Hall's and Porter Hall's lower floors.
-    ['in BH A15 today', 'room', 'room:BH:A15'],
-    ['in PH A18A today', 'room', 'room:PH:A18A'],
-    ['on the 5th floor', 'floor', 'floor:5'],
-    ['on level 5', 'floor', 'floor:5'],
-    ['call 412-268-2922 now', 'phone', 'phone:4122682922'],
-    ['call (412) 268-2922 now', 'phone', 'phone:4122682922'],
-    ['call 412.268.2922 now', 'phone', 'phone:4122682922'],
-    ['costs $1,080 a term', 'price', 'price:108000'],
-    ['costs $1080 a term', 'price', 'price:108000'],
-    ['costs $5.50 a swipe', 'price', 'price:550'],
-    ['on October 15 only', 'date', 'date:10-15'],
-    ['on 15 October only', 'date', 'date:10-15'],
-    ['by 2026-10-15 only', 'date', 'date:2026-10-15'],
-    ['in Spring 2027 only', 'term', 'term:spring:2027'],
-    ['since 1900 only', 'year', 'year:1900'],
-    ['the next 61C bus', 'route', 'route:61C'],
-    ['take route 67 there', 'route', 'route:67'],
+    ['in BH A15 today', 'room', fact.room('BH', 'A15')],
+    ['in PH A18A today', 'room', fact.room('PH', 'A18A')],
+    ['on the 5th floor', 'floor', fact.floor(5)],
+    ['on level 5', 'floor', fact.floor(5)],
+    ['call 412-268-2922 now', 'phone', fact.phone('4122682922')],
+    ['call (412) 268-2922 now', 'phone', fact.phone('4122682922')],
+    ['call 412.268.2922 now', 'phone', fact.phone('4122682922')],
+    ['costs $1,080 a term', 'price', fact.price(108000)],
+    ['costs $1080 a term', 'price', fact.price(108000)],
+    ['costs $5.50 a swipe', 'price', fact.price(550)],
+    ['on October 15 only', 'date', fact.date(10, 15)],
+    ['on 15 October only', 'date', fact.date(10, 15)],
+    ['by 2026-10-15 only', 'date', fact.date(10, 15, 2026)],
+    ['in Spring 2027 only', 'term', fact.term('spring', 2027)],
+    ['since 1900 only', 'year', fact.year(1900)],
+    ['the next 61C bus', 'route', fact.route('61C')],
+    ['take route 67 there', 'route', fact.route('67')],
   ])('%s', (text, cls, key) => {
     const claims = read(text);
     expect(claims.map((c) => c.cls)).toContain(cls);
@@ -117,17 +118,17 @@ describe('claims: the other classes', () => {
   });
 
   it('reads a date range end by end with the year shared', () => {
-    expect(read('Fall break is Oct 15–16, 2026.').map((c) => c.keys)).toEqual([['date:2026-10-15'], ['date:2026-10-16']]);
+    expect(read('Fall break is Oct 15–16, 2026.').map((c) => c.keys)).toEqual([[fact.date(10, 15, 2026)], [fact.date(10, 16, 2026)]]);
   });
 
   it('reads a wait only in a sentence about buses, and never a walk', () => {
-    expect(read('The next bus comes in 4 minutes.').map((c) => c.keys)).toEqual([['wait-min:4']]);
-    expect(read('The 61C is 245 seconds away.').map((c) => c.keys)).toEqual([['route:61C'], ['wait-sec:245']]);
+    expect(read('The next bus comes in 4 minutes.').map((c) => c.keys)).toEqual([[fact.wait('wait-min', 4)]]);
+    expect(read('The 61C is 245 seconds away.').map((c) => c.keys)).toEqual([[fact.route('61C')], [fact.wait('wait-sec', 245)]]);
     expect(read('It is a 5-minute walk from Gates.')).toEqual([]);
     expect(read('Lectures last 80 minutes.')).toEqual([]);
     expect(read('The next bus is a 10-minute walk away.')).toEqual([]);
     expect(read('Next, walk to Forbes and stop at the light (about 3 minutes).')).toEqual([]);
-    expect(read('It arrives in 4 min.').map((c) => c.keys)).toEqual([['wait-min:4']]);
+    expect(read('It arrives in 4 min.').map((c) => c.keys)).toEqual([[fact.wait('wait-min', 4)]]);
   });
 
   it('takes each span once: the 12 of "15-122" is a course, not units; a phone is not a course', () => {
@@ -139,8 +140,8 @@ describe('claims: the other classes', () => {
   it('reads through Markdown emphasis and keeps spans on the raw text', () => {
     const claims = read('Open **8 AM** – **9 PM** daily.');
     expect(claims.map((c) => [c.text, c.keys])).toEqual([
-      ['8 AM', ['time:480']],
-      ['9 PM', ['time:1260']],
+      ['8 AM', [fact.time(480)]],
+      ['9 PM', [fact.time(1260)]],
     ]);
   });
 

@@ -12,6 +12,7 @@ import { createEvidence, createTurnGrounding } from '../src/guards/grounding/ind
 import { CATALOG } from './support/verify.js';
 import { groundAnswer } from './support/grounding.js';
 import { diningDetail } from './fixtures/grounding-corpus.js';
+import { fact } from '../src/guards/grounding/facts.js';
 
 const MONDAY = 1;
 
@@ -126,10 +127,10 @@ describe('grounding binds times to their days', () => {
 describe('parts of the day in words and compact schedules (held-out styles, 2026-11-28)', () => {
   it('reads "8 in the morning", "7:30 at night", "9 o\'clock in the evening" with their half of the day, "12 at night" as midnight', () => {
     const times = (text: string) => readClaims(text, { catalog: CATALOG, mode: 'answer' }).map((c) => [text.slice(c.start, c.end), c.keys]);
-    expect(times('from 8 in the morning until 7:30 at night')).toEqual([['8 in the morning', ['time:480']], ['7:30 at night', ['time:1170']]]);
-    expect(times("at 9 o'clock in the evening")).toEqual([["9 o'clock in the evening", ['time:1260']]]);
-    expect(times('open until 12 at night')).toEqual([['12 at night', ['time:0']]]);
-    expect(times('3 in the afternoon')).toEqual([['3 in the afternoon', ['time:900']]]);
+    expect(times('from 8 in the morning until 7:30 at night')).toEqual([['8 in the morning', [fact.time(480)]], ['7:30 at night', [fact.time(1170)]]]);
+    expect(times("at 9 o'clock in the evening")).toEqual([["9 o'clock in the evening", [fact.time(1260)]]]);
+    expect(times('open until 12 at night')).toEqual([['12 at night', [fact.time(0)]]]);
+    expect(times('3 in the afternoon')).toEqual([['3 in the afternoon', [fact.time(900)]]]);
   });
 
   it('reads a lone capitalised day letter where a compact schedule puts one, and lower-case short ranges', () => {

@@ -12,6 +12,7 @@ import { createEvidence, createTurnGrounding } from '../src/guards/grounding/ind
 import { course15213, diningList, guideCalendar, guideHealth } from './fixtures/grounding-corpus.js';
 import { CATALOG } from './support/verify.js';
 import { groundAnswer } from './support/grounding.js';
+import { fact } from '../src/guards/grounding/facts.js';
 
 const WEDNESDAY = 3;
 /** A bus result with a letter-first route (the sandbox's shape of `bus_search_bus_predictions`). */
@@ -135,9 +136,9 @@ describe('grounding reads the formats models write', () => {
 
   it('reads a compact or bare time with the half of the day it can be', () => {
     const keys = (text: string) => readClaims(text, { catalog: CATALOG, mode: 'answer' }).filter((c) => c.cls === 'time').map((c) => c.keys);
-    expect(keys('open 7a to 4p daily')).toEqual([['time:420'], ['time:960']]);
-    expect(keys('Mon–Fri 9–5')).toEqual([['time:540', 'time:1260'], ['time:300', 'time:1020']]);
-    expect(keys('open noon to 4 on Sundays')).toEqual([['time:720'], ['time:960']]);
+    expect(keys('open 7a to 4p daily')).toEqual([[fact.time(420)], [fact.time(960)]]);
+    expect(keys('Mon–Fri 9–5')).toEqual([[fact.time(540), fact.time(1260)], [fact.time(300), fact.time(1020)]]);
+    expect(keys('open noon to 4 on Sundays')).toEqual([[fact.time(720)], [fact.time(960)]]);
     // Without a word of hours, a bare range is no time.
     expect(keys('chapters 9–5')).toEqual([]);
   });

@@ -16,6 +16,7 @@ import { silentLogger } from '../src/logger.js';
 import { startSandboxToolServer, type SandboxToolServer } from '../src/sandbox/campus/tool-server.js';
 import { createMcpCampusTools } from '../src/tools/mcp-campus-tools.js';
 import type { CampusTools } from '../src/tools/campus-tools.js';
+import { classOf, fact, type Fact } from '../src/guards/grounding/facts.js';
 
 const catalog = loadCatalog(null);
 
@@ -53,14 +54,14 @@ const ARGS: Record<string, Record<string, unknown>> = {
 
 /** What a reader wrote: facts by the subject they were read as (`-` for nobody's), texts, day lines, fetch times. */
 class RecordingSink implements FactSink {
-  readonly facts = new Map<string, Set<string>>();
+  readonly facts = new Map<string, Set<Fact>>();
   readonly texts: string[] = [];
   readonly dayLines: string[] = [];
   readonly fetched: number[] = [];
   fetchedAt: number | null = null;
   private subject = '-';
 
-  addKey(key: string): void {
+  addKey(key: Fact): void {
     if (!this.facts.has(this.subject)) this.facts.set(this.subject, new Set());
     this.facts.get(this.subject)!.add(key);
     if (this.fetchedAt !== null) this.fetched.push(this.fetchedAt);
@@ -82,7 +83,7 @@ class RecordingSink implements FactSink {
       this.subject = outer;
     }
   }
-  keysOf(prefix: string): string[] {
+  keysOf(prefix: string): Fact[] {
     return [...this.facts].filter(([s]) => s.startsWith(prefix)).flatMap(([, keys]) => [...keys]);
   }
 }
@@ -129,7 +130,7 @@ describe('the tool-result readers on every sandbox tool', () => {
     readToolResult(results.get('eats_get_all_dining_locations')!, sink, catalog);
     const places = [...sink.facts.keys()].filter((s) => s.startsWith('place:'));
     expect(places.length).toBeGreaterThan(3);
-    expect(sink.keysOf('place:').some((k) => k.startsWith('time:'))).toBe(true);
+    expect(sink.keysOf('place:').some((k) => classOf(k) === 'time')).toBe(true);
     const detail = new RecordingSink();
     readToolResult(results.get('eats_get_location_hours')!, detail, catalog);
     expect([...detail.facts.keys()].filter((s) => s.startsWith('place:'))).toHaveLength(1);
@@ -138,21 +139,21 @@ describe('the tool-result readers on every sandbox tool', () => {
   it('a course owns its units, its schedule\'s rooms and its term', () => {
     const sink = new RecordingSink();
     readToolResult(results.get('courses_fetch_courses_by_ids')!, sink, catalog);
-    expect(sink.keysOf('course:15122').some((k) => k.startsWith('units:'))).toBe(true);
-    expect(sink.keysOf('course:21127').some((k) => k.startsWith('units:'))).toBe(true);
+    expect(sink.keysOf('course:15122').some((k) => classOf(k) === 'units')).toBe(true);
+    expect(sink.keysOf('course:21127').some((k) => classOf(k) === 'units')).toBe(true);
     const schedules = new RecordingSink();
     readToolResult(results.get('courses_fetch_course_schedules')!, schedules, catalog);
     const keys = [...schedules.facts.values()].flatMap((k) => [...k]);
-    expect(keys).toContain('room:GHC:4401');
-    expect(keys.some((k) => k.startsWith('term:'))).toBe(true);
-    expect(keys).toContain('time:660');
+    expect(keys).toContain(fact.room('GHC', '4401'));
+    expect(keys.some((k) => classOf(k) === 'term')).toBe(true);
+    expect(keys).toContain(fact.time(660));
   });
 
   it('a bus route owns its waits, read with the time its predictions were fetched', () => {
     for (const name of ['bus_get_bus_predictions', 'bus_get_stop_predictions', 'bus_get_next_bus']) {
       const sink = new RecordingSink();
       readToolResult(results.get(name)!, sink, catalog);
-      expect(sink.keysOf('route:').some((k) => k.startsWith('wait-')), name).toBe(true);
+      expect(sink.keysOf('route:').some((k) => classOf(k).startsWith('wait-')), name).toBe(true);
       expect(sink.fetched.length, name).toBeGreaterThan(0);
       expect(sink.fetchedAt, name).toBeNull();
     }

@@ -2,8 +2,8 @@
  * The atoms a student acts on, read from text as typed, normalised keys (issue 45): clock times and
  * ranges, course numbers and units, rooms and floors, phone numbers, prices, dates, terms and years,
  * bus routes and waits. The same reader turns an answer into claims and evidence into facts, so a claim
- * holds exactly when some evidence was read to the same key: "2 PM", "14:00" and "2:00pm" are `time:840`;
- * "15213" and "15-213" are `course:15213`; "(412) 268-2922" and "412.268.2922" are `phone:4122682922`.
+ * holds exactly when some evidence was read to the same fact (facts.ts): "2 PM", "14:00" and "2:00pm" are
+ * the time 840; "15213" and "15-213" the course 15213; "(412) 268-2922" and "412.268.2922" one phone.
  *
  * Each pattern takes its span, so a later, looser one never reads the same digits as something else:
  * the 12 of "15-122" is a course, never "12 units"; the minutes of a clock time are never a bus wait.
@@ -12,6 +12,7 @@
  */
 import type { Catalog } from '../../campus/catalog.js';
 import { MAYBE_QUARTER, MAYBE_WORD_HOUR, readClockTimes } from './clock-times.js';
+import { ANY_BUILDING, classOf, fact, type Fact, type WaitUnit } from './facts.js';
 import { NUMBER_WORDS, ORDINAL_WORDS } from './triggers.js';
 
 export type ClaimClass = 'time' | 'course' | 'units' | 'room' | 'floor' | 'phone' | 'price' | 'date' | 'term' | 'year' | 'route' | 'wait';
@@ -21,10 +22,10 @@ export const CLAIM_CLASSES: readonly ClaimClass[] = ['time', 'course', 'units', 
 /** One atom: what it asserts as keys (any one of them in the evidence holds it) and where it is written. */
 export interface Claim {
   cls: ClaimClass;
-  /** Normalised keys; the claim holds when the evidence has any of them. */
-  keys: string[];
+  /** Normalised values (facts.ts); the claim holds when the evidence has any of them. */
+  keys: Fact[];
   /** A date with a year also holds when the evidence has its month and day and, anywhere, its year. */
-  fallback?: string[];
+  fallback?: Fact[];
   /** Span in the text read (what a replacement takes out). */
   start: number;
   end: number;
@@ -126,7 +127,7 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
     return true;
   };
   const take = (s: number, e: number) => taken.fill(1, s, e);
-  const add = (cls: ClaimClass, s: number, e: number, keys: string[], g = group++, fallback?: string[]) => {
+  const add = (cls: ClaimClass, s: number, e: number, keys: Fact[], g = group++, fallback?: Fact[]) => {
     // Spans go back to the raw text (emphasis markers are not part of a claim, but stay around it).
     out.push({ cls, keys, start: origin ? origin[s]! : s, end: origin ? origin[e - 1]! + 1 : e, group: g, ...(fallback && { fallback }) });
   };
@@ -141,37 +142,37 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
 
   each(PHONE, (m, s, e) => {
     const digits = `${m[1] ?? m[2]}${m[3]}${m[4]}`;
-    add('phone', s, e, [`phone:${digits}`]);
+    add('phone', s, e, [fact.phone(digits)]);
   });
-  each(PHONE7, (m, s, e) => add('phone', s, e, [`phone7:${m[1]}${m[2]}`]));
-  if (text.includes('8-')) each(EXTENSION, (m, s, e) => add('phone', s, e, [`phone7:268${m[1]}`]));
+  each(PHONE7, (m, s, e) => add('phone', s, e, [fact.phone7(`${m[1]}${m[2]}`)]));
+  if (text.includes('8-')) each(EXTENSION, (m, s, e) => add('phone', s, e, [fact.phone7(`268${m[1]}`)]));
   each(PRICE, (m, s, e) => {
     const cents = Number(m[1]!.replace(/,/g, '')) * 100 + Number((m[2] ?? '0').padEnd(2, '0'));
-    add('price', s, e, [`price:${cents}`]);
+    add('price', s, e, [fact.price(cents)]);
   });
+  const dateClaim = (mo: number, d: number, year: number | null, s: number, e: number, g: number) => {
+    if (year === null) add('date', s, e, [fact.date(mo, d)], g);
+    else add('date', s, e, [fact.date(mo, d, year)], g, [fact.date(mo, d), fact.year(year)]);
+  };
   each(ISO_DATE, (m, s, e) => {
     const mo = Number(m[2]);
     const d = Number(m[3]);
     if (mo < 1 || mo > 12 || d < 1 || d > 31) return false;
-    add('date', s, e, [`date:${Number(m[1])}-${mo}-${d}`], group++, [`date:${mo}-${d}`, `year:${Number(m[1])}`]);
+    dateClaim(mo, d, Number(m[1]), s, e, group++);
   });
   each(US_DATE, (m, s, e) => {
     const mo = Number(m[1]);
     const d = Number(m[2]);
     if (mo < 1 || mo > 12 || d < 1 || d > 31) return false;
     const year = m[3]!.length === 2 ? 2000 + Number(m[3]) : Number(m[3]);
-    add('date', s, e, [`date:${year}-${mo}-${d}`], group++, [`date:${mo}-${d}`, `year:${year}`]);
+    dateClaim(mo, d, year, s, e, group++);
   });
   if (text.includes('/')) each(MONTH_SLASH_DAY, (m, s, e) => {
     const mo = Number(m[1]);
     const d = Number(m[2]);
     if (mo < 1 || mo > 12 || d < 1 || d > 31 || (mo <= 4 && d <= 4)) return false;
-    add('date', s, e, [`date:${mo}-${d}`]);
+    dateClaim(mo, d, null, s, e, group++);
   });
-  const dateClaim = (mo: number, d: number, year: number | null, s: number, e: number, g: number) => {
-    if (year === null) add('date', s, e, [`date:${mo}-${d}`], g);
-    else add('date', s, e, [`date:${year}-${mo}-${d}`], g, [`date:${mo}-${d}`, `year:${year}`]);
-  };
   each(MONTH_DAY, (m, s, e) => {
     const mo = month(m[1]!);
     const d1 = Number(m[2]);
@@ -191,23 +192,23 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
     if (d < 1 || d > 31) return false;
     dateClaim(month(m[2]!), d, m[3] ? Number(m[3]) : null, s, e, group++);
   });
-  each(TERM, (m, s, e) => add('term', s, e, [`term:${season(m[1]!)}:${m[2]}`]));
+  each(TERM, (m, s, e) => add('term', s, e, [fact.term(season(m[1]!), m[2]!)]));
 
   for (const t of readClockTimes(text, taken)) {
     const g = t.range + 1_000_000;
-    add('time', t.start, t.end, t.minutes.map((n) => `time:${n}`), g);
+    add('time', t.start, t.end, t.minutes.map(fact.time), g);
     take(t.start, t.end);
   }
 
   each(COURSE, (m, s, e) => {
     if (!m[2] && ZIP_BEFORE.test(text.slice(Math.max(0, s - 16), s))) return false;
-    add('course', s, e, [`course:${m[1]}${m[3]}`]);
+    add('course', s, e, [fact.course(`${m[1]}${m[3]}`)]);
   });
-  each(UNITS, (m, s, e) => add('units', s, e, [`units:${Number(m[1])}`]));
+  each(UNITS, (m, s, e) => add('units', s, e, [fact.units(Number(m[1]))]));
   const wordy = WORDY.test(text);
-  if (wordy) each(UNITS_WORD, (m, s, e) => add('units', s, e, [`units:${NUMBER_WORDS.indexOf(m[1]!.toLowerCase())}`]));
-  each(FLOOR, (m, s, e) => add('floor', s, e, [`floor:${Number(m[1] ?? m[2])}`]));
-  if (wordy) each(FLOOR_WORD, (m, s, e) => add('floor', s, e, [`floor:${ORDINAL_WORDS.indexOf(m[1]!.toLowerCase())}`]));
+  if (wordy) each(UNITS_WORD, (m, s, e) => add('units', s, e, [fact.units(NUMBER_WORDS.indexOf(m[1]!.toLowerCase()))]));
+  each(FLOOR, (m, s, e) => add('floor', s, e, [fact.floor(Number(m[1] ?? m[2]))]));
+  if (wordy) each(FLOOR_WORD, (m, s, e) => add('floor', s, e, [fact.floor(ORDINAL_WORDS.indexOf(m[1]!.toLowerCase()))]));
   // Rooms after a building of the catalog ("GHC 4401", "Wean 5403", "DH 2315"); the room number is the claim.
   // Evidence is read in capitals too: a student who typed "weh 5300" gave that room.
   if (ROOM_NUMBER.test(text)) {
@@ -221,7 +222,7 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
       const between = text.slice(mention.start, s);
       if (!(/[\p{L}\p{N}.][ \t]+$/u.test(between) || /^[A-Z]{2,4}$/.test(between)) || DISTANCE_AFTER.test(text.slice(mention.end, mention.end + 12))) continue;
       if (!free(s, mention.end)) continue;
-      add('room', s, mention.end, [`room:${mention.building.code.toUpperCase()}:${mention.room.toUpperCase()}`]);
+      add('room', s, mention.end, [fact.room(mention.building.code.toUpperCase(), mention.room.toUpperCase())]);
       take(s, mention.end);
     }
   }
@@ -234,7 +235,7 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
       const s = m.index! + m[0].length - m[2]!.length;
       const e = m.index! + m[0].length;
       if (!codes || !free(s, e) || DISTANCE_AFTER.test(text.slice(e, e + 12))) continue;
-      add('room', s, e, codes.map((code) => `room:${code}:${m[2]!.toUpperCase()}`));
+      add('room', s, e, codes.map((code) => fact.room(code, m[2]!.toUpperCase())));
       take(s, e);
     }
   }
@@ -243,49 +244,49 @@ export function readClaims(raw: string, options: ReadOptions): Claim[] {
     // "room 5403 in Wean Hall": the room of that building; "room 5403" alone: of any.
     const inWord = ROOM_IN.exec(text.slice(e, e + 12));
     const building = inWord ? options.catalog.mentions(text.slice(e + inWord[0].length, e + inWord[0].length + 48))[0] : undefined;
-    const code = building && building.start === 0 ? building.building.code.toUpperCase() : '*';
-    add('room', ns, e, [`room:${code}:${m[1]!.toUpperCase()}`]);
+    const code = building && building.start === 0 ? building.building.code.toUpperCase() : ANY_BUILDING;
+    add('room', ns, e, [fact.room(code, m[1]!.toUpperCase())]);
   });
 
   // Routes first (they are bus cues), then waits.
   let routes = 0;
   each(ROUTE_CODE, (m, s, e) => {
     routes++;
-    add('route', s, e, [`route:${m[1]}`]);
+    add('route', s, e, [fact.route(m[1]!)]);
   });
   each(ROUTE_WORD, (m, s) => {
     const id = (m[1] ?? m[2])!;
     const at = s + m[0].indexOf(id);
     routes++;
-    add('route', at, at + id.length, [`route:${id.toUpperCase()}`]);
+    add('route', at, at + id.length, [fact.route(id.toUpperCase())]);
   });
   const aboutBuses =
     options.mode === 'evidence' || routes > 0 || BUS_CUE.test(text) || (options.busTurn === true && !WALKING.test(text));
   // "P3", "G2": only where the text is about buses (in evidence, a route field says so: tool-results.ts).
-  if (options.mode === 'answer' && (routes > 0 || BUS_CUE.test(text))) each(ROUTE_LETTER_FIRST, (m, s, e) => add('route', s, e, [`route:${m[1]}`]));
+  if (options.mode === 'answer' && (routes > 0 || BUS_CUE.test(text))) each(ROUTE_LETTER_FIRST, (m, s, e) => add('route', s, e, [fact.route(m[1]!)]));
   if (aboutBuses) {
     each(WAIT, (m, s, e) => {
       if (options.mode === 'answer' && WALK_AFTER.test(text.slice(e, e + 16))) return false;
-      const unit = m[3]!.toLowerCase().startsWith('s') ? 'wait-sec' : 'wait-min';
+      const unit: WaitUnit = m[3]!.toLowerCase().startsWith('s') ? 'wait-sec' : 'wait-min';
       const g = group++;
       if (m[2]) {
         const cut = s + m[1]!.length;
-        add('wait', s, cut, [`${unit}:${Number(m[1])}`], g);
-        add('wait', e - m[0].length + m[0].lastIndexOf(m[2]), e, [`${unit}:${Number(m[2])}`], g);
-      } else add('wait', s, e, [`${unit}:${Number(m[1])}`], g);
+        add('wait', s, cut, [fact.wait(unit, Number(m[1]))], g);
+        add('wait', e - m[0].length + m[0].lastIndexOf(m[2]), e, [fact.wait(unit, Number(m[2]))], g);
+      } else add('wait', s, e, [fact.wait(unit, Number(m[1]))], g);
     });
     // "the 61D in 4 minutes and the 67 in 12": after a wait, "in <n>" with no unit is a wait of its unit.
     const first = out.find((c) => c.cls === 'wait');
     if (options.mode === 'answer' && first) {
-      const unit = first.keys[0]!.slice(0, first.keys[0]!.indexOf(':'));
+      const unit = classOf(first.keys[0]!) as WaitUnit;
       each(ELLIPTIC_WAIT, (m, s, e) => {
         if (s < first.end) return false;
         const at = s + m[0].length - m[1]!.length;
-        add('wait', at, e, [`${unit}:${Number(m[1])}`]);
+        add('wait', at, e, [fact.wait(unit, Number(m[1]))]);
       });
     }
   }
-  each(YEAR, (m, s, e) => add('year', s, e, [`year:${m[1]}`]));
+  each(YEAR, (m, s, e) => add('year', s, e, [fact.year(m[1]!)]));
   return out.sort((a, b) => a.start - b.start);
 }
 

@@ -3,7 +3,7 @@
  * ("Monday", "Mon–Fri", "Monday through Saturday", "weekdays", "weekends", "daily", "every day",
  * "today", "tonight", "tomorrow", "this Friday"), and which of them each time range of the text binds
  * to. One reader serves the answer and the evidence, so "open Friday until 9 PM" in an answer and
- * "- Friday: 7:30 AM - 9:00 PM" in a dining result reach the same `time:1260` on Friday.
+ * "- Friday: 7:30 AM - 9:00 PM" in a dining result reach the same time, 1260, on Friday.
  *
  * A range binds, in this order, to the days named right after it with "on", "every" or "each", or in
  * parentheses ("10:30 am to 8:30 pm on weekdays, until 9 pm on weekends", "7:30 AM to 2 PM (Mon-Fri)"), to the days named before it in the same clause
@@ -14,6 +14,7 @@
  * numbered as Date#getUTCDay: 0 is Sunday.
  */
 import { crossesSentence } from '../sentence-end.js';
+import { fact, type Fact } from './facts.js';
 
 const DAY_NAMES: ReadonlyArray<[RegExp, number]> = [
   [/^sun/i, 0],
@@ -290,13 +291,13 @@ const ASKED_BARE_HOUR = /\b(?:before|after|at|by|around)\s+(1[0-2]|0?[1-9])(?::(
  * not a time the student asserts ("open until 11 tonight?"): that one the tools outrank. `times` are the
  * message's time claims.
  */
-export function askedMoments(text: string, times: readonly { start: number; keys: readonly string[] }[]): string[] {
-  const keys: string[] = [];
+export function askedMoments(text: string, times: readonly { start: number; keys: readonly Fact[] }[]): Fact[] {
+  const keys: Fact[] = [];
   for (const t of times) if (ASKED_MOMENT.test(text.slice(Math.max(0, t.start - 12), t.start))) keys.push(...t.keys);
   for (const m of text.matchAll(ASKED_BARE_HOUR)) {
     const hour = Number(m[1]) % 12;
     const minute = Number(m[2] ?? 0);
-    keys.push(`time:${hour * 60 + minute}`, `time:${(hour + 12) * 60 + minute}`);
+    keys.push(fact.time(hour * 60 + minute), fact.time((hour + 12) * 60 + minute));
   }
   return keys;
 }
@@ -310,7 +311,7 @@ const STATED_HOURS = /\b(?:until|till|'?til|closes?|closing|opens?|opening)\s*(?
  * these (issue 59). A moment asked about ("open at 8?") or a time of the student's own ("my class ends
  * at 4:30") is not one.
  */
-export function statedHours(text: string, times: readonly { start: number; keys: readonly string[] }[]): string[] {
+export function statedHours(text: string, times: readonly { start: number; keys: readonly Fact[] }[]): Fact[] {
   return times.filter((t) => STATED_HOURS.test(text.slice(Math.max(0, t.start - 16), t.start))).flatMap((t) => t.keys);
 }
 

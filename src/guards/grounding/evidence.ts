@@ -15,6 +15,7 @@
  */
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim } from './claims.js';
+import { ANY_BUILDING, classOf, fact, isBound, numberOf, onDay, roomOf, termYear, valueOf, type Fact, type FactClass } from './facts.js';
 import { askedMoments, bindTimes, readDays, statedHours } from './days.js';
 import { SubjectFacts, type Mention } from './subject-facts.js';
 import { readToolResult, type FactSink } from './tool-results.js';
@@ -42,7 +43,7 @@ export interface Evidence {
   /** A tool's raw result: JSON read field by field, anything else as text. */
   addToolResult(text: string): void;
   /** Keys that hold as they are (the coming week's dates), computed only if a claim is ever checked. */
-  addFacts(keys: () => Iterable<string>): void;
+  addFacts(keys: () => Iterable<Fact>): void;
   /**
    * Does some evidence hold this claim? With `subjects` (those its sentence binds it to), only their
    * facts and the evidence no subject owns count.
@@ -68,14 +69,14 @@ export interface Evidence {
 /** How a claim fared against the evidence. */
 export type ClaimOutcome = 'held' | 'unverified' | 'misbound';
 
-/** Keys of the dates from `isoDate` (YYYY-MM-DD) to `days` days after it: "today", "tomorrow", "this Friday". */
-export function datesFrom(isoDate: string, days: number): string[] {
+/** Facts of the dates from `isoDate` (YYYY-MM-DD) to `days` days after it: "today", "tomorrow", "this Friday". */
+export function datesFrom(isoDate: string, days: number): Fact[] {
   const [y, m, d] = isoDate.split('-').map(Number) as [number, number, number];
-  const keys: string[] = [];
+  const keys: Fact[] = [];
   for (let i = 0; i <= days; i++) {
     const at = new Date(Date.UTC(y, m - 1, d + i));
     const [yy, mm, dd] = [at.getUTCFullYear(), at.getUTCMonth() + 1, at.getUTCDate()];
-    keys.push(`date:${yy}-${mm}-${dd}`, `date:${mm}-${dd}`, `year:${yy}`);
+    keys.push(fact.date(mm, dd, yy), fact.date(mm, dd), fact.year(yy));
   }
   return keys;
 }
@@ -83,7 +84,7 @@ export function datesFrom(isoDate: string, days: number): string[] {
 /** What the evidence was given, in order, until it is read. */
 /** `words`: a person's (the student's message, the history), outranked by this turn's tools (issue 59). */
 /** `service`: the service's own fact (addServiceFact). */
-type Queued = { text: string; tool: boolean; question?: boolean; words?: boolean; service?: boolean } | (() => Iterable<string>);
+type Queued = { text: string; tool: boolean; question?: boolean; words?: boolean; service?: boolean } | (() => Iterable<Fact>);
 
 /** The subject the service's own facts are read as: a guide topic's kind (its facts hold a claim bound to no topic), with no name. */
 const SERVICE_FACTS = 'topic:(service)';
@@ -121,7 +122,7 @@ class TurnEvidence implements Evidence {
     if (text) this.queue.push({ text, tool: false, question: true, words: true });
   }
 
-  addFacts(keys: () => Iterable<string>): void {
+  addFacts(keys: () => Iterable<Fact>): void {
     this.queue.push(keys);
   }
 
@@ -165,11 +166,14 @@ interface Reader extends Pick<Evidence, 'check' | 'mentionsOf' | 'hasWaits'> {
 const CLOSED = /\bclosed\b/i;
 /** The classes a subject has one value of (its units, its room, its floor, its price): what its tool facts outrank. */
 const SUBJECT_VALUES: ReadonlySet<string> = new Set(['units', 'room', 'floor', 'price', 'wait']);
+/** 11:59 PM is what a student calls midnight. */
+const MINUTE_TO_MIDNIGHT = fact.time(1439);
+const MIDNIGHT = fact.time(0);
 
 /** One turn's facts: every fact, by the subject that owns it, and how claims are checked against them. */
 class EvidenceReader implements Reader, FactSink {
   /** Every fact. */
-  private readonly facts = new Set<string>();
+  private readonly facts = new Set<Fact>();
   /** Every fact by what it is about. */
   private readonly subjects = new SubjectFacts();
   private waits = false;
@@ -178,13 +182,13 @@ class EvidenceReader implements Reader, FactSink {
   /** Reading a person's words (the student's message, the history). */
   private fromWords = false;
   /** Keys some source other than a person's words gave (a tool, the prompt, the service's facts). */
-  private readonly told = new Set<string>();
+  private readonly told = new Set<Fact>();
   /** Keys of times a person's words stated as hours (days.ts statedHours). */
-  private readonly stated = new Set<string>();
+  private readonly stated = new Set<Fact>();
   /** A tool gave a time this turn. */
   private toolTimes = false;
   /** Times given somewhere without a day of a tool's line (a moment, words, a line naming no day): see `outcome`. */
-  private readonly dayless = new Set<string>();
+  private readonly dayless = new Set<Fact>();
   /** Adding the keys of a time a tool's line bound to its days. */
   private dayBound = false;
   fetchedAt: number | null = null;
@@ -214,7 +218,7 @@ class EvidenceReader implements Reader, FactSink {
       }
       if (item.words) {
         const times = readClaims(item.text, { catalog: this.catalog, mode: 'evidence' }).filter((c) => c.cls === 'time');
-        if (item.question) for (const k of askedMoments(item.text, times)) this.add(`${k}@asked`);
+        if (item.question) for (const k of askedMoments(item.text, times)) this.add(onDay(k, 'asked'));
         for (const k of statedHours(item.text, times)) this.stated.add(k);
       }
     }
@@ -224,30 +228,34 @@ class EvidenceReader implements Reader, FactSink {
     this.subjects.within(subject, names, read);
   }
 
-  addKey(key: string): void {
+  addKey(key: Fact): void {
     this.add(key);
-    if (key.startsWith('wait-')) this.waits = true;
-    // 11:59 PM is what a student calls midnight.
-    if (key === 'time:1439') this.add('time:0');
-    const [cls, a, b] = key.split(':') as [string, string, string?];
-    if (cls === 'room' && b !== undefined) {
+    const cls = classOf(key);
+    if (key === MINUTE_TO_MIDNIGHT) this.add(MIDNIGHT);
+    if (cls === 'room') {
+      const room = roomOf(key);
+      if (!room) return;
       // A room holds its number in any building's name for it, and its floor (the first digit at CMU-style numbering).
-      this.add(`room:*:${b}`);
-      const floor = /^(\d)\d{2,3}[A-Z]?$/.exec(b);
-      if (floor) this.add(`floor:${floor[1]}`);
-    } else if (cls === 'term' && b !== undefined) {
+      this.add(fact.room(ANY_BUILDING, room.number));
+      const floor = /^(\d)\d{2,3}[A-Z]?$/.exec(room.number);
+      if (floor) this.add(fact.floor(floor[1]!));
+    } else if (cls === 'term') {
       // "Spring 2027" states its year: a date "1/19/2027" holds with "January 19" beside it.
-      this.add(`year:${b}`);
+      const year = termYear(key);
+      if (year !== null) this.add(fact.year(year));
     } else if (cls === 'wait-sec') {
+      this.waits = true;
       // `minutes` is ceil(seconds / 60) at the tool server; a model may also round or floor.
-      const s = Number(a);
+      const s = numberOf(key);
       for (const m of new Set([Math.ceil(s / 60), Math.floor(s / 60), Math.round(s / 60)])) {
-        this.add(`wait-min:${m}`);
+        this.add(fact.wait('wait-min', m));
         // "Around 4:15 PM": the clock time a wait comes to, from when the predictions were fetched.
-        if (this.fetchedAt !== null) this.add(`time:${(this.fetchedAt + m) % 1440}`);
+        if (this.fetchedAt !== null) this.add(fact.time((this.fetchedAt + m) % 1440));
       }
-    } else if (cls === 'wait-min' && this.fetchedAt !== null) this.add(`time:${(this.fetchedAt + Number(a)) % 1440}`);
-    else if (cls === 'phone') this.add(`phone7:${a.slice(3)}`);
+    } else if (cls === 'wait-min') {
+      this.waits = true;
+      if (this.fetchedAt !== null) this.add(fact.time((this.fetchedAt + numberOf(key)) % 1440));
+    } else if (cls === 'phone') this.add(fact.phone7(valueOf(key).slice(3)));
   }
 
   readText(text: string, hours = true): void {
@@ -266,7 +274,7 @@ class EvidenceReader implements Reader, FactSink {
   }
 
   check(claim: Claim, named: readonly string[] = [], carried: readonly string[] = []): ClaimOutcome {
-    const cls = claim.keys[0]?.split(':')[0] ?? '';
+    const cls: FactClass | null = claim.keys[0] ? classOf(claim.keys[0]) : null;
     // A subject carried from the text before binds only a claim of a class its facts hold ("It closes
     // at 9 PM" after the place's heading; not "the bus comes in 4 minutes" after it).
     // A term names a schedule's term itself ("Spring 2027"): it binds to no subject. A room binds only
@@ -286,7 +294,7 @@ class EvidenceReader implements Reader, FactSink {
   }
 
   /** The claim's outcome where `has` says which facts count (its subjects', or all). */
-  private outcome(claim: Claim, has: (k: string) => boolean, subjects: readonly string[] | undefined): ClaimOutcome {
+  private outcome(claim: Claim, has: (k: Fact) => boolean, subjects: readonly string[] | undefined): ClaimOutcome {
     // Hours only a person's words gave do not hold where the tools spoke (`outranked`).
     const unbound = (claim.keys.some(has) || (claim.fallback !== undefined && claim.fallback.every(has))) && !this.outranked(claim, has, subjects);
     if (!claim.days || claim.days.length === 0) return unbound ? 'held' : 'unverified';
@@ -298,9 +306,9 @@ class EvidenceReader implements Reader, FactSink {
     // Bound to no subject: a time the tools gave only for named days ("open 8:30 a.m. to 5 p.m. on
     // weekdays") is those days' hours, so told for another day ("on weekends") it is not held there.
     const daysOnly = subjects === undefined && claim.cls === 'time' && !claim.keys.some((k) => this.dayless.has(k));
-    const ok = claim.days.every((d) => (week || daysOnly || has(`day:${d}`) ? claim.keys.some((k) => has(`${k}@${d}`) || has(`${k}@asked`)) : unbound));
+    const ok = claim.days.every((d) => (week || daysOnly || has(fact.day(d)) ? claim.keys.some((k) => has(onDay(k, d)) || has(onDay(k, 'asked'))) : unbound));
     if (ok) return 'held';
-    const elsewhere = unbound || claim.keys.some((k) => [0, 1, 2, 3, 4, 5, 6].some((d) => has(`${k}@${d}`)));
+    const elsewhere = unbound || claim.keys.some((k) => [0, 1, 2, 3, 4, 5, 6].some((d) => has(onDay(k, d))));
     return elsewhere ? 'misbound' : 'unverified';
   }
 
@@ -312,12 +320,13 @@ class EvidenceReader implements Reader, FactSink {
     return this.waits;
   }
 
-  private add(key: string): void {
-    if (!this.dayBound && key.startsWith('time:') && !key.includes('@')) this.dayless.add(key);
+  private add(key: Fact): void {
+    const time = classOf(key) === 'time';
+    if (!this.dayBound && time && !isBound(key)) this.dayless.add(key);
     this.facts.add(key);
     this.subjects.add(key);
     if (!this.fromWords) this.told.add(key);
-    if (this.fromTool && key.startsWith('time:')) this.toolTimes = true;
+    if (this.fromTool && time) this.toolTimes = true;
   }
 
   /**
@@ -327,21 +336,21 @@ class EvidenceReader implements Reader, FactSink {
    * a value of its class for the subject its sentence names. A moment the student asked about may still
    * be echoed, and a time of the student's own ("my class ends at 4:30") is theirs.
    */
-  private outranked(claim: Claim, has: (k: string) => boolean, subjects: readonly string[] | undefined): boolean {
+  private outranked(claim: Claim, has: (k: Fact) => boolean, subjects: readonly string[] | undefined): boolean {
     const holders = claim.keys.filter(has);
     if (holders.length === 0 || holders.some((k) => this.told.has(k))) return false;
-    if (claim.keys.some((k) => has(`${k}@asked`))) return false;
+    if (claim.keys.some((k) => has(onDay(k, 'asked')))) return false;
     // A time: only hours the words stated (a student's own times, "my class ends at 4:30", stay theirs).
     if (claim.cls === 'time') return this.toolTimes && holders.every((k) => this.stated.has(k));
     // A subject's own values; a course, a route or a date the student names is theirs to name.
     if (!SUBJECT_VALUES.has(claim.cls)) return false;
-    const cls = `${claim.keys[0]!.split(':')[0]}:`;
+    const cls = classOf(claim.keys[0]!);
     return (subjects ?? []).some((s) => this.subjects.hasValue(s, cls));
   }
 
   /**
    * A tool's times of each line bound to the days the line names ("- Monday: 10:30 AM - 7:00 PM", "Monday -
-   * Friday: 7:30 AM - 2:00 PM | Saturday - Sunday: 11:00 AM - 8:00 PM"): `time:…@<day>`, and `day:<day>`
+   * Friday: 7:30 AM - 2:00 PM | Saturday - Sunday: 11:00 AM - 8:00 PM"): each time on its days (`onDay`), and `fact.day`
    * for each day it gave hours (or "Closed") for, so a claim bound to that day needs that day's facts.
    * Returns the time claims it bound to days.
    */
@@ -362,11 +371,11 @@ class EvidenceReader implements Reader, FactSink {
         bindTimes(line, times, this.today).forEach((days, i) => {
           if (days && days.length > 0) bound.add(inLine[i]!);
           for (const d of days ?? []) {
-            for (const k of times[i]!.keys) this.add(`${k}@${d}`);
-            this.add(`day:${d}`);
+            for (const k of times[i]!.keys) this.add(onDay(k, d));
+            this.add(fact.day(d));
           }
         });
-        if (CLOSED.test(line)) for (const d of days) for (const day of d.days) this.add(`day:${day}`);
+        if (CLOSED.test(line)) for (const d of days) for (const day of d.days) this.add(fact.day(day));
       }
       start = end + 1;
     }

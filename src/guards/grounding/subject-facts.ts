@@ -11,6 +11,7 @@
  */
 import { crossesSentence } from '../sentence-end.js';
 import type { Claim } from './claims.js';
+import { ANY_BUILDING, classOf, isBound, roomOf, valueOf, type Fact, type FactClass } from './facts.js';
 import { aliasesPattern, courseSubject, fold, kindOf, phrase, routeSubject, spaceSubject } from './subjects.js';
 
 /** A subject named in a text, and where. */
@@ -170,10 +171,10 @@ function joinedBefore(text: string, mentions: readonly Mention[], at: number, n:
   return null;
 }
 
-/** The room subject a room claim's key names ("room:GHC:6115"), or null for a room of any building. */
-function spaceOf(key: string): string | null {
-  const [, code, number] = key.split(':');
-  return code && number && code !== '*' ? spaceSubject(code, number) : null;
+/** The room subject a room claim's fact names (GHC 6115), or null for a room of any building. */
+function spaceOf(key: Fact): string | null {
+  const room = roomOf(key);
+  return room && room.code !== ANY_BUILDING ? spaceSubject(room.code, room.number) : null;
 }
 
 /** Text with nothing to fold. */
@@ -187,17 +188,17 @@ const TWO_CAPITALS = /[A-Z][^A-Z]*[A-Z]/;
 
 export class SubjectFacts {
   /** Facts no subject owns. */
-  private readonly unscoped = new Set<string>();
+  private readonly unscoped = new Set<Fact>();
   /** Facts read inside sections or directions only (module note). */
-  private readonly loose = new Set<string>();
+  private readonly loose = new Set<Fact>();
   /**
    * Facts read inside guide topics only: they hold a claim bound to no topic (a place's or a term's claim
    * may rest on the guide: "Tazza D'Oro takes DineXtra at $5.50"), never one bound to another topic.
    */
-  private readonly topical = new Set<string>();
+  private readonly topical = new Set<Fact>();
   /** Facts by subject, and by each set of subjects read at once (`dir:inbound+route:61D`). */
-  private readonly scoped = new Map<string, Set<string>>();
-  /** Whether a subject's facts hold a key class ("time", "wait-min"): what a carried subject speaks of, asked per claim. */
+  private readonly scoped = new Map<string, Set<Fact>>();
+  /** Whether a subject's facts hold a class ("time", "wait-min"): what a carried subject speaks of, asked per claim. */
   private readonly spoken = new Map<string, boolean>();
   /** Kinds of subject read nested ("dir+route", "course+section"): where no combined facts means none. */
   private readonly nested = new Set<string>();
@@ -250,7 +251,7 @@ export class SubjectFacts {
   }
 
   /** A fact read now: nobody's, or the subjects' being read. */
-  add(key: string): void {
+  add(key: Fact): void {
     if (this.targets.length === 0) return void this.unscoped.add(key);
     for (const set of this.targets) set.add(key);
     if (this.qualifiersOnly) this.loose.add(key);
@@ -258,21 +259,22 @@ export class SubjectFacts {
     if (this.spoken.size > 0) this.spoken.clear();
   }
 
-  /** Do `subject`'s facts hold values of the key class `cls` ("time", "wait-min")? Found when first asked. */
-  speaks(subject: string, cls: string): boolean {
+  /** Do `subject`'s facts hold values of the class `cls` ("time", "wait-min")? Found when first asked. */
+  speaks(subject: string, cls: FactClass | null): boolean {
+    if (cls === null) return false;
     const asked = `${subject}|${cls}`;
     let answer = this.spoken.get(asked);
     if (answer === undefined) {
       answer = false;
-      for (const k of this.scoped.get(subject) ?? []) if (k.startsWith(cls) && k[cls.length] === ':') answer = true;
+      for (const k of this.scoped.get(subject) ?? []) if (classOf(k) === cls) answer = true;
       this.spoken.set(asked, answer);
     }
     return answer;
   }
 
-  /** Does `subject` have a plain value (no day) of the key class prefix `cls` ("units:")? */
-  hasValue(subject: string, cls: string): boolean {
-    for (const k of this.scoped.get(subject) ?? []) if (k.startsWith(cls) && !k.includes('@')) return true;
+  /** Does `subject` have a plain value (no day) of the class `cls` ("units")? */
+  hasValue(subject: string, cls: FactClass): boolean {
+    for (const k of this.scoped.get(subject) ?? []) if (classOf(k) === cls && !isBound(k)) return true;
     return false;
   }
 
@@ -281,7 +283,7 @@ export class SubjectFacts {
    * else any one's), or nobody's; a section's or direction's loose facts only for a claim bound to none
    * of them, and a guide topic's only for a claim bound to no topic.
    */
-  holderOf(subjects: readonly string[]): (k: string) => boolean {
+  holderOf(subjects: readonly string[]): (k: Fact) => boolean {
     const { unscoped, loose, topical } = this;
     const own = this.factsOf(subjects);
     if (subjects.some((s) => kindOf(s) === TOPIC)) return (k) => unscoped.has(k) || own(k);
@@ -289,7 +291,7 @@ export class SubjectFacts {
     return qualified ? (k) => unscoped.has(k) || topical.has(k) || own(k) : (k) => unscoped.has(k) || loose.has(k) || topical.has(k) || own(k);
   }
 
-  private factsOf(subjects: readonly string[]): (k: string) => boolean {
+  private factsOf(subjects: readonly string[]): (k: Fact) => boolean {
     if (subjects.length === 1) {
       const set = this.scoped.get(subjects[0]!);
       return (k) => set?.has(k) === true;
@@ -298,7 +300,7 @@ export class SubjectFacts {
     if (together) return (k) => together.has(k);
     // Kinds the tools nest (a route within a direction) but never these together: nothing holds for both.
     if (this.nested.has([...new Set(subjects.map(kindOf))].sort().join('+'))) return () => false;
-    const sets = subjects.map((s) => this.scoped.get(s)).filter((x): x is Set<string> => x !== undefined);
+    const sets = subjects.map((s) => this.scoped.get(s)).filter((x): x is Set<Fact> => x !== undefined);
     return (k) => sets.some((set) => set.has(k));
   }
 
@@ -308,7 +310,7 @@ export class SubjectFacts {
     for (const c of claims) {
       for (const key of c.keys) {
         const subject =
-          c.cls === 'course' ? courseSubject(key.slice('course:'.length)) : c.cls === 'route' ? routeSubject(key.slice('route:'.length)) : c.cls === 'room' ? spaceOf(key) : null;
+          c.cls === 'course' ? courseSubject(valueOf(key)) : c.cls === 'route' ? routeSubject(valueOf(key)) : c.cls === 'room' ? spaceOf(key) : null;
         if (subject && this.scoped.has(subject)) out.push({ subject, start: c.start, end: c.end });
       }
     }

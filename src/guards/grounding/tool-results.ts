@@ -19,6 +19,7 @@
  */
 import type { Catalog } from '../../campus/catalog.js';
 import { season } from './claims.js';
+import { fact, type Fact } from './facts.js';
 import { readClockTimes } from './clock-times.js';
 import { DAY_WORDS, readDays } from './days.js';
 import {
@@ -40,8 +41,8 @@ import {
 
 /** Where a tool result's facts go. */
 export interface FactSink {
-  /** A fact of the scope being read ("time:540", "units:12", "room:GHC:4401"). */
-  addKey(key: string): void;
+  /** A fact of the scope being read (the time 540, 12 units, the room GHC 4401: facts.ts). */
+  addKey(key: Fact): void;
   /**
    * Free text: read into claims (a tool's lines bound to the days they name). `hours` false: a moment
    * (when a result was fetched, "Saturday 1:12 AM"), whose time is a fact but no hours of its day.
@@ -180,7 +181,7 @@ class JsonResult {
   private fields(obj: Record<string, unknown>): void {
     // A semester with its year: "Spring 2027".
     const term = termOf(obj);
-    if (term) this.sink.addKey(`term:${season(term.name)}:${term.year}`);
+    if (term) this.sink.addKey(fact.term(season(term.name), term.year));
     // A meeting of a schedule ({days: ["T", "R"], begin: "15:30", end: "16:50"}): its times are those days'.
     const days = meetingDays(obj.days);
     if (days && typeof obj.begin === 'string' && typeof obj.end === 'string') this.sink.readDayLine(`${days}: ${obj.begin} - ${obj.end}`);
@@ -208,12 +209,12 @@ class JsonResult {
   private field(key: string, value: unknown, parent: Record<string, unknown>): void {
     const { sink } = this;
     if (typeof value === 'number' && Number.isFinite(value)) {
-      if (key === 'minutes') sink.addKey(`wait-min:${value}`);
-      else if (key === 'seconds') sink.addKey(`wait-sec:${value}`);
-      else if (key === 'units') sink.addKey(`units:${value}`);
-      else if (key === 'year') sink.addKey(`year:${value}`);
-      else if (key === 'level') sink.addKey(`floor:${value}`);
-      else if (/^(?:price|cost|amount)$/i.test(key)) sink.addKey(`price:${Math.round(value * 100)}`);
+      if (key === 'minutes') sink.addKey(fact.wait('wait-min', value));
+      else if (key === 'seconds') sink.addKey(fact.wait('wait-sec', value));
+      else if (key === 'units') sink.addKey(fact.units(value));
+      else if (key === 'year') sink.addKey(fact.year(value));
+      else if (key === 'level') sink.addKey(fact.floor(value));
+      else if (/^(?:price|cost|amount)$/i.test(key)) sink.addKey(fact.price(Math.round(value * 100)));
       return;
     }
     // When the result was fetched: a moment, not a day's hours (an answer "as of Saturday 1:12 AM"
@@ -226,19 +227,19 @@ class JsonResult {
     // A guide page ({path, title, content}): each `##` section is its heading's topic.
     if (key === 'content' && typeof parent.path === 'string' && typeof parent.title === 'string') return readGuidePage(value, sink);
     const v = value.trim();
-    if (key === 'units' && /^\d+(?:\.\d+)?$/.test(v)) sink.addKey(`units:${Number(v)}`);
-    else if (key === 'route' && v) sink.addKey(`route:${v.replace(/[\s-]/g, '').toUpperCase()}`);
-    else if (key === 'level' && /^\d{1,2}$/.test(v)) sink.addKey(`floor:${Number(v)}`);
-    else if (key === 'year' && /^\d{4}$/.test(v)) sink.addKey(`year:${v}`);
+    if (key === 'units' && /^\d+(?:\.\d+)?$/.test(v)) sink.addKey(fact.units(Number(v)));
+    else if (key === 'route' && v) sink.addKey(fact.route(v.replace(/[\s-]/g, '').toUpperCase()));
+    else if (key === 'level' && /^\d{1,2}$/.test(v)) sink.addKey(fact.floor(Number(v)));
+    else if (key === 'year' && /^\d{4}$/.test(v)) sink.addKey(fact.year(v));
     else if (key === 'room' && typeof parent.building === 'string' && v) {
       const building = this.catalog.resolve(parent.building)?.code ?? parent.building.trim();
-      sink.addKey(`room:${building.toUpperCase()}:${v.toUpperCase()}`);
+      sink.addKey(fact.room(building.toUpperCase(), v.toUpperCase()));
     } else if (TIME_FIELD.test(key)) {
       const taken = new Uint8Array(v.length);
-      for (const t of readClockTimes(v, taken)) for (const m of t.minutes) sink.addKey(`time:${m}`);
+      for (const t of readClockTimes(v, taken)) for (const m of t.minutes) sink.addKey(fact.time(m));
       // "0930" or "2130": four digits of a 24-hour clock.
       const compact = /^([01]\d|2[0-3])([0-5]\d)$/.exec(v);
-      if (compact) sink.addKey(`time:${Number(compact[1]) * 60 + Number(compact[2])}`);
+      if (compact) sink.addKey(fact.time(Number(compact[1]) * 60 + Number(compact[2])));
     }
     sink.readText(v);
   }
