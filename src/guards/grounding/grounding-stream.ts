@@ -3,16 +3,11 @@
  * price, date, route or wait the answer states is checked against the turn's evidence before it leaves,
  * and one that no evidence holds is replaced in place by a mark ("(time not confirmed)").
  *
- * Text is held only while it could still be, or contain, a claim: a segment (a sentence, or a whole
- * line for a table row) streams as it arrives until a digit starting a word, "$", "noon" or "midnight"
- * shows up; from
- * there it is held to the segment's end and judged whole, with the text of the segment that already
- * left as context. Before that, only a trailing word that could begin a claim is held (a month or a
- * season: "October 15", "Spring 2027"; a "(" of a phone number). List markers and heading hashes at a
- * line's start are structure, not claims, and pass as they are. An answer with no claims streams as
- * before; each delta costs the same however long the answer is (a held segment is bounded).
+ * The answer is cut into segments by segments.ts (a sentence, or a table row; held only from a claim's
+ * trigger on); here each segment that may hold a claim is judged: its claims read (claims.ts), bound to
+ * their days (days.ts, table-days.ts) and subjects (subject-facts.ts), checked against the evidence, and
+ * the ones it does not hold marked. An answer with no claims streams as before.
  */
-import { endsSentenceAt } from '../sentence-end.js';
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim, type ClaimClass } from './claims.js';
 export type { ClassCounts, GroundingCounts } from './tally.js';
@@ -20,11 +15,10 @@ import { readBindings } from './days.js';
 import type { Evidence } from './evidence.js';
 import { Tally, type ClassCounts, type Counts } from './tally.js';
 import { boundSubjects, boundSubjectSets, clauseBreaks, valueLists, type Mention } from './subject-facts.js';
-import { hasTrigger, isSpace } from './triggers.js';
 import { unconfirmedMark } from './grounding-note.js';
 import { kindOf } from './subjects.js';
 import { TableDays } from './table-days.js';
-import { forcedCut, safePoint } from './hold-points.js';
+import { CONTEXT, Segmenter, type Segment, type SegmentJudge } from './segments.js';
 
 export interface GroundingStream {
   /** Verified text in (after the leak scanner); text that may leave out. */
@@ -41,14 +35,6 @@ export interface GroundingStream {
   readonly unconfirmed: ReadonlySet<ClaimClass>;
 }
 
-// List markers, ordered-list numbers, quotes and heading hashes at a line's start.
-const LINE_PREFIX = /^[ \t]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+|>[ \t]?|#{1,6}[ \t]+)*/;
-// Could still grow into a line prefix ("1", "12.", "##").
-const MAYBE_PREFIX = /^[ \t>*+#\d.)-]*$/;
-/** A held segment longer than this is judged at a word boundary away from digits (an endless line is not held whole). */
-const MAX_HELD = 1200;
-/** Of the segment that already left, this much is kept as context for the held part's claims. */
-const CONTEXT = 240;
 const NON_SPACE = /\S/;
 /** The longest place name a mark repeats ("(Tazza D'Oro's Friday hours not confirmed)"). */
 const MAX_NAME = 40;
@@ -60,18 +46,9 @@ const PENDING = 8;
  * object of closures to make (measured: about 0.01 µs against 0.6 µs, on the per-turn path). Its counts
  * are its `Tally`'s (tally.ts).
  */
-class Grounding extends Tally implements GroundingStream {
-  /** Text of the current segment not yet released. */
-  private buf = '';
-  /** Where scanning for a segment end resumes in `buf`. */
-  private scan = 0;
-  /** The end of the segment's released text (context for claims that start before the held part). */
-  private context = '';
-  private lineStart = true;
-  private table = false;
-  private triggered = false;
-  /** The line being read is a heading ("### Tazza D'Oro"). */
-  private heading = false;
+class Grounding extends Tally implements GroundingStream, SegmentJudge {
+  /** Cuts the answer into the segments judged here (segments.ts). */
+  private readonly segments = new Segmenter(this);
   /** The days of the current table's columns. */
   private readonly tables = new TableDays();
   /** The subject of each kind the text before named (a heading's place, the sentence before's), for a sentence that names none. */
@@ -85,7 +62,7 @@ class Grounding extends Tally implements GroundingStream {
    * days and true on some of them ("usually open 9 to 5 every day."), which the next sentence may
    * narrow ("On Fridays it closes at 7."). The two are judged together when the next one ends.
    */
-  private deferred: { seg: string; context: string; counts: Counts } | null = null;
+  private deferred: { seg: string; context: string; heading: boolean; counts: Counts } | null = null;
   /** Set by `judge`: every claim it marked was such a claim. */
   private narrowable = false;
 
@@ -101,32 +78,23 @@ class Grounding extends Tally implements GroundingStream {
   }
 
   push(text: string): string {
-    this.buf += text;
-    return this.process(false);
+    return this.segments.push(text);
   }
 
   flush(): string {
-    let out = this.process(true);
+    let out = this.segments.flush();
     if (this.deferred) {
       // No sentence followed: the held one is judged alone, as it was.
-      const { seg, context, counts } = this.deferred;
+      const { seg, context, heading, counts } = this.deferred;
       this.deferred = null;
       this.restore(counts);
-      this.context = context;
-      out += this.judge(seg);
-      this.context = '';
+      out += this.judge(seg, context, heading, false);
     }
-    this.lineStart = true;
     return out;
   }
 
-
   reset(): void {
-    this.buf = '';
-    this.scan = 0;
-    this.context = '';
-    this.lineStart = true;
-    this.triggered = false;
+    this.segments.reset();
     this.carry.clear();
     this.written.clear();
     this.pending = [];
@@ -134,19 +102,44 @@ class Grounding extends Tally implements GroundingStream {
     this.clear();
   }
 
-  /** A trigger in `text`, read with the released character before it (so "w" then "17" is one word). */
-  private triggers(text: string): boolean {
-    return hasTrigger(text, this.context[this.context.length - 1], this.context);
+  /** A line of the answer ended (segments.ts): a table row's header may bind the rows below. */
+  line(row: string | null): void {
+    this.tables.line(row, this.today);
   }
 
-
+  /**
+   * A segment ended (segments.ts): judged if it may hold a claim, else kept for the subjects it names. A
+   * sentence whose only marks are hours of several days true on some of them is held for the next one
+   * (`deferred`), and then the next segment is held to its end too.
+   */
+  end({ text, context, triggered, sentence, heading, table }: Segment): { out: string; holdNext: boolean } {
+    if (this.deferred) {
+      // The held sentence and this one, judged together, counted once.
+      const held = this.deferred;
+      this.deferred = null;
+      this.restore(held.counts);
+      return { out: this.judge(held.seg + text, held.context, heading, table), holdNext: false };
+    }
+    if (triggered) {
+      const counts = sentence && !table ? this.snapshot() : null;
+      const out = this.judge(text, context, heading, table);
+      if (counts && this.narrowable) {
+        this.deferred = { seg: text, context, heading, counts };
+        return { out: '', holdNext: true };
+      }
+      return { out, holdNext: false };
+    }
+    // What left of it already is in `context`.
+    if (NON_SPACE.test(text) || NON_SPACE.test(context)) this.remember(context + text, heading);
+    return { out: text, holdNext: false };
+  }
 
   /** Each time claim's days: those its sentence binds it to (days.ts), else those the student asked about. */
-  private bind(full: string, claims: readonly Claim[]): void {
+  private bind(full: string, claims: readonly Claim[], table: boolean): void {
     const times = claims.filter((c) => c.cls === 'time');
     const bound = readBindings(full, times, this.today);
     // A table row read whole from its line's start: its times bind by their column's days (table-days.ts).
-    const byColumn = this.table && full.trimStart().startsWith('|') ? this.tables.bind(full, times, this.today) : null;
+    const byColumn = table && full.trimStart().startsWith('|') ? this.tables.bind(full, times, this.today) : null;
     times.forEach((c, i) => {
       const column = byColumn?.[i];
       const days = (column === undefined ? bound[i]!.days : column) ?? this.askedDays;
@@ -156,12 +149,12 @@ class Grounding extends Tally implements GroundingStream {
   }
 
   /** The held `seg` judged with `context` before it: unconfirmed claims replaced by their mark. */
-  private judge(seg: string): string {
-    const { context, evidence } = this;
+  private judge(seg: string, context: string, heading: boolean, table: boolean): string {
+    const { evidence } = this;
     const full = context + seg;
     const claims = readClaims(full, { catalog: this.catalog, mode: 'answer', busTurn: evidence.hasWaits() });
     if (claims.length === 0) {
-      this.remember(full);
+      this.remember(full, heading);
       return seg;
     }
     // A claim is checked against the facts of the subjects (place, course, section, direction, route)
@@ -174,10 +167,10 @@ class Grounding extends Tally implements GroundingStream {
     // A place the sentence did not name ("It closes at 5 PM on Fridays."): a misbound claim's mark names it.
     const place = carried.find((s) => kindOf(s) === 'place');
     const placeName = place === undefined ? null : this.nameOf(place);
-    this.learn(mentions, this.heading, full);
+    this.learn(mentions, heading, full);
     const breaks = mentions.length > 0 ? clauseBreaks(full) : [];
     const lists = valueLists(full, claims, mentions);
-    this.bind(full, claims);
+    this.bind(full, claims, table);
     const groups = new Map<number, Claim[]>();
     for (const c of claims) groups.set(c.group, [...(groups.get(c.group) ?? []), c]);
     const cuts: Array<{ start: number; end: number; mark: string }> = [];
@@ -229,9 +222,9 @@ class Grounding extends Tally implements GroundingStream {
   }
 
   /** Keeps a segment that left unjudged, to read the subjects it names if a later claim needs them. */
-  private remember(text: string): void {
+  private remember(text: string, heading: boolean): void {
     if (this.pending.length === PENDING) this.pending.shift();
-    this.pending.push({ text: text.length > CONTEXT ? text.slice(-CONTEXT) : text, heading: this.heading });
+    this.pending.push({ text: text.length > CONTEXT ? text.slice(-CONTEXT) : text, heading });
   }
 
   /** Reads the subjects of the segments that left unjudged into `carry`. */
@@ -258,114 +251,6 @@ class Grounding extends Tally implements GroundingStream {
   private nameOf(subject: string): string | null {
     const name = (this.written.get(subject) ?? '').replace(/[*_`#]/g, '').replace(/\s+/g, ' ').trim();
     return name.length > 0 && name.length <= MAX_NAME ? name : null;
-  }
-
-  /**
-   * The segment ends at `end` of `buf`: judged if it held a trigger, and the next one starts. `sentence`:
-   * it ends a sentence within its line, so it may be held for the next (`deferred`).
-   */
-  private endSegment(end: number, sentence = false): string {
-    let seg = this.buf.slice(0, end);
-    // A segment that arrived and ended within one push was never tested for a trigger: test it now.
-    let out = seg;
-    let defer = false;
-    if (this.deferred) {
-      // The held sentence and this one, judged together, counted once.
-      const held = this.deferred;
-      this.deferred = null;
-      this.restore(held.counts);
-      this.context = held.context;
-      seg = held.seg + seg;
-      out = this.judge(seg);
-    } else if (this.triggered || this.triggers(seg)) {
-      const counts = sentence && !this.table ? this.snapshot() : null;
-      const context = this.context;
-      out = this.judge(seg);
-      if (counts && this.narrowable) {
-        this.deferred = { seg, context, counts };
-        out = '';
-        defer = true;
-      }
-    } else {
-      // What left of it already is in `context`.
-      if (NON_SPACE.test(seg) || NON_SPACE.test(this.context)) this.remember(this.context + seg);
-    }
-    this.buf = this.buf.slice(end);
-    this.scan = 0;
-    this.context = '';
-    // The sentence after a held one is held too, to its end: nothing leaves before the held text.
-    this.triggered = defer;
-    return out;
-  }
-
-  /** Releases the first `upTo` characters of an untriggered segment. */
-  private release(upTo: number): string {
-    if (upTo <= 0) return '';
-    const out = this.buf.slice(0, upTo);
-    this.buf = this.buf.slice(upTo);
-    this.scan = Math.max(0, this.scan - upTo);
-    // Kept to at most twice its length: trimmed now and then, not copied on every delta.
-    this.context += out;
-    if (this.context.length > 2 * CONTEXT) this.context = this.context.slice(-CONTEXT);
-    return out;
-  }
-
-  /** Is the character before `i` of `buf` the end of a sentence (sentence-end.ts: an end mark, maybe closers, not an abbreviation)? */
-  private endsSentence(i: number): boolean {
-    return endsSentenceAt(this.buf, i, this.context);
-  }
-
-
-
-  private process(final: boolean): string {
-    let out = '';
-    for (;;) {
-      if (this.lineStart) {
-        if (!this.buf) return out;
-        const nl = this.buf.indexOf('\n');
-        if (nl === -1 && !final && this.buf.length < 8 && MAYBE_PREFIX.test(this.buf)) return out;
-        const prefix = LINE_PREFIX.exec(this.buf)![0];
-        this.heading = prefix.includes('#');
-        out += prefix;
-        this.buf = this.buf.slice(prefix.length);
-        this.table = this.buf.trimStart().startsWith('|');
-        this.lineStart = false;
-        this.scan = 0;
-        this.context = '';
-        this.triggered = false;
-      }
-      let ended = false;
-      for (let i = this.scan; i < this.buf.length; i++) {
-        const c = this.buf[i]!;
-        if (c === '\n') {
-          // A table's rows: its header's days bind the rows below (table-days.ts); kept whole only from the line's start.
-          const row = this.table ? this.context + this.buf.slice(0, i) : null;
-          this.tables.line(row === null ? null : row.trimStart().startsWith('|') ? row : '', this.today);
-          out += this.endSegment(i) + '\n';
-          this.buf = this.buf.slice(1);
-          this.lineStart = true;
-          ended = true;
-          break;
-        }
-        if (!this.table && i > 0 && isSpace(c) && this.endsSentence(i)) {
-          out += this.endSegment(i, true);
-          ended = true;
-          break;
-        }
-      }
-      if (ended) continue;
-      this.scan = this.buf.length;
-      if (!this.triggered && this.triggers(this.buf)) this.triggered = true;
-      if (this.triggered) {
-        if (final) return out + this.endSegment(this.buf.length);
-        if (this.buf.length > MAX_HELD) {
-          out += this.endSegment(forcedCut(this.buf));
-          continue;
-        }
-        return out;
-      }
-      return out + this.release(final ? this.buf.length : safePoint(this.buf));
-    }
   }
 }
 
