@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readClaims, type ClaimClass } from '../src/guards/grounding/claims.js';
-import { createEvidence, datesFrom } from '../src/guards/grounding/evidence.js';
+import { createEvidence } from '../src/guards/grounding/evidence.js';
 import { CATALOG } from './support/verify.js';
 import { ANY_BUILDING, fact } from '../src/guards/grounding/facts.js';
 
@@ -206,11 +206,21 @@ describe('evidence: typed and normalised matching', () => {
     expect(holds('break is October 15, 2027', 'Fall break: October 15. Calendar for 2026.')).toEqual([false]);
   });
 
-  it('the coming week\'s dates hold from the prompt date', () => {
+  it('the coming week\'s dates hold from the prompt date only as the date of a weekday named beside them (issue 73, item 5)', () => {
     const e = createEvidence(CATALOG);
-    e.addFacts(() => datesFrom('2026-11-28', 7));
-    const claims = readClaims('See you on December 5 or December 6.', { catalog: CATALOG, mode: 'answer' });
-    expect(claims.map((c) => e.holds(c))).toEqual([true, false]);
+    e.addCalendar('2026-11-28', 7);
+    const dates = (text: string, named?: number[]) =>
+      readClaims(text, { catalog: CATALOG, mode: 'answer' }).map((c) => e.holds(named ? { ...c, named } : c));
+    // 2026-12-05 is a Saturday; December 6 is past the week.
+    expect(dates('See you on December 5 or December 6.', [6])).toEqual([true, false]);
+    expect(dates('See you on 12/5.', [6])).toEqual([true]);
+    // An event's date no tool gave, in the coming week: not held by the calendar alone.
+    expect(dates('The career fair is on 12/5.')).toEqual([false]);
+    expect(dates('The career fair is on December 5, 2026.')).toEqual([false]);
+    // Named beside the wrong weekday.
+    expect(dates('Friday, 12/5', [5])).toEqual([false]);
+    // The calendar's years hold as they are.
+    expect(dates('in 2026')).toEqual([true]);
   });
 
   it('midnight holds for a tool\'s 11:59 PM; a time field with seconds is read', () => {

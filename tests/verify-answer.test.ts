@@ -232,3 +232,41 @@ describe('answer wording and pass-through', () => {
     expect(run.out.some((e) => e.type === 'answer')).toBe(false);
   });
 });
+
+describe('dates of the coming week (issue 73, item 5)', () => {
+  // 2026-11-28 is a Saturday; the tool gives the career fair's date, December 10.
+  const prompt = 'You are the campus assistant.\n\n# Now\nToday is 2026-11-28 (Saturday), 10:00 campus time (America/New_York).';
+  const fair = JSON.stringify({ results: [{ title: 'Fall Career Fair', date: '2026-12-10', location: 'Cohon Center' }] });
+  const answer = async (text: string) => {
+    const ctx = makeCtx({ query: 'when is the career fair?', systemPrompt: prompt });
+    const run = await runVerify([toolEvent('guide_search', 'campus', true, fair), ...everyN(text, 4)], ctx);
+    return { deltas: run.deltas, final: run.answer!.text, unverified: run.answer!.grounding.unverified };
+  };
+
+  it('marks an event date in the coming week that no tool gave, numeric or named, over the stream and in the final text', async () => {
+    for (const text of ['The Fall Career Fair is on 12/3 in the Cohon Center.', 'The Fall Career Fair is on December 3 in the Cohon Center.']) {
+      const got = await answer(text);
+      expect(got.unverified, text).toBe(1);
+      expect(got.deltas, text).not.toMatch(/12\/3|December 3/);
+      expect(got.final, text).not.toMatch(/12\/3|December 3/);
+    }
+  });
+
+  it('keeps the tool\'s date and a date of the week written beside its own weekday', async () => {
+    for (const text of [
+      'The Fall Career Fair is on 12/10 in the Cohon Center.',
+      'Tomorrow (11/29) the Cohon Center opens late; the fair itself is on December 10.',
+      'It is not this Friday, December 4: the fair is on 12/10.',
+    ]) {
+      const got = await answer(text);
+      expect(got.unverified, text).toBe(0);
+      expect(got.final, text).toBe(text);
+    }
+  });
+
+  it('marks a week date written beside another weekday', async () => {
+    const got = await answer('The fair is not on Friday, 12/5: it is on 12/10.');
+    expect(got.unverified).toBe(1);
+    expect(got.final).not.toContain('12/5');
+  });
+});

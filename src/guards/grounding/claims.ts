@@ -35,6 +35,11 @@ export interface Claim {
   days?: number[];
   /** Its days came only from a day named before it past a clause break (days.ts `TimeBinding.loose`). */
   loose?: boolean;
+  /**
+   * A date's: the weekdays (0 Sunday) its own words name beside it ("Saturday, December 5", "tomorrow
+   * (11/30)"). The coming week's calendar holds a date only as the date of a day so named.
+   */
+  named?: number[];
 }
 
 export interface ReadOptions {

@@ -15,7 +15,7 @@
  */
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim } from './claims.js';
-import { ANY_BUILDING, classOf, fact, isBound, numberOf, onDay, roomOf, termYear, valueOf, type Fact, type FactClass } from './facts.js';
+import { ANY_BUILDING, calendarDates, classOf, dateYear, fact, isBound, numberOf, onDay, roomOf, termYear, valueOf, type Fact, type FactClass } from './facts.js';
 import { askedMoments, bindTimes, readDays, statedHours } from './days.js';
 import { SubjectFacts, type Mention } from './subject-facts.js';
 import { readToolResult, type FactSink } from './tool-results.js';
@@ -42,8 +42,12 @@ export interface Evidence {
   addQuestion(text: string): void;
   /** A tool's raw result: JSON read field by field, anything else as text. */
   addToolResult(text: string): void;
-  /** Keys that hold as they are (the coming week's dates), computed only if a claim is ever checked. */
-  addFacts(keys: () => Iterable<Fact>): void;
+  /**
+   * The campus calendar from the prompt's date (YYYY-MM-DD) to `days` days after it: a date of it holds
+   * only as the date of a weekday the answer names beside it ("Saturday, December 5", "tomorrow (11/30)"),
+   * never as an event's date no tool gave (issue 73, item 5). Computed only if a claim is ever checked.
+   */
+  addCalendar(isoDate: string, days: number): void;
   /**
    * Does some evidence hold this claim? With `subjects` (those its sentence binds it to), only their
    * facts and the evidence no subject owns count.
@@ -69,22 +73,10 @@ export interface Evidence {
 /** How a claim fared against the evidence. */
 export type ClaimOutcome = 'held' | 'unverified' | 'misbound';
 
-/** Facts of the dates from `isoDate` (YYYY-MM-DD) to `days` days after it: "today", "tomorrow", "this Friday". */
-export function datesFrom(isoDate: string, days: number): Fact[] {
-  const [y, m, d] = isoDate.split('-').map(Number) as [number, number, number];
-  const keys: Fact[] = [];
-  for (let i = 0; i <= days; i++) {
-    const at = new Date(Date.UTC(y, m - 1, d + i));
-    const [yy, mm, dd] = [at.getUTCFullYear(), at.getUTCMonth() + 1, at.getUTCDate()];
-    keys.push(fact.date(mm, dd, yy), fact.date(mm, dd), fact.year(yy));
-  }
-  return keys;
-}
-
 /** What the evidence was given, in order, until it is read. */
 /** `words`: a person's (the student's message, the history), outranked by this turn's tools (issue 59). */
 /** `service`: the service's own fact (addServiceFact). */
-type Queued = { text: string; tool: boolean; question?: boolean; words?: boolean; service?: boolean } | (() => Iterable<Fact>);
+type Queued = { text: string; tool: boolean; question?: boolean; words?: boolean; service?: boolean } | { calendar: string; days: number };
 
 /** The subject the service's own facts are read as: a guide topic's kind (its facts hold a claim bound to no topic), with no name. */
 const SERVICE_FACTS = 'topic:(service)';
@@ -122,8 +114,8 @@ class TurnEvidence implements Evidence {
     if (text) this.queue.push({ text, tool: false, question: true, words: true });
   }
 
-  addFacts(keys: () => Iterable<Fact>): void {
-    this.queue.push(keys);
+  addCalendar(isoDate: string, days: number): void {
+    this.queue.push({ calendar: isoDate, days });
   }
 
   holds(claim: Claim, subjects?: readonly string[]): boolean {
@@ -189,6 +181,8 @@ class EvidenceReader implements Reader, FactSink {
   private toolTimes = false;
   /** Times given somewhere without a day of a tool's line (a moment, words, a line naming no day): see `outcome`. */
   private readonly dayless = new Set<Fact>();
+  /** The coming week's dates by their weekday (addCalendar). */
+  private calendar = new Map<Fact, number>();
   /** Adding the keys of a time a tool's line bound to its days. */
   private dayBound = false;
   fetchedAt: number | null = null;
@@ -199,8 +193,11 @@ class EvidenceReader implements Reader, FactSink {
   ) {}
 
   read(item: Queued): void {
-    if (typeof item === 'function') for (const k of item()) this.add(k);
-    else if (item.service) this.subjects.within(SERVICE_FACTS, [], () => this.readText(item.text));
+    if ('calendar' in item) {
+      // Its years hold as they are ("in 2027" in the last days of December).
+      for (const [date, weekday] of calendarDates(item.calendar, item.days)) this.calendar.set(date, weekday);
+      for (const year of new Set([item.calendar.slice(0, 4), ...[...this.calendar.keys()].map(dateYear)])) if (year) this.add(fact.year(year));
+    } else if (item.service) this.subjects.within(SERVICE_FACTS, [], () => this.readText(item.text));
     else if (item.tool) {
       this.fromTool = true;
       try {
@@ -285,12 +282,22 @@ class EvidenceReader implements Reader, FactSink {
       const kind = kindOf(s);
       return kind === 'space' ? cls === 'floor' : kind === 'topic' ? this.subjects.speaks(s, cls) : true;
     };
+    if (cls === 'date' && this.onCalendar(claim)) return 'held';
     const subjects = cls === 'term' ? [] : [...new Set([...named, ...carried.filter((s) => this.subjects.speaks(s, cls))])].filter(binds);
     if (subjects.length === 0) return this.outcome(claim, (k) => this.facts.has(k), undefined);
     const outcome = this.outcome(claim, this.subjects.holderOf(subjects), subjects);
     // Not held for its subjects, but for another's: true elsewhere.
     if (outcome === 'unverified' && this.outcome(claim, (k) => this.facts.has(k), undefined) !== 'unverified') return 'misbound';
     return outcome;
+  }
+
+  /** A date claim that is the date of a weekday its words name, in the coming week (addCalendar). */
+  private onCalendar(claim: Claim): boolean {
+    if (!claim.named || claim.named.length === 0 || this.calendar.size === 0) return false;
+    return [...claim.keys, ...(claim.fallback ?? [])].some((k) => {
+      const weekday = this.calendar.get(k);
+      return weekday !== undefined && claim.named!.includes(weekday);
+    });
   }
 
   /** The claim's outcome where `has` says which facts count (its subjects', or all). */

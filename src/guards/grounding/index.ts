@@ -10,7 +10,7 @@
  */
 export { CLAIM_CLASSES, readClaims, type Claim, type ClaimClass } from './claims.js';
 export { readDays } from './days.js';
-export { createEvidence, datesFrom, type ClaimOutcome, type Evidence } from './evidence.js';
+export { createEvidence, type ClaimOutcome, type Evidence } from './evidence.js';
 export { groundingNote, LONGEST_GROUNDING_NOTE, unconfirmedMark } from './grounding-note.js';
 export { createGroundingStream, type ClassCounts, type GroundingCounts, type GroundingStream } from './grounding-stream.js';
 export { createTurnGrounding, type TurnGroundingOptions } from './turn-grounding.js';

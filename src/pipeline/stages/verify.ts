@@ -14,7 +14,7 @@
  * truncation for the model). An attachment the model did not get is named at the answer's start.
  */
 import { createAnswerStream } from '../../guards/answer-stream.js';
-import { createEvidence, createTurnGrounding, datesFrom, type Evidence } from '../../guards/grounding/index.js';
+import { createEvidence, createTurnGrounding, type Evidence } from '../../guards/grounding/index.js';
 import type { Catalog } from '../../campus/catalog.js';
 import { readSystemPrompt } from '../../prompt/system-prompt.js';
 import { createInvisibleTagFilter } from '../../security/invisible-tags.js';
@@ -48,7 +48,7 @@ function hostsIn(text: string, into: Set<string>): void {
   }
 }
 
-/** How many days after the prompt's date count as dates the answer may name ("this Friday"). */
+/** How many days after the prompt's date count as dates the answer may name beside their weekday ("this Friday, December 4"). */
 const DATES_AHEAD = 7;
 
 /** The campus weekday (0 Sunday) of the prompt's date (`YYYY-MM-DD`), or null when the prompt has none. */
@@ -62,7 +62,7 @@ function turnEvidence(options: VerifyOptions, ctx: TurnContext, date: string | n
   // A file the student attached is their own document: what it states may be repeated, as a tool's result may.
   for (const file of ctx.request.seen?.files ?? []) evidence.addToolResult(file.text);
   evidence.addText(ctx.systemPrompt);
-  evidence.addFacts(() => (date ? datesFrom(date, DATES_AHEAD) : []));
+  if (date) evidence.addCalendar(date, DATES_AHEAD);
   for (const fact of options.serviceFacts) evidence.addServiceFact(fact);
   return evidence;
 }
