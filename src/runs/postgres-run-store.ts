@@ -22,7 +22,7 @@
  *   run produced here) and `c <run>` (cancelled there). Followers also read on a slow timer, so a lost
  *   notice (the listening connection reconnecting) delays a frame by at most that timer.
  * - Liveness: each replica heartbeats in one statement (not one per run), once a second while it
- *   produces a run and once in five seconds while it produces none (runs/replica-heartbeat.ts): its own row,
+ *   produces a run and never while it produces none (runs/replica-heartbeat.ts): its own row,
  *   the rows of runs begun since, and the runs it is producing (a run whose end could not be written is
  *   among them while it is held and its end tried again: live-run.ts `writeEnd`). A running row whose
  *   heartbeat is HEARTBEAT_STALE_SECONDS old, in a database up at least that long, belongs to a dead
@@ -40,7 +40,7 @@ import type { RunRef } from './run-ids.js';
 import { CHANNEL, END_BATCH_MS, RunStatements, type EndRow, type QueuedEnd } from './postgres-run-statements.js';
 import { RunWatchers, type Frame, type RunEnd, type RunSignal, type ReplicaLiveness, type RunLog, type StoredRun, type Unwritten } from './run-log.js';
 
-/** How often a replica heartbeats while it produces a run (IDLE_HEARTBEAT_MS while it produces none). */
+/** How often a replica heartbeats while it produces a run (never while it produces none: replica-heartbeat.ts). */
 export const HEARTBEAT_MS = 1_000;
 /** A running run whose heartbeat is this old belongs to a dead replica (three beats missed). */
 export const HEARTBEAT_STALE_SECONDS = 3;

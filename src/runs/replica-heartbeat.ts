@@ -1,16 +1,15 @@
 /**
- * When this replica heartbeats (issue 75): once a `heartbeatMs` (a second) while it produces runs, so
- * readers elsewhere judge its running runs alive and find their rows; once an IDLE_HEARTBEAT_MS (five
- * seconds) while it produces none, since then no reader needs more than its row's presence. An idle
- * replica's row is older than the stale window for part of each idle beat, so the first run started
- * after an idle spell waits for a fresh beat (at most FRESH_BEAT_WAIT_MS) before its id is issued: a
- * reader elsewhere never judges a live replica's new run orphaned.
+ * When this replica heartbeats (issue 75): once a `heartbeatMs` (a second) while it produces runs (a run
+ * whose end could not be written yet counts), so readers elsewhere judge its running runs alive and find
+ * their rows; never while it produces none, since then no reader needs it: every run of it has ended,
+ * and an ended run is read without its replica's liveness. An idle replica costs the database nothing
+ * here. Its row goes stale (and is pruned after the retention), so the first run started after an idle
+ * spell waits for a fresh beat (at most FRESH_BEAT_WAIT_MS) before its id is issued: a reader elsewhere
+ * never judges a live replica's new run orphaned.
  */
 import type { Logger } from '../logger.js';
 import type { ReplicaLiveness } from './run-log.js';
 
-/** How often a replica that produces no run heartbeats. */
-export const IDLE_HEARTBEAT_MS = 5_000;
 /** The longest a run started after an idle spell waits for the fresh beat (a database in trouble must not hold turns). */
 export const FRESH_BEAT_WAIT_MS = 250;
 
@@ -29,7 +28,6 @@ export class ReplicaHeartbeat {
     /** The runs this replica produces now (their rows' heartbeats). */
     private readonly runIds: () => string[],
     private readonly logger: Logger,
-    private readonly idleMs: number = IDLE_HEARTBEAT_MS,
   ) {
     this.ready = this.beat();
   }
@@ -47,7 +45,7 @@ export class ReplicaHeartbeat {
 
   /** A run is produced here now: the next beat (which writes its row) comes within `heartbeatMs`. */
   producing(): void {
-    if (this.timer && this.dueAt > Date.now() + this.liveness.heartbeatMs) this.schedule(this.liveness.heartbeatMs);
+    if (!this.timer || this.dueAt > Date.now() + this.liveness.heartbeatMs) this.schedule(this.liveness.heartbeatMs);
   }
 
   close(): void {
@@ -64,8 +62,9 @@ export class ReplicaHeartbeat {
       .heartbeat(this.runIds())
       .catch((err: unknown) => this.logger.warn('run heartbeat failed', { err }))
       .finally(() => {
-        // Only the beat that left no timer behind schedules the next (a beat already in flight is shared).
-        if (!this.timer) this.schedule(this.runIds().length > 0 ? this.liveness.heartbeatMs : Math.max(this.idleMs, this.liveness.heartbeatMs));
+        // Only the beat that left no timer behind schedules the next (a beat already in flight is
+        // shared), and only while runs are produced here: an idle replica does not beat.
+        if (!this.timer && this.runIds().length > 0) this.schedule(this.liveness.heartbeatMs);
       });
   }
 

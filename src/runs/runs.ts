@@ -45,8 +45,6 @@ export interface RunsOptions {
   pruneEveryMs?: number;
   /** AGENT_SHARED_SECRET, which run ids are MACed from (runs/run-ids.ts); null: auth off. */
   sharedSecret?: string | null;
-  /** How often a replica producing no run heartbeats; default IDLE_HEARTBEAT_MS (5 s). */
-  idleHeartbeatMs?: number;
 }
 
 /** How often a reader waiting for a young run's row asks again and reads. */
@@ -117,7 +115,7 @@ export class Runs {
       if (kind === 'cancel') run.cancel();
       else run.wantedElsewhere();
     });
-    this.heartbeat = liveness ? new ReplicaHeartbeat(liveness, () => [...this.live.keys()], options.logger, options.idleHeartbeatMs) : null;
+    this.heartbeat = liveness ? new ReplicaHeartbeat(liveness, () => [...this.live.keys()], options.logger) : null;
     this.ready = this.heartbeat?.ready ?? Promise.resolve();
     this.pruning = setInterval(() => void this.prune(), options.pruneEveryMs ?? 60_000);
     this.pruning.unref();
