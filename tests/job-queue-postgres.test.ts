@@ -9,7 +9,7 @@ import { connect, createServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
-import { createPostgresJobQueue, RETRY_DELAY_SECONDS, retryDelaySeconds } from '../src/db/postgres-job-queue.js';
+import { createPostgresJobQueue, IDLE_POLL_FACTOR, RETRY_DELAY_SECONDS, retryDelaySeconds } from '../src/db/postgres-job-queue.js';
 import { createBackgroundTasks } from '../src/lifecycle/background-tasks.js';
 import type { JobQueue } from '../src/lifecycle/job-queue.js';
 import { createLogger, silentLogger, type Logger } from '../src/logger.js';
@@ -99,6 +99,34 @@ describe('the Postgres job queue', () => {
     await until('the row deleted', async () => ((await rowsOf(database, 'retry:1')).length === 0 ? true : undefined));
     const [claim] = await database.sql<{ done: boolean }[]>`select done_at is not null as done from job_runs where key = 'retry:1'`;
     expect(claim?.done).toBe(true);
+  }, 30_000);
+
+  it('an idle replica asks for jobs IDLE_POLL_FACTOR times less often, and still takes a job it queues at once (issue 75)', async () => {
+    const database = await freshDatabase();
+    // The fetches the queue sends, counted on their way through the driver's tag (its fragments go through it too).
+    let statements = 0;
+    const counted = new Proxy(database.sql, {
+      apply(target, self, args) {
+        if ((args[0] as string[] | undefined)?.join?.('').includes('for update skip locked')) statements++;
+        return Reflect.apply(target, self, args);
+      },
+    });
+    const jobs = createPostgresJobQueue({ database: { ...database, sql: counted }, logger: silentLogger, background: createBackgroundTasks(silentLogger), expireSeconds: 30, pollingSeconds: 0.2 });
+    opened.push(() => jobs.stop(1_000));
+    const ran: number[] = [];
+    jobs.handle('memory-extraction', async () => void ran.push(Date.now()));
+    await jobs.start();
+    await new Promise((r) => setTimeout(r, 1_000));
+    const from = statements;
+    await new Promise((r) => setTimeout(r, 3_000));
+    // 0.2 s busy, 0.6 s idle: about 5 fetches in 3 s (15 before, polling at the busy interval), each one statement.
+    const idle = statements - from;
+    expect(idle).toBeGreaterThanOrEqual(3);
+    expect(idle).toBeLessThanOrEqual(6);
+    const queuedAt = Date.now();
+    jobs.enqueue('memory-extraction', { n: 1 }, { key: 'idle:1' });
+    await until('the job', () => (ran.length === 1 ? true : undefined), 5_000);
+    expect(ran[0]! - queuedAt).toBeLessThan(IDLE_POLL_FACTOR * 200);
   }, 30_000);
 
   it('keeps a job whose retries ran out a day, without its payload, and leaves it out of the depth', async () => {

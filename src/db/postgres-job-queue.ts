@@ -23,8 +23,9 @@
  * Throughput: one fetch loop per replica takes as many due jobs as it has free slots (JOB_CONCURRENCY)
  * in one statement, and runs them at once (a job is mostly a wait on the model). It fetches again as soon
  * as a fetch came back full and a slot is free, when this process queues a job, and otherwise every
- * `pollingSeconds` (jobs other replicas sent, retries, jobs for later). An idle replica runs one
- * statement per polling interval.
+ * `pollingSeconds` (jobs other replicas sent, retries, jobs for later); once a fetch found nothing and
+ * nothing runs here, every `idlePollingSeconds` (issue 75: an idle replica runs one statement in 6 s,
+ * not one in 2; a job it queues itself is still fetched at once).
  *
  * Round trips of one job: its insert, a share of one fetch, its claim, and its completion (4); pg-boss
  * took 3 transactions of 6 statements around its own (docs/perf-log/2026-11-25-issue-46-where-cpu-goes.md).
@@ -56,8 +57,10 @@ export interface PostgresJobQueueOptions {
   telemetry?: Telemetry;
   /** Seconds a job may stay taken before another replica takes it over (JOB_EXPIRE_SECONDS). */
   expireSeconds: number;
-  /** How often an idle replica asks for jobs; default 2 s. */
+  /** How often a replica running or finding jobs asks for more; default 2 s. */
   pollingSeconds?: number;
+  /** How often a replica whose last fetch found nothing, running none, asks; default IDLE_POLL_FACTOR × pollingSeconds. */
+  idlePollingSeconds?: number;
   /** Attempts after the first; default 5 (backoff from 2 s, doubling). */
   retryLimit?: number;
   /** Jobs this replica runs at once (JOB_CONCURRENCY); default 10. */
@@ -73,6 +76,9 @@ export interface PostgresJobQueueOptions {
   /** How often old done and failed rows are pruned; default PRUNE_EVERY_MS. */
   pruneEveryMs?: number;
 }
+
+/** An idle replica asks for jobs this many times less often than a busy one (6 s against 2). */
+export const IDLE_POLL_FACTOR = 3;
 
 /** Old rows are pruned this often (and at start), by one replica at a time. */
 export const PRUNE_EVERY_MS = 60 * 60 * 1_000;
@@ -105,6 +111,7 @@ class PostgresJobQueue implements JobQueue {
   private readonly telemetry: Telemetry;
   private readonly concurrency: number;
   private readonly pollingMs: number;
+  private readonly idlePollingMs: number;
   private readonly retryLimit: number;
   private readonly statements: JobStatements;
   private readonly handlers = new Map<JobKind, JobHandler>();
@@ -131,6 +138,7 @@ class PostgresJobQueue implements JobQueue {
     this.telemetry = options.telemetry ?? noTelemetry;
     this.concurrency = Math.max(1, options.concurrency ?? DEFAULT_JOB_CONCURRENCY);
     this.pollingMs = Math.max(50, (options.pollingSeconds ?? 2) * 1_000);
+    this.idlePollingMs = options.idlePollingSeconds !== undefined ? Math.max(50, options.idlePollingSeconds * 1_000) : this.pollingMs * IDLE_POLL_FACTOR;
     this.retryLimit = options.retryLimit ?? 5;
     this.statements = new JobStatements(options.database.sql, KINDS, options.expireSeconds);
     this.here = createInProcessQueue({ background: options.background, logger: options.logger, expireSeconds: options.expireSeconds, concurrency: this.concurrency });
@@ -321,7 +329,7 @@ class PostgresJobQueue implements JobQueue {
       for (const job of taken) this.startJob(job);
       // A full fetch may have left more: fetch again when a slot is free, without waiting.
       if (taken.length === free) continue;
-      await this.sleep(this.pollingMs);
+      await this.sleep(taken.length === 0 && this.running.size === 0 ? this.idlePollingMs : this.pollingMs);
     }
   }
 
