@@ -7,8 +7,11 @@
  *   if written while the database was away, was written when it came back), quickly and never a 503;
  * - from 2 s on, neither replica logs a warning or an error (no failed query, no run-log write failed;
  *   the overload guard's refusals aside);
- * and over the whole test no uncaught fault is logged, no replica exits, every stream ends, no run is
- * left running and no fact a client was told was saved is lost. Last, with the database
+ * and over the whole test no uncaught fault is logged (but the driver's own while the database is away:
+ * the service's policy, src/server.ts, logs a fault of the driver's socket handling after a cut
+ * connection as a warning and keeps serving; one outside an outage and its settling fails the test), no
+ * replica exits, every stream ends, no run is left running and no fact a client was told was saved is
+ * lost. Last, with the database
  * down and a turn running, SIGTERM ends a replica within SHUTDOWN_TIMEOUT_MS.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,16 +121,20 @@ describe.skipIf(skip !== null)(`two replicas while the database goes and comes b
     };
     const clients = Array.from({ length: CLIENTS }, (_, k) => client(k));
     const problems: string[] = [];
+    /** Each outage, from the kill to SETTLE_MS after the return: where a driver fault is the policy's. */
+    const outages: Array<[number, number]> = [];
     let checked = 0;
     let checkedUpTo = 0;
     try {
       for (let cycle = 0; cycle < CYCLES; cycle++) {
         const signal = cycle % 2 === 0 ? 'SIGKILL' : 'SIGINT';
         await new Promise((r) => setTimeout(r, 1_000));
+        const killedAt = Date.now();
         await cluster.kill(signal);
         await new Promise((r) => setTimeout(r, 2_000));
         await cluster.start();
         const back = Date.now();
+        outages.push([killedAt, back + SETTLE_MS]);
         await new Promise((r) => setTimeout(r, SETTLE_MS));
         // Every run that ended `done` since the last check (those of the outage among them), read on the
         // replica that did not produce it; the last check below reads them all again.
@@ -176,7 +183,9 @@ describe.skipIf(skip !== null)(`two replicas while the database goes and comes b
     }
     for (const replica of replicas) {
       expect(replica.child.exitCode).toBeNull();
-      expect(replica.logs.filter((l) => /uncaught|unhandled/.test(String(l.msg)))).toEqual([]);
+      const during = (l: LogLine) => outages.some(([from, to]) => Date.parse(String(l.ts)) >= from && Date.parse(String(l.ts)) <= to);
+      const driverFault = (l: LogLine) => l.level === 'warn' && /in the database driver; kept serving$/.test(String(l.msg)) && during(l);
+      expect(replica.logs.filter((l) => /uncaught|unhandled/.test(String(l.msg)) && !driverFault(l))).toEqual([]);
     }
   }, 120_000 + CYCLES * 30_000);
 
