@@ -327,7 +327,13 @@ describe('the Postgres run log', () => {
     await store.append(mine, [frame(1)], 1);
     await database.sql`update agent_runs set ended_at = now() - interval '5 seconds', expires_at = now() - interval '4 seconds' where id = ${old}`;
     expect(await store.read(old, 0)).toBeNull();
+    // A replica dead past the retention loses its row too; a live one keeps it.
+    const dead = randomUUID();
+    await database.sql`insert into agent_run_replicas (id, beat, heartbeat_at) values (${dead}, 1, now() - interval '5 seconds')`;
+    await store.heartbeat([mine]);
     expect(await store.prune()).toBeGreaterThanOrEqual(1);
+    expect(await database.sql`select 1 from agent_run_replicas where id = ${dead}`).toHaveLength(0);
+    expect(await database.sql`select 1 from agent_run_replicas where id = ${store.replica}`).toHaveLength(1);
     expect(await database.sql`select 1 from agent_run_frames where run_id = ${old}`).toHaveLength(0);
     expect(await store.forgetOwner('u5')).toBe(1);
     expect(await store.read(mine, 0)).toBeNull();

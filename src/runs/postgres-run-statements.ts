@@ -244,11 +244,11 @@ export class RunStatements {
           and (expires_at < now() or (status = 'running' and heartbeat_at < now() - make_interval(secs => ${this.retentionSeconds})))
         returning 1
       ), replicas as (
+        -- A data-modifying CTE runs to completion whether or not the query reads it.
         delete from agent_run_replicas
         where (select locked from lock) and heartbeat_at < now() - make_interval(secs => ${this.retentionSeconds})
-        returning 1
       )
-      select (select count(*) from runs)::int as n, (select count(*) from replicas)::int as replicas`;
+      select (select count(*) from runs)::int as n`;
     return row?.n ?? 0;
   }
 

@@ -170,6 +170,16 @@ export interface TimeSpan extends Ranged {
   group: number;
 }
 
+/** How far before and after a date a weekday is its own ("Saturday, December 5", "December 5 (Saturday)"). */
+const DAY_BESIDE_BEFORE = 24;
+const DAY_BESIDE_AFTER = 16;
+
+/** The single weekdays written right beside the date at [start, end) of `text` ("Saturday, December 5", "12/5 (Sat)"). */
+export function daysBeside(text: string, start: number, end: number, today: number | null): number[] {
+  const near = text.slice(Math.max(0, start - DAY_BESIDE_BEFORE), Math.min(text.length, end + DAY_BESIDE_AFTER));
+  return readDays(near, today).flatMap((d) => (d.days.length === 1 ? d.days : []));
+}
+
 /**
  * The weekdays each time of `text` is bound to (null: none), by the rule of the module note. A time is
  * bound by itself or by its range, whichever is firmer ("2 PM" of "weekdays until 2 PM and 11 AM–8 PM on

@@ -15,7 +15,7 @@
  */
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim } from './claims.js';
-import { ANY_BUILDING, calendarDates, classOf, dateYear, fact, isBound, numberOf, onDay, roomOf, termYear, valueOf, type Fact, type FactClass } from './facts.js';
+import { ANY_BUILDING, calendarDates, classOf, fact, isBound, numberOf, onDay, roomOf, termYear, valueOf, type Fact, type FactClass } from './facts.js';
 import { askedMoments, bindTimes, readDays, statedHours } from './days.js';
 import { SubjectFacts, type Mention } from './subject-facts.js';
 import { readToolResult, type FactSink } from './tool-results.js';
@@ -194,9 +194,9 @@ class EvidenceReader implements Reader, FactSink {
 
   read(item: Queued): void {
     if ('calendar' in item) {
-      // Its years hold as they are ("in 2027" in the last days of December).
-      for (const [date, weekday] of calendarDates(item.calendar, item.days)) this.calendar.set(date, weekday);
-      for (const year of new Set([item.calendar.slice(0, 4), ...[...this.calendar.keys()].map(dateYear)])) if (year) this.add(fact.year(year));
+      const { dates, years } = calendarDates(item.calendar, item.days);
+      for (const [date, weekday] of dates) this.calendar.set(date, weekday);
+      for (const year of years) this.add(fact.year(year));
     } else if (item.service) this.subjects.within(SERVICE_FACTS, [], () => this.readText(item.text));
     else if (item.tool) {
       this.fromTool = true;

@@ -80,26 +80,24 @@ export function termYear(f: Fact): string | null {
   return classOf(f) === 'term' && !isBound(f) ? f.slice(f.lastIndexOf(':') + 1) : null;
 }
 
-/** A date fact's year ("2026" of 2026-12-5), or null for a date without its year or any other fact. */
-export function dateYear(f: Fact): string | null {
-  if (classOf(f) !== 'date' || isBound(f)) return null;
-  const parts = valueOf(f).split('-');
-  return parts.length === 3 ? parts[0]! : null;
-}
-
 /** A course fact's digits or a route fact's id: the subject it names (subjects.ts), or null. */
 export function valueOf(f: Fact): string {
   return f.slice(f.indexOf(':') + 1);
 }
 
-/** The dates from `isoDate` (YYYY-MM-DD) to `days` days after it, each with and without its year, by their weekday (0 Sunday). */
-export function calendarDates(isoDate: string, days: number): Map<Fact, number> {
+/**
+ * The calendar from `isoDate` (YYYY-MM-DD) to `days` days after it: each date, with and without its
+ * year, by its weekday (0 Sunday), and the years it spans ("in 2027" holds in the last days of December).
+ */
+export function calendarDates(isoDate: string, days: number): { dates: Map<Fact, number>; years: Set<string> } {
   const [y, m, d] = isoDate.split('-').map(Number) as [number, number, number];
   const dates = new Map<Fact, number>();
+  const years = new Set<string>();
   for (let i = 0; i <= days; i++) {
     const at = new Date(Date.UTC(y, m - 1, d + i));
     const [yy, mm, dd] = [at.getUTCFullYear(), at.getUTCMonth() + 1, at.getUTCDate()];
     dates.set(fact.date(mm, dd, yy), at.getUTCDay()).set(fact.date(mm, dd), at.getUTCDay());
+    years.add(String(yy));
   }
-  return dates;
+  return { dates, years };
 }

@@ -11,7 +11,7 @@
 import type { Catalog } from '../../campus/catalog.js';
 import { readClaims, type Claim, type ClaimClass } from './claims.js';
 export type { ClassCounts, GroundingCounts } from './tally.js';
-import { readBindings, readDays } from './days.js';
+import { daysBeside, readBindings } from './days.js';
 import type { Evidence } from './evidence.js';
 import { Tally, type ClassCounts, type Counts } from './tally.js';
 import { boundSubjects, boundSubjectSets, clauseBreaks, valueLists, type Mention } from './subject-facts.js';
@@ -38,9 +38,6 @@ export interface GroundingStream {
 const NON_SPACE = /\S/;
 /** The longest place name a mark repeats ("(Tazza D'Oro's Friday hours not confirmed)"). */
 const MAX_NAME = 40;
-/** How far before and after a date a weekday is its own ("Saturday, December 5", "December 5 (Saturday)"). */
-const DAY_BESIDE_BEFORE = 24;
-const DAY_BESIDE_AFTER = 16;
 /** Segments whose subjects wait to be read (only when a later claim needs them): at most this many. */
 const PENDING = 8;
 
@@ -144,8 +141,7 @@ class Grounding extends Tally implements GroundingStream, SegmentJudge {
   private bind(full: string, claims: readonly Claim[], table: boolean): void {
     for (const c of claims) {
       if (c.cls !== 'date') continue;
-      const near = full.slice(Math.max(0, c.start - DAY_BESIDE_BEFORE), Math.min(full.length, c.end + DAY_BESIDE_AFTER));
-      const named = readDays(near, this.today).flatMap((d) => (d.days.length === 1 ? d.days : []));
+      const named = daysBeside(full, c.start, c.end, this.today);
       if (named.length > 0) c.named = named;
     }
     const times = claims.filter((c) => c.cls === 'time');
