@@ -4,9 +4,10 @@
  * earlier commit with this repository's node_modules linked in). Each tree's own copy of the bench runs
  * `runs` times (default 5), before and after taking turns so drift spreads over both; every table row
  * the bench prints is then reported as the median of each figure over the runs, before → after, with
- * the ratio. Prints one Markdown section.
+ * the ratio. Prints one Markdown section. BEFORE_AFTER_RAW=<dir> keeps each run's own output there.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tests/support/spawn-service.js';
 
@@ -16,6 +17,9 @@ if (!beforeTree || !benchFile) {
   process.exit(2);
 }
 const runs = Number(runsArg ?? 5);
+/** BEFORE_AFTER_RAW=<dir>: each run's own output kept there (`<round>-<before|after>.md`), for the spread the medians hide. */
+const rawDir = process.env.BEFORE_AFTER_RAW;
+if (rawDir) mkdirSync(rawDir, { recursive: true });
 
 function commitOf(tree: string): string {
   return spawnSync('git', ['-C', tree, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
@@ -113,7 +117,11 @@ for (let i = 0; i < runs; i++) {
   process.stderr.write(`round ${i + 1}/${runs}\n`);
   // Alternate which goes first, so neither always runs on a warmer machine.
   const order: Array<'before' | 'after'> = i % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
-  for (const which of order) outputs[which].push(runBench(which === 'before' ? beforeTree : REPO_ROOT));
+  for (const which of order) {
+    const out = runBench(which === 'before' ? beforeTree : REPO_ROOT);
+    outputs[which].push(out);
+    if (rawDir) writeFileSync(join(rawDir, `${i + 1}-${which}.md`), out);
+  }
 }
 const before = collect(outputs.before);
 const after = collect(outputs.after);
