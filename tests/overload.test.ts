@@ -110,9 +110,9 @@ describe('the process readings', () => {
       expect(readings.loopDelayMs()).toBeLessThan(250);
       const before = readings.refreshes;
       block(400);
-      // The reading is refreshed once a second: the stall is in the first refresh after it or, when the
-      // refresh ran before the histogram's own timer recorded the late sample, in the second. Each
-      // reading is watched until two refreshes have passed, however late a loaded machine runs them.
+      // The stall's sample is taken at the sampler's first fire after it, and the first reading after
+      // the stall holds it. Readings are watched until two have passed, so a loaded machine that polls
+      // late still sees the one that holds it.
       let seen = 0;
       await until(
         'two refreshes after the stall',
@@ -123,6 +123,34 @@ describe('the process readings', () => {
         15_000,
       );
       seen = Math.max(seen, readings.loopDelayMs());
+      expect(seen).toBeGreaterThan(250);
+    } finally {
+      readings.close();
+    }
+  });
+
+  it('reads a stall that begins right after a reading (the sample after a reset is not lost)', async () => {
+    // The built-in monitorEventLoopDelay forgot its last fire's time on reset, so a stall between a reset
+    // and its next fire was never recorded (src/lifecycle/overload.ts). The stall here starts within
+    // microseconds of a reading: spinning on immediates, it begins as soon as the reading is seen.
+    const readings = processReadings({ loopDelayLimitMs: 250 });
+    try {
+      await until('the first reading', () => readings.refreshes >= 1, 5_000);
+      const at = readings.refreshes;
+      await new Promise<void>((resolve) => {
+        const spin = () => (readings.refreshes > at ? resolve() : void setImmediate(spin));
+        spin();
+      });
+      block(400);
+      let seen = 0;
+      await until(
+        'two readings after the stall',
+        () => {
+          seen = Math.max(seen, readings.loopDelayMs());
+          return readings.refreshes >= at + 3;
+        },
+        15_000,
+      );
       expect(seen).toBeGreaterThan(250);
     } finally {
       readings.close();

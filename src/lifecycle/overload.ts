@@ -5,13 +5,13 @@
  *
  * Saturated means any of:
  * - more turns running than OVERLOAD_MAX_OPEN_TURNS;
- * - the event loop's delay (p99 over the last second, `monitorEventLoopDelay`) above
+ * - the event loop's delay (p99 over the last second, `monitorEventLoopDelay`: `processReadings`) above
  *   OVERLOAD_MAX_LOOP_DELAY_MS: the core is busy enough that every open stream is already late;
  * - the V8 heap above OVERLOAD_MAX_HEAP_PERCENT of its limit: more streams risk the heap limit (the
  *   image's `--max-old-space-size`) and a crash that would cut every stream.
  */
 import { getHeapStatistics } from 'node:v8';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { AppError } from '../http/errors.js';
 import type { Logger } from '../logger.js';
 import type { TurnsInFlight } from './turns-in-flight.js';
@@ -68,6 +68,17 @@ export function loopDelayResolutionMs(limitMs: number): number {
  * A sample is the time between two of the histogram's timer fires, so the reading is its p99 less the
  * resolution: how late the loop was. With 10-100 samples a second, p99 is the worst one or two: a single
  * stall past the limit is read as saturation for the next second.
+ *
+ * The histogram's blind spot: its `reset()` also forgets its last fire's time (Node's Histogram::Reset
+ * zeroes `prev_`), so the interval its next fire closes is never recorded. A stall in that interval was
+ * not read at all: one during which the reading fell due (the reading then ran before the histogram's
+ * fire and reset it), or one that began right after a reading. Two cheap measures cover it, each late by
+ * at least the stall less the resolution, as the histogram's own samples are: the reading's own lateness
+ * (a stall it fell due in), and a one-shot probe armed at each reset for one resolution later (a stall
+ * that began before the histogram's next fire). tests/overload.test.ts failed on the first in CI and
+ * failed every time on the second before this. A timer of our own sampling the loop instead (recording
+ * lateness as values, which a reset keeps) cost about 4 ms of CPU a second idle at the default limit,
+ * against about 2 for the histogram's native timer; hence the histogram and one probe a second.
  */
 export function processReadings(options: { loopDelayLimitMs: number }): ProcessReadings & { close(): void; /** Loop-delay readings taken so far (one a second). */ readonly refreshes: number } {
   const limit = getHeapStatistics().heap_size_limit;
@@ -78,9 +89,27 @@ export function processReadings(options: { loopDelayLimitMs: number }): ProcessR
   histogram.enable();
   let last = 0;
   let refreshes = 0;
+  let readAt = performance.now();
+  let probeLate = 0;
+  let probe: ReturnType<typeof setTimeout> | null = null;
+  const armProbe = () => {
+    const due = performance.now() + resolution;
+    probe = setTimeout(() => {
+      probeLate = Math.max(probeLate, performance.now() - due);
+      probe = null;
+    }, resolution);
+    probe.unref();
+  };
   const timer = setInterval(() => {
-    last = histogram.count > 0 ? Math.max(0, histogram.percentile(99) / 1e6 - resolution) : 0;
+    const now = performance.now();
+    const readingLate = now - readAt - 1_000;
+    readAt = now;
+    const sampled = histogram.count > 0 ? histogram.percentile(99) / 1e6 - resolution : 0;
+    last = Math.max(0, sampled, readingLate, probeLate);
+    probeLate = 0;
     histogram.reset();
+    if (probe) clearTimeout(probe);
+    armProbe();
     refreshes++;
   }, 1_000);
   timer.unref();
@@ -93,6 +122,7 @@ export function processReadings(options: { loopDelayLimitMs: number }): ProcessR
     heapPercent,
     close() {
       clearInterval(timer);
+      if (probe) clearTimeout(probe);
       histogram.disable();
     },
   };
