@@ -5,7 +5,7 @@
  *
  * Saturated means any of:
  * - more turns running than OVERLOAD_MAX_OPEN_TURNS;
- * - the event loop's delay (p99 over the last second, `monitorEventLoopDelay`: `processReadings`) above
+ * - the event loop's delay (p99 over the last second, `monitorEventLoopDelay`, see `processReadings`) above
  *   OVERLOAD_MAX_LOOP_DELAY_MS: the core is busy enough that every open stream is already late;
  * - the V8 heap above OVERLOAD_MAX_HEAP_PERCENT of its limit: more streams risk the heap limit (the
  *   image's `--max-old-space-size`) and a crash that would cut every stream.
