@@ -49,10 +49,18 @@ export interface AdmissionApp {
 export async function startAdmissionApp(options: AdmissionAppOptions = {}): Promise<AdmissionApp> {
   const gw = await startFakeGateway();
   const dir = mkdtempSync(join(tmpdir(), 'admission-app-'));
-  const config = testConfig({
-    ...(options.moderation ? { EMBEDDINGS_API_KEY: 'sk-moderation-key', EMBEDDINGS_BASE_URL: gw.baseUrl } : {}),
-    ...options.env,
-  });
+  let config: ReturnType<typeof testConfig>;
+  try {
+    config = testConfig({
+      ...(options.moderation ? { EMBEDDINGS_API_KEY: 'sk-moderation-key', EMBEDDINGS_BASE_URL: gw.baseUrl } : {}),
+      ...options.env,
+    });
+  } catch (err) {
+    // A refused configuration (a test of the refusal) leaves nothing behind: no gateway, no temp dir.
+    await gw.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   const logger = options.logger ?? silentLogger;
   const budget = options.budget ?? createSqliteBudgetStore({ path: join(dir, 'usage.sqlite') });
   const now = options.now ?? (() => new Date());
