@@ -48,7 +48,6 @@ export interface AdmissionApp {
 
 export async function startAdmissionApp(options: AdmissionAppOptions = {}): Promise<AdmissionApp> {
   const gw = await startFakeGateway();
-  const dir = mkdtempSync(join(tmpdir(), 'admission-app-'));
   let config: ReturnType<typeof testConfig>;
   try {
     config = testConfig({
@@ -56,11 +55,11 @@ export async function startAdmissionApp(options: AdmissionAppOptions = {}): Prom
       ...options.env,
     });
   } catch (err) {
-    // A refused configuration (a test of the refusal) leaves nothing behind: no gateway, no temp dir.
+    // A refused configuration (a test of the refusal) leaves no gateway open.
     await gw.close();
-    rmSync(dir, { recursive: true, force: true });
     throw err;
   }
+  const dir = mkdtempSync(join(tmpdir(), 'admission-app-'));
   const logger = options.logger ?? silentLogger;
   const budget = options.budget ?? createSqliteBudgetStore({ path: join(dir, 'usage.sqlite') });
   const now = options.now ?? (() => new Date());
