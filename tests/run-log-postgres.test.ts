@@ -4,7 +4,7 @@
  * cursor, the fence (a run cancelled or ended takes no more frames, a write retried is not kept twice,
  * another replica cannot write it), the stale heartbeat marked `interrupted` and never a live one,
  * retention, and a user's runs deleted with their frames; the frames an end writes kept in the run's
- * row (`tail`), and the end's notice only for a run followed elsewhere. A run's row written lazily (none
+ * row (`tail_lines`, and the older release's `tail` read), and the end's notice only for a run followed elsewhere. A run's row written lazily (none
  * at its begin; with its first write or the next heartbeat), what an id with no row names (gone, young,
  * orphaned) and an orphan written `interrupted`; a cleared user's rows never written after; the ends
  * of one batch window in one statement, and a queued end written at once for a reader elsewhere.
@@ -102,6 +102,36 @@ describe('the Postgres run log', () => {
     await store.end(split, frames.slice(1), { status: 'done', lastSeq: 4, response: null, error: null, followedElsewhere: true });
     for (const cursor of [0, 1, 2, 3]) expect((await store.read(split, cursor))!.frames).toEqual(frames.slice(cursor));
     expect(await store.forgetOwner('u6')).toBe(2);
+    await store.close();
+  });
+
+  it('keeps a tail of any text as it was sent: spaces, quotes, escapes, line breaks, non-Latin text, empty data (issue 75\'s tail lines)', async () => {
+    const store = new PostgresRunStore(database, 600);
+    const texts = ['two  spaces ', '"quoted" \\ back\\slash {x} [y]', 'line\nbreak\r\nand\ttab', 'NUL-free \u2028 \u2029 separators', 'Gates–Hillman Ω 日本語 🙂', '', ' '];
+    const frames: Frame[] = texts.map((text, i) => ({ seq: i + 1, event: 'delta', data: JSON.stringify({ text }) }));
+    frames.push({ seq: frames.length + 1, event: 'error', data: '{"error":"x y","detail":"a\\nb"}' });
+    const id = randomUUID();
+    await store.begin(id, 'u7');
+    await store.end(id, frames, { status: 'failed', lastSeq: frames.length, response: null, error: { error: 'x y', detail: 'a\nb' }, followedElsewhere: false });
+    for (const cursor of [0, 3, frames.length]) expect((await store.read(id, cursor))!.frames).toEqual(frames.slice(cursor));
+    const [row] = await database.sql<{ tail: unknown; lines: string }[]>`select tail, tail_lines as lines from agent_runs where id = ${id}`;
+    expect(row).toMatchObject({ tail: null });
+    expect(row!.lines.split('\n')).toHaveLength(frames.length);
+    await store.forgetOwner('u7');
+    await store.close();
+  });
+
+  it('reads a run ended by the release before tail lines (its tail a JSON array), rows first, each frame once', async () => {
+    const store = new PostgresRunStore(database, 600);
+    const id = randomUUID();
+    const frames = [frame(1), frame(2), frame(3), frame(4, 'done')];
+    await store.begin(id, 'u6b');
+    await store.append(id, frames.slice(0, 2), 2);
+    // What that release's end statement wrote: the tail as JSON, tail_lines absent.
+    await database.sql`update agent_runs set status = 'done', last_seq = 4, closed = true, ended_at = now(), expires_at = now() + interval '1 hour',
+      tail = ${JSON.stringify(frames.slice(1))}::json where id = ${id}`;
+    for (const cursor of [0, 1, 2, 3, 4]) expect((await store.read(id, cursor))!.frames).toEqual(frames.slice(cursor));
+    await store.forgetOwner('u6b');
     await store.close();
   });
 

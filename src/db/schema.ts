@@ -203,11 +203,19 @@ export const agentRuns = pgTable(
     response: jsonb('response'),
     error: jsonb('error'),
     /**
-     * The frames its producer still held at the end, written with the end as one JSON array (seq order,
-     * after every row of agent_run_frames): a run read whole on its connection costs one value here, not
-     * a row, an index entry and a foreign-key check per frame (docs/perf-log/2026-11-28-run-log-tail.md).
+     * The frames its producer still held at the end, as the releases before issue 75's tail lines wrote
+     * them: one JSON array (seq order, after every row of agent_run_frames). Read, no longer written.
      */
     tail: json('tail'),
+    /**
+     * The frames its producer still held at the end, written with the end as text, one line a frame
+     * (`<seq> <event> <data>`, runs/run-log.ts `frameLines`; seq order, after every row of
+     * agent_run_frames): a run read whole on its connection costs one value here, not a row, an index
+     * entry and a foreign-key check per frame (docs/perf-log/2026-11-28-run-log-tail.md), and text the
+     * database stores without parsing, where the JSON array cost it about 0.6 ms a run
+     * (docs/perf-log/2026-11-30-tail-lines.md).
+     */
+    tailLines: text('tail_lines'),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }),
     /**

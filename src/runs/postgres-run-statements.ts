@@ -8,7 +8,7 @@
  */
 import type postgres from 'postgres';
 import type { RunRef } from './run-ids.js';
-import type { Frame, RunEnd, RunSignal, RunStatus, StoredRun } from './run-log.js';
+import { framesOfLines, type Frame, type RunEnd, type RunSignal, type RunStatus, type StoredRun } from './run-log.js';
 
 /** The channel of the replicas' notices: `f <run>` (frames or state changed), `w <run>` (wanted), `c <run>` (cancelled). */
 export const CHANNEL = 'campus_runs';
@@ -25,7 +25,10 @@ interface RunRow {
   error: StoredRun['error'];
   stale: boolean;
   frames: Frame[];
+  /** The end's frames as the releases before tail lines wrote them (a JSON array), after the cursor. */
   tail: Frame[];
+  /** The end's frames (`frameLines`), whole. */
+  tail_lines: string | null;
 }
 
 /**
@@ -49,7 +52,8 @@ export interface EndRow {
   owner: string | null;
   status: RunEnd['status'];
   last_seq: number;
-  tail: readonly Frame[] | null;
+  /** The frames not yet written, as `frameLines` text; null when none. */
+  tail: string | null;
   response: RunEnd['response'];
   error: RunEnd['error'];
   /** A reader on another replica follows the run: tell the replicas. */
@@ -59,26 +63,30 @@ export interface EndRow {
 /**
  * One statement for `rows`: an update of each run whose row is written, an insert-or-update of each
  * whose row is not, both only while the row is `running` and `replica`'s; the frames not yet written go
- * in the row (`tail`), its expiry is this replica's retention from now, and a notice on `channel` for
- * each run a reader elsewhere follows.
+ * in the row (`tail_lines`), its expiry is this replica's retention from now, and a notice on `channel`
+ * for each run a reader elsewhere follows. The tails go beside the rows' JSON, not in it, each a
+ * parameter of its own (a VALUES list: no array literal to escape and parse), so the database stores
+ * them as sent (docs/perf-log/2026-11-30-tail-lines.md).
  */
 function endsStatement(sql: postgres.Sql, replica: string, channel: string, retentionSeconds: number, rows: readonly EndRow[]) {
   const expires = sql`now() + make_interval(secs => ${retentionSeconds})`;
+  const meta = rows.map(({ tail: _tail, ...row }) => row);
   return sql`
       with e as (
-        select * from json_to_recordset(${JSON.stringify(rows)}::json)
-          as e(id uuid, owner text, status text, last_seq integer, tail json, response jsonb, error jsonb, notify boolean)
+        select e.*, nullif(t.tail, '') as tail from json_to_recordset(${JSON.stringify(meta)}::json)
+          as e(id uuid, owner text, status text, last_seq integer, response jsonb, error jsonb, notify boolean)
+        join (values ${sql(rows.map((r) => [r.id, r.tail ?? '']))}) as t(id, tail) on t.id::uuid = e.id
       ), updated as (
         update agent_runs r
-        set status = e.status, last_seq = e.last_seq, closed = true, ended_at = now(), expires_at = ${expires}, tail = e.tail, response = e.response, error = e.error
+        set status = e.status, last_seq = e.last_seq, closed = true, ended_at = now(), expires_at = ${expires}, tail_lines = e.tail, response = e.response, error = e.error
         from e
         where e.owner is null and r.id = e.id and r.status = 'running' and r.replica = ${replica}
         returning r.id
       ), inserted as (
-        insert into agent_runs (id, owner, replica, status, last_seq, closed, ended_at, expires_at, tail, response, error)
+        insert into agent_runs (id, owner, replica, status, last_seq, closed, ended_at, expires_at, tail_lines, response, error)
         select e.id, e.owner, ${replica}, e.status, e.last_seq, true, now(), ${expires}, e.tail, e.response, e.error from e where e.owner is not null
         on conflict (id) do update
-        set status = excluded.status, last_seq = excluded.last_seq, closed = true, ended_at = now(), expires_at = excluded.expires_at, tail = excluded.tail,
+        set status = excluded.status, last_seq = excluded.last_seq, closed = true, ended_at = now(), expires_at = excluded.expires_at, tail_lines = excluded.tail_lines,
             response = excluded.response, error = excluded.error
         where agent_runs.status = 'running' and agent_runs.replica = ${replica}
         returning id
@@ -146,7 +154,10 @@ export class RunStatements {
     return endsStatement(this.sql, this.replica, CHANNEL, this.retentionSeconds, rows);
   }
 
-  /** A run and its frames after `afterSeq` (the frame rows, then the end's tail after them); null when unknown or expired. */
+  /**
+   * A run and its frames after `afterSeq` (the frame rows, then the end's tail after them: `tail_lines`,
+   * or `tail` as the releases before it wrote it); null when unknown or expired.
+   */
   async read(runId: string, afterSeq: number): Promise<StoredRun | null> {
     const [row] = await this.sql<RunRow[]>`
       select r.owner, r.status, r.last_seq, r.closed, r.response, r.error,
@@ -157,12 +168,14 @@ export class RunStatements {
              ), '[]'::json) as frames,
              coalesce((
                select json_agg(t.frame) from json_array_elements(r.tail) as t(frame) where (t.frame->>'seq')::integer > ${afterSeq}
-             ), '[]'::json) as tail
+             ), '[]'::json) as tail,
+             r.tail_lines
       from agent_runs r
       where r.id = ${runId} and (r.expires_at is null or r.expires_at > now())`;
     if (!row) return null;
     // The tail follows the rows (written after every one of them); a frame in both is kept once.
     const last = row.frames.at(-1)?.seq ?? afterSeq;
+    const tail = row.tail_lines === null ? row.tail.filter((f) => f.seq > last) : framesOfLines(row.tail_lines, last);
     return {
       owner: row.owner,
       status: row.status,
@@ -171,7 +184,7 @@ export class RunStatements {
       response: row.response,
       error: row.error,
       stale: row.stale,
-      frames: [...row.frames, ...row.tail.filter((f) => f.seq > last)],
+      frames: [...row.frames, ...tail],
     };
   }
 

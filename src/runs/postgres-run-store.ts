@@ -11,7 +11,7 @@
  *   replica's (the fence: a run cancelled or marked interrupted elsewhere takes no more frames), its
  *   frames are inserted in the same statement, and `pg_notify` tells the other replicas in the same
  *   transaction, so a follower woken by it always finds the frames.
- * - The end writes the frames not yet written into the run's own row (`tail`, one JSON array), not as
+ * - The end writes the frames not yet written into the run's own row (`tail_lines`, text), not as
  *   rows: a run read whole on its connection (the common case) costs one write, with no per-frame
  *   insert, index entry or foreign-key check; and it notifies only when a reader on another replica
  *   follows the run (one that has not asked yet reads the end on its slow timer). Ends are written in
@@ -38,7 +38,7 @@ import type postgres from 'postgres';
 import type { Database } from '../db/client.js';
 import type { RunRef } from './run-ids.js';
 import { CHANNEL, END_BATCH_MS, RunStatements, type EndRow, type QueuedEnd } from './postgres-run-statements.js';
-import { RunWatchers, type Frame, type RunEnd, type RunSignal, type ReplicaLiveness, type RunLog, type StoredRun, type Unwritten } from './run-log.js';
+import { frameLines, RunWatchers, type Frame, type RunEnd, type RunSignal, type ReplicaLiveness, type RunLog, type StoredRun, type Unwritten } from './run-log.js';
 
 /** How often a replica heartbeats while it produces a run (never while it produces none: replica-heartbeat.ts). */
 export const HEARTBEAT_MS = 1_000;
@@ -148,7 +148,7 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
       owner: this.rowless.get(id) ?? null,
       status: end.status,
       last_seq: end.lastSeq,
-      tail: frames.length === 0 ? null : frames,
+      tail: frames.length === 0 ? null : frameLines(frames),
       response: end.response,
       error: end.error,
       notify,

@@ -22,6 +22,29 @@ export interface Frame {
   data: string;
 }
 
+/**
+ * A run's frames as the Postgres log keeps its end's tail (`agent_runs.tail_lines`): one line a frame,
+ * `<seq> <event> <data>`. A frame's data is one line of JSON (JSON.stringify escapes every line break)
+ * and its event one word, so a line splits at its first two spaces.
+ */
+export function frameLines(frames: readonly Frame[]): string {
+  let text = '';
+  for (const f of frames) text += `${text ? '\n' : ''}${f.seq} ${f.event} ${f.data}`;
+  return text;
+}
+
+/** The frames of `frameLines`'s text after `afterSeq`, in order. */
+export function framesOfLines(text: string, afterSeq: number): Frame[] {
+  const frames: Frame[] = [];
+  for (const line of text.split('\n')) {
+    const a = line.indexOf(' ');
+    const b = line.indexOf(' ', a + 1);
+    const seq = Number(line.slice(0, a));
+    if (seq > afterSeq) frames.push({ seq, event: line.slice(a + 1, b), data: line.slice(b + 1) });
+  }
+  return frames;
+}
+
 /** One of RUN_STATUSES (db/schema.ts, where the table's check is made from the same list). */
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
