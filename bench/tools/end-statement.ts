@@ -46,7 +46,7 @@ try {
   const tail = frameLines(frames);
   const response = JSON.parse(frames.at(-1)!.data) as EndRow['response'];
   const ends = (withTail: boolean): EndRow[] =>
-    [0, 1].map(() => ({ id: randomUUID(), owner: `user-${randomUUID()}`, status: 'done', last_seq: frames.length, tail: withTail ? tail : null, response, error: null, notify: false }));
+    [0, 1].map(() => ({ id: randomUUID(), owner: `user-${randomUUID()}`, status: 'done', last_seq: frames.length, tail: withTail ? tail : '', response, error: null, notify: false }));
 
   const perStatement: Record<'tail' | 'floor', number[]> = { tail: [], floor: [] };
   for (let i = 0; i < 30; i++) await statements.ends(ends(true));

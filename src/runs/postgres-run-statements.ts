@@ -52,8 +52,8 @@ export interface EndRow {
   owner: string | null;
   status: RunEnd['status'];
   last_seq: number;
-  /** The frames not yet written, as `frameLines` text; null when none. */
-  tail: string | null;
+  /** The frames not yet written, as `frameLines` text ('' when none: the row keeps null). */
+  tail: string;
   response: RunEnd['response'];
   error: RunEnd['error'];
   /** A reader on another replica follows the run: tell the replicas. */
@@ -75,7 +75,7 @@ function endsStatement(sql: postgres.Sql, replica: string, channel: string, rete
       with e as (
         select e.*, nullif(t.tail, '') as tail from json_to_recordset(${JSON.stringify(meta)}::json)
           as e(id uuid, owner text, status text, last_seq integer, response jsonb, error jsonb, notify boolean)
-        join (values ${sql(rows.map((r) => [r.id, r.tail ?? '']))}) as t(id, tail) on t.id::uuid = e.id
+        join (values ${sql(rows.map((r) => [r.id, r.tail]))}) as t(id, tail) on t.id::uuid = e.id
       ), updated as (
         update agent_runs r
         set status = e.status, last_seq = e.last_seq, closed = true, ended_at = now(), expires_at = ${expires}, tail_lines = e.tail, response = e.response, error = e.error

@@ -148,7 +148,7 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
       owner: this.rowless.get(id) ?? null,
       status: end.status,
       last_seq: end.lastSeq,
-      tail: frames.length === 0 ? null : frameLines(frames),
+      tail: frameLines(frames),
       response: end.response,
       error: end.error,
       notify,

@@ -28,9 +28,7 @@ export interface Frame {
  * and its event one word, so a line splits at its first two spaces.
  */
 export function frameLines(frames: readonly Frame[]): string {
-  let text = '';
-  for (const f of frames) text += `${text ? '\n' : ''}${f.seq} ${f.event} ${f.data}`;
-  return text;
+  return frames.map((f) => `${f.seq} ${f.event} ${f.data}`).join('\n');
 }
 
 /** The frames of `frameLines`'s text after `afterSeq`, in order. */
