@@ -155,7 +155,9 @@ describe('the Postgres job queue', () => {
     const database = await freshDatabase();
     const first = queue(database, { concurrency: 1 });
     let aborted = false;
+    let started = false;
     first.handle('memory-extraction', (_payload, job) => new Promise<void>((_resolve, reject) => {
+      started = true;
       job.signal.addEventListener('abort', () => {
         aborted = true;
         reject(job.signal.reason);
@@ -163,7 +165,9 @@ describe('the Postgres job queue', () => {
     }));
     await first.start();
     first.enqueue('memory-extraction', { n: 1 }, { key: 'handover:1' });
-    await until('the first replica holds it', async () => ((await rowsOf(database, 'handover:1'))[0]?.locked_until ? true : undefined));
+    // Its handler running (the row is taken a statement before the handler starts: the claim comes between).
+    await until('the first replica runs it', () => (started ? true : undefined));
+    expect((await rowsOf(database, 'handover:1'))[0]?.locked_until).toBeTruthy();
     const stoppedAt = Date.now();
     await first.stop(1_000);
     expect(aborted).toBe(true);
@@ -181,6 +185,53 @@ describe('the Postgres job queue', () => {
     await second.start();
     await until('the second replica ran it', () => (ranOnSecond === 1 ? true : undefined), 5_000);
     expect(Date.now() - startedAt).toBeLessThan(RETRY_DELAY_SECONDS * 1_000);
+  }, 30_000);
+
+  it('on stop while a job\'s claim is on its way, never starts its handler: the claim is released and another replica runs it', async () => {
+    const database = await freshDatabase();
+    // The claim (the statement between taking the row and starting the handler) held until the test lets it go.
+    let claimSent!: () => void;
+    const claimIsSent = new Promise<void>((resolve) => (claimSent = resolve));
+    let letClaimGo!: () => void;
+    const claimMayGo = new Promise<void>((resolve) => (letClaimGo = resolve));
+    let claimDone!: () => void;
+    const claimIsDone = new Promise<void>((resolve) => (claimDone = resolve));
+    const gated = new Proxy(database.sql, {
+      apply(target, self, args) {
+        if (!(args[0] as string[] | undefined)?.join?.('').includes('insert into job_runs')) return Reflect.apply(target, self, args);
+        claimSent();
+        return claimMayGo.then(async () => {
+          try {
+            return await Reflect.apply(target, self, args);
+          } finally {
+            claimDone();
+          }
+        });
+      },
+    });
+    const first = createPostgresJobQueue({ database: { ...database, sql: gated }, logger: silentLogger, background: createBackgroundTasks(silentLogger), expireSeconds: 30, pollingSeconds: 0.2, concurrency: 1 });
+    opened.push(() => first.stop(1_000));
+    let ranOnFirst = 0;
+    first.handle('memory-extraction', async () => void ranOnFirst++);
+    await first.start();
+    first.enqueue('memory-extraction', { n: 1 }, { key: 'midclaim:1' });
+    await claimIsSent;
+    const stoppedAt = Date.now();
+    await first.stop(1_000);
+    expect(Date.now() - stoppedAt).toBeLessThan(3_000);
+    // Given back while its claim was still on its way: the claim then lands, and is released, not run on.
+    letClaimGo();
+    await claimIsDone;
+    await until('the late claim released', async () =>
+      (await database.sql`select 1 from job_runs where key = 'midclaim:1'`).length === 0 ? true : undefined);
+    expect(ranOnFirst).toBe(0);
+    expect((await rowsOf(database, 'midclaim:1'))[0]).toMatchObject({ locked_until: null, attempts: 0 });
+    const second = queue(database);
+    let ranOnSecond = 0;
+    second.handle('memory-extraction', async () => void ranOnSecond++);
+    await second.start();
+    await until('the second replica ran it', () => (ranOnSecond === 1 ? true : undefined), 5_000);
+    expect(ranOnFirst).toBe(0);
   }, 30_000);
 
   it('fences a worker whose lease passed: after another replica took the job, its give-back, release and completion change nothing', async () => {

@@ -255,6 +255,13 @@ class PostgresJobQueue implements JobQueue {
       await this.statements.waitForClaim(job, RETRY_DELAY_SECONDS).then(this.fenced(job, 'wait for claim'));
       return;
     }
+    if (signal.aborted) {
+      // Stopped (or past its expiry) while the claim was on its way: the handler is not started on a
+      // dead signal (it would never hear the abort). Stop gave the job back; its claim goes too.
+      if (this.released.has(job.id)) await this.statements.releaseClaim(job).catch(() => undefined);
+      else await this.giveBack(job, signal.reason);
+      return;
+    }
     try {
       await spanned(this.telemetry.backgroundSpan(job.kind, job.link, { 'campus.job.id': job.id }), async (span) => {
         await handler(job.payload, { key: job.key, span, signal });
