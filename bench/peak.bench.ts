@@ -29,14 +29,16 @@
  * split a turn's cost (docs/perf-log/2026-11-26-issue-46-cuts.md, "What a turn costs, by kind and length"); PEAK_SERVICE_ENV=KEY=VALUE,...
  * passes settings on to the replicas (ANSWER_BATCH_MS=250; EMBEDDINGS_API_KEY= for no moderation and no
  * embeddings). PEAK_STORED_FACTS=N (1-3) plays returning students: each signed-in student starts with N
- * facts of their own, so their turns recall a memory block.
+ * facts of their own, so their turns recall a memory block. PEAK_TURNS_OUT=<file> appends each measured
+ * streamed turn's first-delta overhead, kind and route (and the tree it ran from) as JSON lines. A level
+ * at which a replica refused logs that replica's refusal lines (reason, loop delay, heap) to stderr.
  *
  * `npm run bench -- peak`; PEAK_REPLICAS (default 1,2) picks the configurations; PEAK_SPEND=1 runs the
  * replicas with a per-user and a service-wide daily spend limit far above what the run spends, so every
  * reservation also checks and adds money and the service row (issue 47). Prints a Markdown section;
  * exits 1 when a target at 12 turns/s on two replicas is missed.
  */
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { prepareProductionInstall } from '../tests/support/production-install.js';
@@ -372,6 +374,12 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
     cpuMsPerTurn: (cpuAtEnd[i]! - (cpuAtMeasure[i] ?? cpuAtEnd[i]!)) / Math.max(1, answeredPerReplica[i]!),
     connections: connections[i]!,
   }));
+  // Why a replica refused (its one log line a second while refusing): the reason, the loop delay and heap it read.
+  const overloads = replicas.flatMap((r, i) => r.logs.filter((l) => l.msg === 'turns refused: overloaded').map((l) => ({ replica: i, ...l })));
+  if (overloads.length > 0) {
+    const seconds = (l: Record<string, unknown>) => `r${String(l.replica)} ${String(l.reason)} refused ${String(l.refused)}, loop ${String(l.loop_delay_ms)} ms, heap ${String(l.heap_percent)}%, open ${String(l.open_turns)}`;
+    log(`  overload: ${overloads.map(seconds).join('; ')}`);
+  }
   for (const r of replicas) await r.stop('SIGTERM').catch(() => r.stop('SIGKILL'));
   await sql.end({ timeout: 5 });
   await db.stop();
@@ -394,13 +402,25 @@ async function runLevel(replicaCount: number, rate: number, base: number): Promi
   };
 }
 
+/** A streamed turn's first-delta overhead: the time to its first answer text less the model's scripted waits. */
+const overheadOf = (r: LevelResult) => (x: TurnRecord) => x.firstDelta! - x.start - (r.modelMs[String(x.n)] ?? 0);
+
+/** PEAK_TURNS_OUT=<file>: each measured streamed turn's overhead, kind and route appended as a JSON line (what a p99 is made of). */
+function writeTurns(r: LevelResult): void {
+  const file = process.env.PEAK_TURNS_OUT;
+  if (!file) return;
+  const turns = r.records.filter((x) => x.measured && x.outcome === 'answered' && x.firstDelta !== null);
+  const line = (x: TurnRecord) => JSON.stringify({ tree: process.cwd(), rate: r.rate, replicas: r.replicas, n: x.n, kind: x.turn.kind, route: x.route, overhead: overheadOf(r)(x) });
+  appendFileSync(file, turns.map((x) => `${line(x)}\n`).join(''));
+}
+
 /** What a level's figures say against each target. */
 function judge(r: LevelResult) {
   const measured = r.records.filter((x) => x.measured);
   const count = (o: Outcome) => measured.filter((x) => x.outcome === o).length;
   const overheads = measured
     .filter((x) => x.outcome === 'answered' && x.firstDelta !== null)
-    .map((x) => x.firstDelta! - x.start - (r.modelMs[String(x.n)] ?? 0));
+    .map(overheadOf(r));
   const third = Math.max(1, Math.floor(r.depth.length / 3));
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
   const depthFirst = mean(r.depth.slice(0, third));
@@ -445,6 +465,7 @@ try {
       log(`${replicas} replica(s), ${rate} turns/s`);
       const result = await runLevel(replicas, rate, (results.length + 1) * 1_000_000);
       const { figures, met } = judge(result);
+      writeTurns(result);
       log(`  answered ${figures.answered}, refused ${figures.refused}, failed ${figures.failed} ${figures.failedReasons.join(' | ')}; ` +
         `overhead p99 ${Math.round(figures.overheadP99)} ms; lag p99 ${Math.round(figures.lagP99)} ms; drain ${result.drainMs} ms; ` +
         `met ${JSON.stringify(met)}`);
