@@ -67,13 +67,21 @@ export interface EndRow {
  * for each run a reader elsewhere follows. The tails go beside the rows' JSON, not in it, each a
  * parameter of its own (a VALUES list: no array literal to escape and parse), so the database stores
  * them as sent (docs/perf-log/2026-11-30-tail-lines.md).
+ *
+ * It commits asynchronously (`synchronous_commit` off for its own transaction, set inside it): visible to
+ * every reader at once, but not waiting for the WAL's flush, which at the peak cost every turn's commits
+ * a place in the flush queue (docs/perf-log/2026-11-30-commits.md). The replica's next heartbeat commits
+ * with the flush, which makes every commit before it durable; until then the store keeps the ends, and
+ * writes them again if the server restarted in between (postgres-run-store.ts `confirm`).
  */
 function endsStatement(sql: postgres.Sql, replica: string, channel: string, retentionSeconds: number, rows: readonly EndRow[]) {
   const expires = sql`now() + make_interval(secs => ${retentionSeconds})`;
   const meta = rows.map(({ tail: _tail, ...row }) => row);
   return sql`
       with e as (
-        select e.*, nullif(t.tail, '') as tail from json_to_recordset(${JSON.stringify(meta)}::json)
+        -- The transaction commits without waiting for the WAL's flush (see the comment above).
+        select e.*, nullif(t.tail, '') as tail, set_config('synchronous_commit', 'off', true) as unflushed
+        from json_to_recordset(${JSON.stringify(meta)}::json)
           as e(id uuid, owner text, status text, last_seq integer, response jsonb, error jsonb, notify boolean)
         join (values ${sql(rows.map((r) => [r.id, r.tail]))}) as t(id, tail) on t.id::uuid = e.id
       ), updated as (
@@ -265,9 +273,13 @@ export class RunStatements {
     return row?.n ?? 0;
   }
 
-  /** One heartbeat: this replica's row at `beat`, the rows of `fresh` runs (id, owner), and the runs it produces. */
-  heartbeat(beat: number, fresh: ReadonlyArray<readonly [string, string]>, runIds: readonly string[]) {
-    return this.sql`
+  /**
+   * One heartbeat: this replica's row at `beat`, the rows of `fresh` runs (id, owner), and the runs it
+   * produces; committed with the WAL's flush (the server's setting). Returns the server's start time: a
+   * different one than before means it restarted in between.
+   */
+  async heartbeat(beat: number, fresh: ReadonlyArray<readonly [string, string]>, runIds: readonly string[]): Promise<string> {
+    const [row] = await this.sql<{ instance: string }[]>`
       with replica as (
         insert into agent_run_replicas (id, beat) values (${this.replica}, ${beat})
         on conflict (id) do update set beat = greatest(agent_run_replicas.beat, excluded.beat), heartbeat_at = now()
@@ -275,9 +287,12 @@ export class RunStatements {
         insert into agent_runs (id, owner, replica)
         select u.id, u.owner, ${this.replica} from unnest(${fresh.map(([id]) => id)}::uuid[], ${fresh.map(([, o]) => o)}::text[]) as u(id, owner)
         on conflict (id) do nothing
+      ), beating as (
+        update agent_runs set heartbeat_at = now()
+        where id = any(${runIds as string[]}::uuid[]) and replica = ${this.replica} and status = 'running'
       )
-      update agent_runs set heartbeat_at = now()
-      where id = any(${runIds as string[]}::uuid[]) and replica = ${this.replica} and status = 'running'`;
+      select pg_postmaster_start_time()::text as instance`;
+    return row!.instance;
   }
 
   /** A signal to the run's replica. */

@@ -21,6 +21,10 @@
  *   state changed: its followers here read again), `w <run>` (a reader on another replica follows a
  *   run produced here) and `c <run>` (cancelled there). Followers also read on a slow timer, so a lost
  *   notice (the listening connection reconnecting) delays a frame by at most that timer.
+ * - Ends commit asynchronously (no wait for the WAL's flush: docs/perf-log/2026-11-30-commits.md); the
+ *   replica's next heartbeat, which commits with the flush, makes them durable. Until it has, the ends are
+ *   kept here (`pending`), and a beat that finds the server restarted since they were written writes them
+ *   again (`confirm`): a crash in the flush's window loses no end a client saw.
  * - Liveness: each replica heartbeats in one statement (not one per run), once a second while it
  *   produces a run and never while it produces none (runs/replica-heartbeat.ts): its own row,
  *   the rows of runs begun since, and the runs it is producing (a run whose end could not be written is
@@ -48,6 +52,12 @@ export const HEARTBEAT_STALE_SECONDS = 3;
 
 const SIGNAL_OF: Record<string, RunSignal | undefined> = { w: 'want', c: 'cancel' };
 
+/**
+ * The most batches of ends kept for their confirming beat (`pending`): a beat comes every second while
+ * any are kept, and ends go at most 20 batches a second, so only beats failing while ends succeed reach it.
+ */
+const MAX_PENDING_BATCHES = 200;
+
 export class PostgresRunStore implements RunLog, ReplicaLiveness {
   readonly heartbeatMs = HEARTBEAT_MS;
   readonly staleSeconds = HEARTBEAT_STALE_SECONDS;
@@ -62,6 +72,13 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
   private readonly inserting = new Map<Promise<unknown>, readonly string[]>();
   /** Ends waiting for the next batch: run → its end. */
   private readonly ends = new Map<string, QueuedEnd>();
+  /**
+   * Ends written (asynchronously committed: `endsStatement`) that no beat has confirmed yet, with the
+   * server start time the last beat before them saw; written again if the confirming beat sees another.
+   */
+  private pending: Array<{ instance: string | null; rows: EndRow[] }> = [];
+  /** The server's start time as the last successful beat read it (null before one). */
+  private instance: string | null = null;
   private endTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly watchers = new RunWatchers();
   private handler: (runId: string, kind: RunSignal) => void = () => undefined;
@@ -113,6 +130,10 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     return this.sent;
   }
 
+  get unflushed(): boolean {
+    return this.pending.length > 0;
+  }
+
   /** No statement: the row is written with the run's first write or at the next heartbeat. */
   async begin(runId: string, owner: string): Promise<void> {
     this.listen();
@@ -153,9 +174,18 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
       error: end.error,
       notify,
     }));
+    this.send(rows, batch);
+  }
+
+  /** One statement of ends (`endsStatement`); kept until a beat confirms them durable (`confirm`). */
+  private send(rows: EndRow[], batch: ReadonlyArray<readonly [string, Pick<QueuedEnd, 'resolve' | 'reject'>]>, failed?: () => void): void {
     const owners = rows.flatMap((r) => (r.owner === null ? [] : [r.owner]));
+    const instance = this.instance;
     const write = this.statements.ends(rows).then(() => {
       for (const r of rows) if (r.owner !== null && this.rowless.get(r.id) === r.owner) this.rowless.delete(r.id);
+      this.pending.push({ instance, rows });
+      // Beats failing while ends succeed (not an outage: those fail both) must not hold ends without bound.
+      if (this.pending.length > MAX_PENDING_BATCHES) this.pending.splice(0, this.pending.length - MAX_PENDING_BATCHES);
     });
     if (owners.length > 0) this.inserting.set(write, owners);
     write.then(
@@ -166,6 +196,7 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
       (err: unknown) => {
         this.inserting.delete(write);
         for (const [, p] of batch) p.reject(err);
+        failed?.();
       },
     );
   }
@@ -218,6 +249,8 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     // Their rows not yet written never will be; a write or a heartbeat already sent is waited for, so
     // the delete comes after any row it inserts.
     for (const [runId, o] of this.rowless) if (o === owner) this.rowless.delete(runId);
+    // Nor are their ends written again after a restart: that would insert the rows deleted below.
+    this.pending = this.pending.map((b) => ({ ...b, rows: b.rows.filter((r) => r.owner !== owner) }));
     this.writeEnds();
     const inFlight = [...this.inserting].filter(([, owners]) => owners.includes(owner)).map(([w]) => w);
     await Promise.allSettled([...inFlight, this.beating]);
@@ -233,15 +266,37 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     if (this.beating) return this.beating;
     const beat = ++this.sent;
     const fresh = [...this.rowless];
+    // The ends written before this beat is sent: its commit, flushed, makes them durable.
+    const confirming = this.pending.splice(0);
     this.beating = (async () => {
       try {
-        await this.statements.heartbeat(beat, fresh, runIds);
+        const instance = await this.statements.heartbeat(beat, fresh, runIds);
         for (const [runId, owner] of fresh) if (this.rowless.get(runId) === owner) this.rowless.delete(runId);
+        this.instance = instance;
+        this.confirm(confirming, instance);
+      } catch (err) {
+        // Not known to be durable: kept for the next beat.
+        this.pending.unshift(...confirming);
+        throw err;
       } finally {
         this.beating = null;
       }
     })();
     return this.beating;
+  }
+
+  /**
+   * The ends a beat on server `instance` confirmed: durable, unless the server restarted after they were
+   * written (the beat before them saw another start time, or none), when a crash may have lost them:
+   * those are written again, as the rows they were (an end already there is fenced off: the run is no
+   * longer `running`), and kept for the next beat.
+   */
+  private confirm(batches: ReadonlyArray<{ instance: string | null; rows: EndRow[] }>, instance: string): void {
+    const again = batches.filter((b) => b.instance !== instance).flatMap((b) => b.rows.map((r) => ({ ...r, notify: true })));
+    if (again.length === 0) return;
+    // Nobody waits on these; one that fails is kept for the next beat to write again.
+    const nobody = { resolve: () => undefined, reject: () => undefined };
+    this.send(again, again.map((r) => [r.id, nobody] as const), () => this.pending.push({ instance: null, rows: again }));
   }
 
   watch(runId: string, onChange: () => void): () => void {

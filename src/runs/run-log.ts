@@ -139,6 +139,12 @@ export interface ReplicaLiveness {
    * replica's own row, the rows of runs begun since the last beat, and the runs it is producing.
    */
   heartbeat(runIds: readonly string[]): Promise<void>;
+  /**
+   * Ends written without waiting for their flush that no beat has confirmed yet (Postgres: the run's
+   * end commits asynchronously, and the next beat, which commits with the flush, makes it durable): the
+   * replica beats until there are none, running runs or not.
+   */
+  readonly unflushed: boolean;
   /** What a run id with no row names (`read` gave null): see `Unwritten`. */
   unwritten(ref: RunRef): Promise<Unwritten>;
   /** Marks a stale running run `interrupted`; true when this call did. */
