@@ -1,8 +1,7 @@
 /**
  * The run's end committed without waiting for the WAL's flush (issue 75, docs/perf-log/2026-11-30-commits.md)
  * and what keeps issue 79's promise (a run a client saw end reads ended after the database returns):
- * - the end is visible to every reader at once, and kept by its store until a heartbeat, which commits
- *   with the flush, confirms it; the replica keeps beating until then, and only until then;
+ * - (the end visible at once and kept until a beat confirms it: tests/run-log-postgres.test.ts)
  * - on a durable server of the test's own: an end returns before its commit is flushed, a beat after
  *   its own (and so every end's before it);
  * - a server that crashed and came back between an end and its beat: the beat finds another start time
@@ -13,11 +12,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDatabase, type Database } from '../src/db/client.js';
 import { runMigrations } from '../src/db/migrate.js';
-import { silentLogger } from '../src/logger.js';
 import { PostgresRunStore } from '../src/runs/postgres-run-store.js';
-import { ReplicaHeartbeat } from '../src/runs/replica-heartbeat.js';
 import { framesOfLines, type Frame, type RunEnd } from '../src/runs/run-log.js';
-import { ownClusterSkipReason, startOwnPostgresCluster, startTestPostgres, type OwnPostgresCluster, type TestPostgres } from './support/postgres.js';
+import { ownClusterSkipReason, startOwnPostgresCluster, type OwnPostgresCluster } from './support/postgres.js';
 
 const frame = (seq: number, event = 'delta'): Frame => ({ seq, event, data: JSON.stringify({ text: `piece ${seq}` }) });
 const done = (lastSeq: number): RunEnd => ({ status: 'done', lastSeq, response: { response_text: 'x' } as never, error: null, followedElsewhere: false });
@@ -26,62 +23,6 @@ async function rowOf(database: Database, id: string) {
   const [row] = await database.sql<{ status: string; tail_lines: string | null }[]>`select status, tail_lines from agent_runs where id = ${id}`;
   return row;
 }
-
-describe('the run end kept until a beat confirms it', () => {
-  let pg: TestPostgres;
-  let database: Database;
-
-  beforeAll(async () => {
-    pg = await startTestPostgres();
-    database = createDatabase(pg.url, { max: 2 });
-    await runMigrations(database);
-  }, 60_000);
-
-  afterAll(async () => {
-    await database?.close();
-    await pg?.stop();
-  });
-
-  it('is read at once elsewhere, kept until the next beat, and the replica beats once more for it, then stops', async () => {
-    const store = new PostgresRunStore(database, 600);
-    const other = new PostgresRunStore(database, 600);
-    let producing: string[] = [];
-    let beats = 0;
-    const counted = new Proxy(store, {
-      get(target, key, receiver) {
-        if (key === 'heartbeat') return (ids: readonly string[]) => (beats++, target.heartbeat(ids));
-        const value = Reflect.get(target, key, receiver) as unknown;
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    });
-    const heartbeat = new ReplicaHeartbeat(counted, () => producing, silentLogger);
-    await heartbeat.ready;
-    try {
-      const id = randomUUID();
-      await store.begin(id, 'u1');
-      producing = [id];
-      heartbeat.producing();
-      expect(store.unflushed).toBe(false);
-      await store.end(id, [frame(1), frame(2, 'done')], done(2));
-      producing = [];
-      // Visible to another replica before any beat confirmed it.
-      const read = await other.read(id, 0);
-      expect(read).toMatchObject({ status: 'done', lastSeq: 2 });
-      expect(read!.frames.map((f) => f.seq)).toEqual([1, 2]);
-      expect(store.unflushed).toBe(true);
-      // The replica produces nothing now, but beats for the end: then it is confirmed and the beats stop.
-      await vi.waitFor(() => expect(store.unflushed).toBe(false), { timeout: 3_000, interval: 20 });
-      const after = beats;
-      await new Promise((r) => setTimeout(r, 2_500));
-      expect(beats).toBe(after);
-      expect((await rowOf(database, id))?.status).toBe('done');
-    } finally {
-      heartbeat.close();
-      await store.close();
-      await other.close();
-    }
-  }, 30_000);
-});
 
 const skip = ownClusterSkipReason();
 

@@ -7,7 +7,8 @@
  * row (`tail_lines`, and the older release's `tail` read), and the end's notice only for a run followed elsewhere. A run's row written lazily (none
  * at its begin; with its first write or the next heartbeat), what an id with no row names (gone, young,
  * orphaned) and an orphan written `interrupted`; a cleared user's rows never written after; the ends
- * of one batch window in one statement, and a queued end written at once for a reader elsewhere.
+ * of one batch window in one statement, and a queued end written at once for a reader elsewhere; an end
+ * read at once elsewhere and kept until a beat confirms it (tests/run-log-flush.test.ts: on a server that crashes).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -19,6 +20,8 @@ import { HEARTBEAT_STALE_SECONDS, PostgresRunStore } from '../src/runs/postgres-
 import { END_BATCH_MS } from '../src/runs/postgres-run-statements.js';
 import type { Frame, RunEnd } from '../src/runs/run-log.js';
 import { RunIds } from '../src/runs/run-ids.js';
+import { ReplicaHeartbeat } from '../src/runs/replica-heartbeat.js';
+import { silentLogger } from '../src/logger.js';
 import { realPostgresSkipReason, startTestPostgres, type TestPostgres } from './support/postgres.js';
 
 let pg: TestPostgres;
@@ -370,4 +373,44 @@ describe('the Postgres run log', () => {
     expect(await database.sql`select 1 from agent_run_frames where run_id = ${mine}`).toHaveLength(0);
     await store.close();
   });
+
+  it('an end is read at once elsewhere, kept until the next beat (issue 75: it commits without the flush), and the replica beats once more for it, then stops', async () => {
+    const store = new PostgresRunStore(database, 600);
+    const other = new PostgresRunStore(database, 600);
+    let producing: string[] = [];
+    let beats = 0;
+    const counted = new Proxy(store, {
+      get(target, key, receiver) {
+        if (key === 'heartbeat') return (ids: readonly string[]) => (beats++, target.heartbeat(ids));
+        const value = Reflect.get(target, key, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const heartbeat = new ReplicaHeartbeat(counted, () => producing, silentLogger);
+    await heartbeat.ready;
+    try {
+      const id = randomUUID();
+      await store.begin(id, 'u1');
+      producing = [id];
+      heartbeat.producing();
+      expect(store.unflushed).toBe(false);
+      await store.end(id, [frame(1), frame(2, 'done')], { status: 'done', lastSeq: 2, response: { response_text: 'x' } as never, error: null, followedElsewhere: false });
+      producing = [];
+      // Visible to another replica before any beat confirmed it.
+      const read = await other.read(id, 0);
+      expect(read).toMatchObject({ status: 'done', lastSeq: 2 });
+      expect(read!.frames.map((f) => f.seq)).toEqual([1, 2]);
+      expect(store.unflushed).toBe(true);
+      // The replica produces nothing now, but beats for the end: then it is confirmed and the beats stop.
+      await vi.waitFor(() => expect(store.unflushed).toBe(false), { timeout: 3_000, interval: 20 });
+      const after = beats;
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(beats).toBe(after);
+      expect((await database.sql<{ status: string }[]>`select status from agent_runs where id = ${id}`)[0]?.status).toBe('done');
+    } finally {
+      heartbeat.close();
+      await store.close();
+      await other.close();
+    }
+  }, 30_000);
 });
