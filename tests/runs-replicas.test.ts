@@ -114,9 +114,10 @@ describe.skipIf(skip !== null)(`resumable runs across two replicas on Postgres${
   it('an idle replica does not beat; its first run after the idle spell is read at once elsewhere, whole (issue 75)', async () => {
     const beats = async () =>
       Number((await replicas[1]!.database.sql<{ beat: string }[]>`select beat from agent_run_replicas where id = ${replicas[0]!.replica}`)[0]!.beat);
-    // Idle: no run produced on replica 0 for 7.5 s, so no beat, and its row goes stale (3 s). The beat
-    // after its last run's end (the one that makes that end durable) comes within about a second of it.
-    await new Promise((r) => setTimeout(r, 2_500));
+    // Idle: no run produced on replica 0 for 8.5 s, so no beat, and its row goes stale (3 s). The beats
+    // after its last run's end (the one that reads where the WAL ends, the one that sees it flushed
+    // there) come within about two seconds of it.
+    await new Promise((r) => setTimeout(r, 3_500));
     const from = await beats();
     await new Promise((r) => setTimeout(r, 5_000));
     expect((await beats()) - from).toBe(0);

@@ -46,6 +46,13 @@ export interface QueuedEnd {
   reject(err: unknown): void;
 }
 
+/** What a heartbeat read: the server's start time and its WAL's insert and flush positions (bytes). */
+export interface WalReading {
+  instance: string;
+  inserted: bigint;
+  flushed: bigint;
+}
+
 /** One run's end as the statement takes it; `owner` only while the run's row is not written yet. */
 export interface EndRow {
   id: string;
@@ -70,9 +77,9 @@ export interface EndRow {
  *
  * It commits asynchronously (`synchronous_commit` off for its own transaction, set inside it): visible to
  * every reader at once, but not waiting for the WAL's flush, which at the peak cost every turn's commits
- * a place in the flush queue (docs/perf-log/2026-11-30-commits.md). The replica's next heartbeat commits
- * with the flush, which makes every commit before it durable; until then the store keeps the ends, and
- * writes them again if the server restarted in between (postgres-run-store.ts `confirm`).
+ * a place in the flush queue (docs/perf-log/2026-11-30-commits.md). The store keeps the ends until the
+ * replica's heartbeats have seen the WAL flushed past them, and writes them again if the server restarted
+ * in between (postgres-run-store.ts `settle`).
  */
 function endsStatement(sql: postgres.Sql, replica: string, channel: string, retentionSeconds: number, rows: readonly EndRow[]) {
   const expires = sql`now() + make_interval(secs => ${retentionSeconds})`;
@@ -274,12 +281,27 @@ export class RunStatements {
   }
 
   /**
-   * One heartbeat: this replica's row at `beat`, the rows of `fresh` runs (id, owner), and the runs it
-   * produces; committed with the WAL's flush (the server's setting). Returns the server's start time: a
-   * different one than before means it restarted in between.
+   * One heartbeat: this replica's row at `beat`, the rows of `fresh` runs (id, owner), the rows of
+   * `restate` (inserted by earlier beats, not known durable) again when the server's start time is not
+   * `instance` (a crash may have lost them), and the runs it produces. It commits without waiting for
+   * the WAL's flush, as the ends do (nothing waits on its durability: a crash takes the replica's row and
+   * the rows it inserted back together, and live replicas beat again), unless `flush`: then its commit
+   * makes every write before it durable. Returns the server's start time (another than before: it
+   * restarted in between) and two WAL positions as byte offsets: `inserted`, read while the beat ran, so
+   * past every commit that returned before it was sent, and `flushed`, what is on disk: a write committed
+   * before a beat that read `inserted` is durable once a later beat on the same server reads `flushed` at
+   * least that.
    */
-  async heartbeat(beat: number, fresh: ReadonlyArray<readonly [string, string]>, runIds: readonly string[]): Promise<string> {
-    const [row] = await this.sql<{ instance: string }[]>`
+  async heartbeat(
+    beat: number,
+    fresh: ReadonlyArray<readonly [string, string]>,
+    restate: ReadonlyArray<readonly [string, string]>,
+    instance: string | null,
+    runIds: readonly string[],
+    /** Commit with the WAL's flush (the server's setting) instead: the store saw the flush lag a beat. */
+    flush: boolean,
+  ): Promise<WalReading> {
+    const [row] = await this.sql<{ instance: string; inserted: string; flushed: string }[]>`
       with replica as (
         insert into agent_run_replicas (id, beat) values (${this.replica}, ${beat})
         on conflict (id) do update set beat = greatest(agent_run_replicas.beat, excluded.beat), heartbeat_at = now()
@@ -287,12 +309,18 @@ export class RunStatements {
         insert into agent_runs (id, owner, replica)
         select u.id, u.owner, ${this.replica} from unnest(${fresh.map(([id]) => id)}::uuid[], ${fresh.map(([, o]) => o)}::text[]) as u(id, owner)
         on conflict (id) do nothing
+      ), restated as (
+        insert into agent_runs (id, owner, replica)
+        select u.id, u.owner, ${this.replica} from unnest(${restate.map(([id]) => id)}::uuid[], ${restate.map(([, o]) => o)}::text[]) as u(id, owner)
+        where pg_postmaster_start_time()::text is distinct from ${instance}::text
+        on conflict (id) do nothing
       ), beating as (
         update agent_runs set heartbeat_at = now()
         where id = any(${runIds as string[]}::uuid[]) and replica = ${this.replica} and status = 'running'
       )
-      select pg_postmaster_start_time()::text as instance`;
-    return row!.instance;
+      select pg_postmaster_start_time()::text as instance${flush ? this.sql`` : this.sql`, set_config('synchronous_commit', 'off', true) as unflushed`},
+             (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text as inserted, (pg_current_wal_flush_lsn() - '0/0'::pg_lsn)::text as flushed`;
+    return { instance: row!.instance, inserted: BigInt(row!.inserted), flushed: BigInt(row!.flushed) };
   }
 
   /** A signal to the run's replica. */

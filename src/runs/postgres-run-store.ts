@@ -21,10 +21,13 @@
  *   state changed: its followers here read again), `w <run>` (a reader on another replica follows a
  *   run produced here) and `c <run>` (cancelled there). Followers also read on a slow timer, so a lost
  *   notice (the listening connection reconnecting) delays a frame by at most that timer.
- * - Ends commit asynchronously (no wait for the WAL's flush: docs/perf-log/2026-11-30-commits.md); the
- *   replica's next heartbeat, which commits with the flush, makes them durable. Until it has, the ends are
- *   kept here (`pending`), and a beat that finds the server restarted since they were written writes them
- *   again (`confirm`): a crash in the flush's window loses no end a client saw.
+ * - Ends and heartbeats commit asynchronously (no wait for the WAL's flush: docs/perf-log/2026-11-30-commits.md).
+ *   What they wrote is kept here (`pending`) until the beats have seen the WAL flushed past it (the beat
+ *   after a write reads where the WAL's end is, a later one that the flush passed it; if that one finds
+ *   the flush still short, the next beat commits with the flush itself). A beat on a server
+ *   restarted since inserts again the rows of runs still here that earlier beats inserted, in the same
+ *   statement, and the ends are written again after it (`settle`): a crash in the flush's window loses
+ *   no end a client saw, and no row of a run still going.
  * - Liveness: each replica heartbeats in one statement (not one per run), once a second while it
  *   produces a run and never while it produces none (runs/replica-heartbeat.ts): its own row,
  *   the rows of runs begun since, and the runs it is producing (a run whose end could not be written is
@@ -41,7 +44,7 @@ import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import type { Database } from '../db/client.js';
 import type { RunRef } from './run-ids.js';
-import { CHANNEL, END_BATCH_MS, RunStatements, type EndRow, type QueuedEnd } from './postgres-run-statements.js';
+import { CHANNEL, END_BATCH_MS, RunStatements, type EndRow, type QueuedEnd, type WalReading } from './postgres-run-statements.js';
 import { frameLines, RunWatchers, type Frame, type RunEnd, type RunSignal, type ReplicaLiveness, type RunLog, type StoredRun, type Unwritten } from './run-log.js';
 
 /** How often a replica heartbeats while it produces a run (never while it produces none: replica-heartbeat.ts). */
@@ -53,10 +56,25 @@ export const HEARTBEAT_STALE_SECONDS = 3;
 const SIGNAL_OF: Record<string, RunSignal | undefined> = { w: 'want', c: 'cancel' };
 
 /**
- * The most batches of ends kept for their confirming beat (`pending`): a beat comes every second while
- * any are kept, and ends go at most 20 batches a second, so only beats failing while ends succeed reach it.
+ * The most writes kept until they are durable (`pending`): a beat comes every second while any are kept,
+ * two settle a write, and ends go at most 20 batches a second, so only beats failing while ends succeed
+ * reach it.
  */
 const MAX_PENDING_BATCHES = 200;
+
+/** A write committed without waiting for the flush (a batch of ends, or a beat's new rows), kept until it is known durable (`settle`). */
+interface Unsettled {
+  /** The server's start time as the last beat before the write read it (null before one). */
+  instance: string | null;
+  /** The WAL position a beat sent after the write read: durable once the flush is past it (null until then). */
+  until: bigint | null;
+  /** Ends, each with its run's owner (written again, a row a crash lost whole is inserted). */
+  ends: EndRow[];
+  /** Runs' rows a beat inserted (run, owner): inserted again by a beat on a restarted server while the run is here. */
+  rows: Array<readonly [string, string]>;
+  /** A beat after the one that read `until` found the flush still short of it (no WAL writer, or a slow one). */
+  late?: boolean;
+}
 
 export class PostgresRunStore implements RunLog, ReplicaLiveness {
   readonly heartbeatMs = HEARTBEAT_MS;
@@ -68,15 +86,18 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
   private beating: Promise<void> | null = null;
   /** Runs begun here whose rows are not written yet: run → owner. */
   private readonly rowless = new Map<string, string>();
+  /**
+   * Runs begun here whose ends are not written yet: run → owner (what a beat on a restarted server needs
+   * to insert a lost row again, and an end written again to insert its row). A run whose end is never
+   * written (let go after two minutes of a database away: live-run.ts) keeps its entry, a few bytes.
+   */
+  private readonly owners = new Map<string, string>();
   /** Writes in flight that may insert runs' rows, with their owners (clearing an owner waits for them). */
   private readonly inserting = new Map<Promise<unknown>, readonly string[]>();
   /** Ends waiting for the next batch: run → its end. */
   private readonly ends = new Map<string, QueuedEnd>();
-  /**
-   * Ends written (asynchronously committed: `endsStatement`) that no beat has confirmed yet, with the
-   * server start time the last beat before them saw; written again if the confirming beat sees another.
-   */
-  private pending: Array<{ instance: string | null; rows: EndRow[] }> = [];
+  /** Writes committed asynchronously (ends, beats' new rows) not yet known durable (`settle`). */
+  private pending: Unsettled[] = [];
   /** The server's start time as the last successful beat read it (null before one). */
   private instance: string | null = null;
   private endTimer: ReturnType<typeof setTimeout> | null = null;
@@ -138,6 +159,7 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
   async begin(runId: string, owner: string): Promise<void> {
     this.listen();
     this.rowless.set(runId, owner);
+    this.owners.set(runId, owner);
   }
 
   async append(runId: string, frames: readonly Frame[], lastSeq: number): Promise<void> {
@@ -177,15 +199,20 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     this.send(rows, batch);
   }
 
-  /** One statement of ends (`endsStatement`); kept until a beat confirms them durable (`confirm`). */
+  /**
+   * One statement of ends (`endsStatement`); kept, each with its owner, until the beats see it durable
+   * (`settle`). A run's owner is let go once its end is written.
+   */
   private send(rows: EndRow[], batch: ReadonlyArray<readonly [string, Pick<QueuedEnd, 'resolve' | 'reject'>]>, failed?: () => void): void {
     const owners = rows.flatMap((r) => (r.owner === null ? [] : [r.owner]));
     const instance = this.instance;
     const write = this.statements.ends(rows).then(() => {
-      for (const r of rows) if (r.owner !== null && this.rowless.get(r.id) === r.owner) this.rowless.delete(r.id);
-      this.pending.push({ instance, rows });
-      // Beats failing while ends succeed (not an outage: those fail both) must not hold ends without bound.
-      if (this.pending.length > MAX_PENDING_BATCHES) this.pending.splice(0, this.pending.length - MAX_PENDING_BATCHES);
+      const kept = rows.map((r) => ({ ...r, owner: this.owners.get(r.id) ?? r.owner }));
+      for (const r of rows) {
+        if (r.owner !== null && this.rowless.get(r.id) === r.owner) this.rowless.delete(r.id);
+        this.owners.delete(r.id);
+      }
+      this.keep({ instance, until: null, ends: kept, rows: [] });
     });
     if (owners.length > 0) this.inserting.set(write, owners);
     write.then(
@@ -249,8 +276,12 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     // Their rows not yet written never will be; a write or a heartbeat already sent is waited for, so
     // the delete comes after any row it inserts.
     for (const [runId, o] of this.rowless) if (o === owner) this.rowless.delete(runId);
-    // Nor are their ends written again after a restart: that would insert the rows deleted below.
-    this.pending = this.pending.map((b) => ({ ...b, rows: b.rows.filter((r) => r.owner !== owner) }));
+    for (const [runId, o] of this.owners) if (o === owner) this.owners.delete(runId);
+    // Nor are their rows and ends written again after a restart: that would insert the rows deleted below.
+    for (const b of this.pending) {
+      b.ends = b.ends.filter((r) => r.owner !== owner);
+      b.rows = b.rows.filter(([, o]) => o !== owner);
+    }
     this.writeEnds();
     const inFlight = [...this.inserting].filter(([, owners]) => owners.includes(owner)).map(([w]) => w);
     await Promise.allSettled([...inFlight, this.beating]);
@@ -266,18 +297,26 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     if (this.beating) return this.beating;
     const beat = ++this.sent;
     const fresh = [...this.rowless];
-    // The ends written before this beat is sent: its commit, flushed, makes them durable.
-    const confirming = this.pending.splice(0);
+    // Rows earlier beats inserted, not known durable, of runs whose ends are not written: the beat inserts
+    // them again if the server restarted since the last one (a crash may have lost them).
+    const restate = new Map<string, string>();
+    for (const b of this.pending) for (const [runId, owner] of b.rows) if (this.owners.get(runId) === owner && !this.rowless.has(runId)) restate.set(runId, owner);
+    const prior = this.instance;
+    // The writes before this beat is sent: committed before the WAL position it reads.
+    const written = this.pending.filter((b) => b.until === null);
+    // The WAL writer (which flushes asynchronous commits within 0.6 s) has not flushed a kept write within
+    // a beat: this beat waits for the flush itself, and so makes every write before it durable.
+    const flush = this.pending.some((b) => b.late);
     this.beating = (async () => {
       try {
-        const instance = await this.statements.heartbeat(beat, fresh, runIds);
+        const read = await this.statements.heartbeat(beat, fresh, [...restate], prior, runIds, flush);
+        const wal = flush ? { ...read, flushed: read.inserted > read.flushed ? read.inserted : read.flushed } : read;
         for (const [runId, owner] of fresh) if (this.rowless.get(runId) === owner) this.rowless.delete(runId);
-        this.instance = instance;
-        this.confirm(confirming, instance);
-      } catch (err) {
-        // Not known to be durable: kept for the next beat.
-        this.pending.unshift(...confirming);
-        throw err;
+        this.instance = wal.instance;
+        for (const b of written) b.until = wal.inserted;
+        const inserted = wal.instance === prior ? fresh : [...fresh, ...restate];
+        if (inserted.length > 0) this.keep({ instance: wal.instance, until: null, ends: [], rows: inserted });
+        this.settle(wal);
       } finally {
         this.beating = null;
       }
@@ -286,17 +325,37 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
   }
 
   /**
-   * The ends a beat on server `instance` confirmed: durable, unless the server restarted after they were
-   * written (the beat before them saw another start time, or none), when a crash may have lost them:
-   * those are written again, as the rows they were (an end already there is fenced off: the run is no
-   * longer `running`), and kept for the next beat.
+   * The kept writes after a beat read `wal`: one whose position the flush has passed is durable and let
+   * go. One made while the server had another start time (or before any beat read one) may have been
+   * lost by a crash in between: its rows were inserted again by this beat (those of runs still here;
+   * an ended run's end carries its owner), and its ends are written again, as the rows they were (an end
+   * already there is fenced off: the run is no longer `running`), and kept until that write is durable in
+   * turn. A write must be read on one server from itself to its flush: after a crash new WAL reuses the
+   * positions the lost records had.
    */
-  private confirm(batches: ReadonlyArray<{ instance: string | null; rows: EndRow[] }>, instance: string): void {
-    const again = batches.filter((b) => b.instance !== instance).flatMap((b) => b.rows.map((r) => ({ ...r, notify: true })));
+  private settle(wal: WalReading): void {
+    const again: EndRow[] = [];
+    this.pending = this.pending.filter((b) => {
+      if (b.instance !== wal.instance) {
+        again.push(...b.ends.map((r) => ({ ...r, notify: true })));
+        return false;
+      }
+      // Kept while not flushed (one a cleared user emptied is let go).
+      const kept = b.ends.length + b.rows.length > 0 && (b.until === null || b.until > wal.flushed);
+      // Read by a beat before this one and still short: the WAL writer is behind (or there is none).
+      if (kept && b.until !== null && b.until < wal.inserted) b.late = true;
+      return kept;
+    });
     if (again.length === 0) return;
     // Nobody waits on these; one that fails is kept for the next beat to write again.
     const nobody = { resolve: () => undefined, reject: () => undefined };
-    this.send(again, again.map((r) => [r.id, nobody] as const), () => this.pending.push({ instance: null, rows: again }));
+    this.send(again, again.map((r) => [r.id, nobody] as const), () => this.keep({ instance: null, until: null, ends: again, rows: [] }));
+  }
+
+  /** A write kept until it is known durable; beats failing while writes succeed (not an outage: those fail both) must not keep them without bound. */
+  private keep(write: Unsettled): void {
+    this.pending.push(write);
+    if (this.pending.length > MAX_PENDING_BATCHES) this.pending.splice(0, this.pending.length - MAX_PENDING_BATCHES);
   }
 
   watch(runId: string, onChange: () => void): () => void {

@@ -1,12 +1,13 @@
 /**
  * When this replica heartbeats (issue 75): once a `heartbeatMs` (a second) while it produces runs (a run
  * whose end could not be written yet counts), so readers elsewhere judge its running runs alive and find
- * their rows, and while an end written without waiting for its flush awaits the beat that makes it
- * durable (`unflushed`: one beat after the last run's end); never while it produces none, since then no
- * reader needs it: every run of it has ended, and an ended run is read without its replica's liveness. An idle replica costs the database nothing
- * here. Its row goes stale (and is pruned after the retention), so the first run started after an idle
- * spell waits for a fresh beat (at most FRESH_BEAT_WAIT_MS) before its id is issued: a reader elsewhere
- * never judges a live replica's new run orphaned.
+ * their rows, and while an end written without waiting for its flush is not yet known durable
+ * (`unflushed`: a beat or two after the last run's end); never while it produces none, since then no
+ * reader needs it: every run of it has ended, and an ended run is read without its replica's liveness.
+ * An idle replica costs the database nothing here. Its row goes stale (and is pruned after the
+ * retention), so the first run started after an idle spell waits for a fresh beat (at most
+ * FRESH_BEAT_WAIT_MS) before its id is issued: a reader elsewhere never judges a live replica's new run
+ * orphaned.
  */
 import type { Logger } from '../logger.js';
 import type { ReplicaLiveness } from './run-log.js';
@@ -64,8 +65,8 @@ export class ReplicaHeartbeat {
       .catch((err: unknown) => this.logger.warn('run heartbeat failed', { err }))
       .finally(() => {
         // Only the beat that left no timer behind schedules the next (a beat already in flight is
-        // shared), and only while runs are produced here or an end waits for the beat that makes it
-        // durable: an idle replica does not beat.
+        // shared), and only while runs are produced here or an end is not yet known durable: an idle
+        // replica does not beat.
         if (!this.timer && (this.runIds().length > 0 || this.liveness.unflushed)) this.schedule(this.liveness.heartbeatMs);
       });
   }

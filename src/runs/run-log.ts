@@ -140,9 +140,9 @@ export interface ReplicaLiveness {
    */
   heartbeat(runIds: readonly string[]): Promise<void>;
   /**
-   * Ends written without waiting for their flush that no beat has confirmed yet (Postgres: the run's
-   * end commits asynchronously, and the next beat, which commits with the flush, makes it durable): the
-   * replica beats until there are none, running runs or not.
+   * Ends written without waiting for their flush not yet known durable (Postgres: the run's end commits
+   * asynchronously, and the beats after it read where the WAL's end and its flush are): the replica
+   * beats until there are none, running runs or not.
    */
   readonly unflushed: boolean;
   /** What a run id with no row names (`read` gave null): see `Unwritten`. */
