@@ -28,6 +28,21 @@ async function rowOf(database: Database, id: string) {
 
 const skip = ownClusterSkipReason();
 
+/**
+ * Runs `body` with the WAL writer slowed to 10 s (its default flushes asynchronous commits every 200 ms),
+ * so within a test nothing but a synchronous commit flushes the last of the WAL; the setting is restored after.
+ */
+async function withWalWriterSlowed(database: Database, body: () => Promise<void>): Promise<void> {
+  await database.sql`alter system set wal_writer_delay = '10s'`;
+  await database.sql`select pg_reload_conf()`;
+  try {
+    await body();
+  } finally {
+    await database.sql`alter system reset wal_writer_delay`;
+    await database.sql`select pg_reload_conf()`;
+  }
+}
+
 describe.skipIf(skip !== null)(`the run end on a durable server that crashes (${skip ?? 'a cluster of the test\'s own'})`, () => {
   let cluster: OwnPostgresCluster;
   let database: Database;
@@ -65,45 +80,42 @@ describe.skipIf(skip !== null)(`the run end on a durable server that crashes (${
       }
       return { ids, behind, past: (await wal()).inserted };
     };
-    // The WAL writer flushes asynchronous commits on its own timer (200 ms by default): 10 s here, so
-    // within the beats below nothing but a synchronous commit flushes the last of the WAL.
-    await database.sql`alter system set wal_writer_delay = '10s'`;
-    await database.sql`select pg_reload_conf()`;
+    // Within the beats below nothing but a synchronous commit flushes the last of the WAL.
     try {
-      await store.heartbeat([]);
-      const first = await ends(20);
-      expect(first.behind).toBeGreaterThanOrEqual(15);
-      // The beat after the ends reads where the WAL ends; the next finds the flush short of it: both
-      // return before their own commits are flushed, and the ends are kept (a store that trusted a beat
-      // or two, not the flush, would have let them go).
-      for (let i = 0; i < 2; i++) {
+      await withWalWriterSlowed(database, async () => {
+        await store.heartbeat([]);
+        const first = await ends(20);
+        expect(first.behind).toBeGreaterThanOrEqual(15);
+        // The beat after the ends reads where the WAL ends; the next finds the flush short of it: both
+        // return before their own commits are flushed, and the ends are kept (a store that trusted a beat
+        // or two, not the flush, would have let them go).
+        for (let i = 0; i < 2; i++) {
+          await store.heartbeat([]);
+          const w = await wal();
+          expect(w.flushed).toBeLessThan(w.inserted);
+          expect(w.flushed).toBeLessThan(first.past);
+          expect(store.unflushed).toBe(true);
+        }
+        // The WAL writer is behind: the third beat commits with the flush, and lets the ends go.
+        await store.heartbeat([]);
+        expect((await wal()).flushed).toBeGreaterThanOrEqual(first.past);
+        expect(store.unflushed).toBe(false);
+        for (const id of first.ids) expect((await rowOf(one, id))?.status).toBe('done');
+
+        // A synchronous commit that wrote (here another's) flushes the WAL before it: the beat after it
+        // sees the ends flushed, and lets them go without a flush of its own.
+        const second = await ends(5);
+        await store.heartbeat([]);
+        expect(store.unflushed).toBe(true);
+        await database.sql`create table if not exists flush_point (at timestamptz)`;
+        await database.sql`insert into flush_point values (now())`;
         await store.heartbeat([]);
         const w = await wal();
+        expect(w.flushed).toBeGreaterThanOrEqual(second.past);
         expect(w.flushed).toBeLessThan(w.inserted);
-        expect(w.flushed).toBeLessThan(first.past);
-        expect(store.unflushed).toBe(true);
-      }
-      // The WAL writer is behind: the third beat commits with the flush, and lets the ends go.
-      await store.heartbeat([]);
-      expect((await wal()).flushed).toBeGreaterThanOrEqual(first.past);
-      expect(store.unflushed).toBe(false);
-      for (const id of first.ids) expect((await rowOf(one, id))?.status).toBe('done');
-
-      // A synchronous commit that wrote (here another's) flushes the WAL before it: the beat after it
-      // sees the ends flushed, and lets them go without a flush of its own.
-      const second = await ends(5);
-      await store.heartbeat([]);
-      expect(store.unflushed).toBe(true);
-      await database.sql`create table if not exists flush_point (at timestamptz)`;
-      await database.sql`insert into flush_point values (now())`;
-      await store.heartbeat([]);
-      const w = await wal();
-      expect(w.flushed).toBeGreaterThanOrEqual(second.past);
-      expect(w.flushed).toBeLessThan(w.inserted);
-      expect(store.unflushed).toBe(false);
+        expect(store.unflushed).toBe(false);
+      });
     } finally {
-      await database.sql`alter system reset wal_writer_delay`;
-      await database.sql`select pg_reload_conf()`;
       await store.close();
       await one.close();
     }
@@ -206,18 +218,17 @@ describe.skipIf(skip !== null)(`the run end on a durable server that crashes (${
     const store = new PostgresRunStore(database, 600);
     const unflushed = async () => (await database.sql<{ behind: boolean }[]>`select pg_current_wal_flush_lsn() < pg_current_wal_insert_lsn() as behind`)[0]!.behind;
     // Only synchronous commits flush within the test (the WAL writer slowed), so the beats' rows are lost by the crash.
-    await database.sql`alter system set wal_writer_delay = '10s'`;
-    await database.sql`select pg_reload_conf()`;
     try {
-      await store.heartbeat([]);
-      const deleted = randomUUID();
-      const going = randomUUID();
-      await store.begin(deleted, 'u10');
-      await store.heartbeat([deleted]);
-      // Without a restart a beat inserts nothing again (here a row deleted by hand, without a flush, as no crash would).
-      await database.sql.begin(async (t) => {
-        await t`set local synchronous_commit = off`;
-        await t`delete from agent_runs where id = ${deleted}`;
+      await withWalWriterSlowed(database, async () => {
+        await store.heartbeat([]);
+        const deleted = randomUUID();
+        const going = randomUUID();
+        await store.begin(deleted, 'u10');
+        await store.heartbeat([deleted]);
+        // Without a restart a beat inserts nothing again (here a row deleted by hand, without a flush, as no crash would).
+        await database.sql.begin(async (t) => {
+          await t`set local synchronous_commit = off`;
+          await t`delete from agent_runs where id = ${deleted}`;
       });
       await store.heartbeat([deleted]);
       expect(await rowOf(database, deleted)).toBeUndefined();
@@ -241,9 +252,8 @@ describe.skipIf(skip !== null)(`the run end on a durable server that crashes (${
       // Its end, later, is written on it.
       await store.end(going, [frame(1), frame(2, 'done')], done(2));
       expect((await rowOf(database, going))?.status).toBe('done');
+      });
     } finally {
-      await database.sql`alter system reset wal_writer_delay`;
-      await database.sql`select pg_reload_conf()`;
       await store.close();
     }
   }, 120_000);

@@ -301,18 +301,17 @@ export class RunStatements {
     /** Commit with the WAL's flush (the server's setting) instead: the store saw the flush lag a beat. */
     flush: boolean,
   ): Promise<WalReading> {
+    const rows = [...fresh.map(([id, owner]) => [id, owner, 'fresh'] as const), ...restate.map(([id, owner]) => [id, owner, 'again'] as const)];
     const [row] = await this.sql<{ instance: string; inserted: string; flushed: string }[]>`
       with replica as (
         insert into agent_run_replicas (id, beat) values (${this.replica}, ${beat})
         on conflict (id) do update set beat = greatest(agent_run_replicas.beat, excluded.beat), heartbeat_at = now()
-      ), fresh as (
+      ), inserted as (
+        -- The fresh rows, and the restated ones only on a server that started since the given instance.
         insert into agent_runs (id, owner, replica)
-        select u.id, u.owner, ${this.replica} from unnest(${fresh.map(([id]) => id)}::uuid[], ${fresh.map(([, o]) => o)}::text[]) as u(id, owner)
-        on conflict (id) do nothing
-      ), restated as (
-        insert into agent_runs (id, owner, replica)
-        select u.id, u.owner, ${this.replica} from unnest(${restate.map(([id]) => id)}::uuid[], ${restate.map(([, o]) => o)}::text[]) as u(id, owner)
-        where pg_postmaster_start_time()::text is distinct from ${instance}::text
+        select u.id, u.owner, ${this.replica}
+        from unnest(${rows.map(([id]) => id)}::uuid[], ${rows.map(([, o]) => o)}::text[], ${rows.map(([, , kind]) => kind)}::text[]) as u(id, owner, kind)
+        where u.kind = 'fresh' or pg_postmaster_start_time()::text is distinct from ${instance}::text
         on conflict (id) do nothing
       ), beating as (
         update agent_runs set heartbeat_at = now()

@@ -140,9 +140,9 @@ export interface ReplicaLiveness {
    */
   heartbeat(runIds: readonly string[]): Promise<void>;
   /**
-   * Ends written without waiting for their flush not yet known durable (Postgres: the run's end commits
-   * asynchronously, and the beats after it read where the WAL's end and its flush are): the replica
-   * beats until there are none, running runs or not.
+   * Writes committed without waiting for their flush and not yet known durable (Postgres: the runs'
+   * ends, and the rows a beat inserted; the beats after them read where the WAL's end and its flush
+   * are): the replica beats until there are none, running runs or not.
    */
   readonly unflushed: boolean;
   /** What a run id with no row names (`read` gave null): see `Unwritten`. */
