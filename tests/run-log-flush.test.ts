@@ -229,29 +229,29 @@ describe.skipIf(skip !== null)(`the run end on a durable server that crashes (${
         await database.sql.begin(async (t) => {
           await t`set local synchronous_commit = off`;
           await t`delete from agent_runs where id = ${deleted}`;
-      });
-      await store.heartbeat([deleted]);
-      expect(await rowOf(database, deleted)).toBeUndefined();
-      await store.begin(going, 'u11');
-      await store.heartbeat([deleted, going]);
-      expect((await rowOf(database, going))?.status).toBe('running');
-      expect(await unflushed()).toBe(true);
-      await cluster.kill('SIGKILL');
-      await cluster.start();
-      // The crash lost the row (its commit was not flushed) ...
-      await vi.waitFor(async () => expect(await rowOf(database, going)).toBeUndefined(), { timeout: 10_000, interval: 100 });
-      // ... and the first beat on the restarted server inserts both again, in its own statement: a reader
-      // never finds the replica's beat past the run's id without its row.
-      await vi.waitFor(async () => void (await store.heartbeat([deleted, going])), { timeout: 10_000, interval: 100 });
-      const rows = await database.sql<{ id: string; owner: string; status: string; replica: string }[]>`
-        select id, owner, status, replica from agent_runs where id in (${deleted}, ${going}) order by owner`;
-      expect(rows).toEqual([
-        { id: deleted, owner: 'u10', status: 'running', replica: store.replica },
-        { id: going, owner: 'u11', status: 'running', replica: store.replica },
-      ]);
-      // Its end, later, is written on it.
-      await store.end(going, [frame(1), frame(2, 'done')], done(2));
-      expect((await rowOf(database, going))?.status).toBe('done');
+        });
+        await store.heartbeat([deleted]);
+        expect(await rowOf(database, deleted)).toBeUndefined();
+        await store.begin(going, 'u11');
+        await store.heartbeat([deleted, going]);
+        expect((await rowOf(database, going))?.status).toBe('running');
+        expect(await unflushed()).toBe(true);
+        await cluster.kill('SIGKILL');
+        await cluster.start();
+        // The crash lost the row (its commit was not flushed) ...
+        await vi.waitFor(async () => expect(await rowOf(database, going)).toBeUndefined(), { timeout: 10_000, interval: 100 });
+        // ... and the first beat on the restarted server inserts both again, in its own statement: a reader
+        // never finds the replica's beat past the run's id without its row.
+        await vi.waitFor(async () => void (await store.heartbeat([deleted, going])), { timeout: 10_000, interval: 100 });
+        const rows = await database.sql<{ id: string; owner: string; status: string; replica: string }[]>`
+          select id, owner, status, replica from agent_runs where id in (${deleted}, ${going}) order by owner`;
+        expect(rows).toEqual([
+          { id: deleted, owner: 'u10', status: 'running', replica: store.replica },
+          { id: going, owner: 'u11', status: 'running', replica: store.replica },
+        ]);
+        // Its end, later, is written on it.
+        await store.end(going, [frame(1), frame(2, 'done')], done(2));
+        expect((await rowOf(database, going))?.status).toBe('done');
       });
     } finally {
       await store.close();
