@@ -5,6 +5,11 @@
  * machine. Measured as the serving backend's CPU (/proc/<pid>/schedstat of the connection's process) per
  * statement, with the tail and, as the statement's floor, without it, alternating ROUNDS times.
  *
+ * Then what a statement costs apart from its rows (the batch window's lever, END_BATCH_MS): the same
+ * ends of runs whose rows a heartbeat wrote (as at the peak, where a turn outlasts a beat) sent one a
+ * statement and four a statement, the backend's CPU and this process's (the driver's:
+ * `process.cpuUsage`) per end.
+ *
  * `TEST_DATABASE_URL=postgres://…/postgres npx tsx bench/tools/end-statement.ts` (ROUNDS, default 4;
  * STATEMENTS a round, default 300).
  */
@@ -64,6 +69,36 @@ try {
   console.log(`  with the tails: ${tailMs.toFixed(3)} ms; without (the floor): ${floorMs.toFixed(3)} ms; the tails: ${((tailMs - floorMs) / 2).toFixed(3)} ms a run`);
   const [stored] = await database.sql<{ compression: string | null }[]>`select pg_column_compression(tail_lines) as compression from agent_runs where tail_lines is not null limit 1`;
   console.log(`  the tail stored with ${stored?.compression ?? 'no'} compression`);
+
+  // The batch window's lever: the same ends, one a statement and four a statement.
+  const replica = randomUUID();
+  const batched = new RunStatements(database.sql, replica, 3_600, 3);
+  const driverMs = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1_000;
+  };
+  const perEnd: Record<1 | 4, { backend: number[]; driver: number[] }> = { 1: { backend: [], driver: [] }, 4: { backend: [], driver: [] } };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const size of round % 2 === 0 ? ([1, 4] as const) : ([4, 1] as const)) {
+      // Rows written first, by a beat, as a turn longer than a beat has them; then only the ends are counted.
+      const runs = Array.from({ length: STATEMENTS }, () => [randomUUID(), `user-${randomUUID()}`] as const);
+      await batched.heartbeat(round + 1, runs, [], null, [], false);
+      const backendBefore = cpuMs();
+      const driverBefore = driverMs();
+      for (let i = 0; i < runs.length; i += size) {
+        await batched.ends(runs.slice(i, i + size).map(([id]) => ({ id, owner: null, status: 'done', last_seq: frames.length, tail, response, error: null, notify: false })));
+      }
+      perEnd[size].backend.push((cpuMs() - backendBefore) / runs.length);
+      perEnd[size].driver.push((driverMs() - driverBefore) / runs.length);
+    }
+  }
+  const one = { backend: median(perEnd[1].backend), driver: median(perEnd[1].driver) };
+  const four = { backend: median(perEnd[4].backend), driver: median(perEnd[4].driver) };
+  // a + b/n per end for a batch of n: b, the statement's own cost, from the two sizes.
+  const own = (x: number, y: number) => ((x - y) * 4) / 3;
+  console.log(`ends of written rows, ${STATEMENTS} a round, CPU per end (backend / driver), median of ${ROUNDS} rounds:`);
+  console.log(`  one a statement: ${one.backend.toFixed(3)} / ${one.driver.toFixed(3)} ms; four a statement: ${four.backend.toFixed(3)} / ${four.driver.toFixed(3)} ms`);
+  console.log(`  a statement's own cost, apart from its rows: ${own(one.backend, four.backend).toFixed(3)} ms of the backend and ${own(one.driver, four.driver).toFixed(3)} ms of the driver`);
 } finally {
   await database.close();
   await db.stop();
