@@ -100,20 +100,28 @@ export class LiveRun {
       this.wake();
       if (--this.followers === 0 && !this.finished) this.detached();
     };
-    const run = this;
-    async function* frames(): AsyncGenerator<Frame> {
-      let next = Math.max(0, afterSeq);
-      try {
-        for (;;) {
-          while (next < run.frames.length && !detached) yield run.frames[next++]!;
-          if (detached || (run.finished && next >= run.frames.length)) return;
-          await run.changed();
-        }
-      } finally {
+    // An iterator of its own, not an async generator: a frame already here is one settled promise,
+    // where a generator's yield costs several microtasks, 400 times a turn on the per-delta path
+    // (docs/perf-log/2026-11-30-late.md).
+    let next = Math.max(0, afterSeq);
+    const ended: IteratorResult<Frame> = { value: undefined, done: true };
+    const read = (): Promise<IteratorResult<Frame>> => {
+      if (!detached && next < this.frames.length) return Promise.resolve({ value: this.frames[next++]!, done: false });
+      if (detached || (this.finished && next >= this.frames.length)) {
         detach();
+        return Promise.resolve(ended);
       }
-    }
-    return { frames: frames(), atEnd: this.finished && afterSeq >= this.frames.length, detach };
+      return this.changed().then(read);
+    };
+    const frames: AsyncIterableIterator<Frame> = {
+      next: read,
+      return: () => {
+        detach();
+        return Promise.resolve(ended);
+      },
+      [Symbol.asyncIterator]: () => frames,
+    };
+    return { frames, atEnd: this.finished && afterSeq >= this.frames.length, detach };
   }
 
   /** Cancels the run: its turn ends at once with the `cancelled` error event. Idempotent. */
