@@ -5,8 +5,15 @@
  * `runs` times (default 5), before and after taking turns so drift spreads over both; every table row
  * the bench prints is then reported as the median of each figure over the runs, before → after, with
  * the ratio. Prints one Markdown section. BEFORE_AFTER_RAW=<dir> keeps each run's own output there.
+ *
+ * BEFORE_AFTER_TOGETHER=<database URL>,<database URL>: the two trees' benches run at the same time, each
+ * with TEST_DATABASE_URL one of two database servers (swapped each round), instead of one after the
+ * other. On one core (the peak bench's PEAK_CORES=1) both trees then share every slow and fast minute of
+ * the machine, so a round's ratio is the two trees' difference and not the minute's; each tree gets half
+ * the core, so run them at half the rate. Each database server must be on this machine and its own (the
+ * peak bench counts its postmaster's processes as that tree's Postgres).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tests/support/spawn-service.js';
@@ -25,17 +32,19 @@ function commitOf(tree: string): string {
   return spawnSync('git', ['-C', tree, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
 }
 
-/** One run of the tree's bench: its stdout (a run that missed one of its targets still measured: kept). */
-function runBench(tree: string): string {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', join(tree, 'bench', benchFile!)], {
-    cwd: tree,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, AGENT_ENV: 'test', LOG_LEVEL: 'silent' },
-    maxBuffer: 16 * 1024 * 1024,
+/** One run of the tree's bench (its database `databaseUrl` when given): its stdout (a run that missed one of its targets still measured: kept). */
+function runBench(tree: string, databaseUrl?: string): Promise<string> {
+  const env = { ...process.env, AGENT_ENV: 'test', LOG_LEVEL: 'silent', ...(databaseUrl ? { TEST_DATABASE_URL: databaseUrl } : {}) };
+  const child = spawn(process.execPath, ['--import', 'tsx', join(tree, 'bench', benchFile!)], { cwd: tree, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => {
+      if (status !== 0 && !stdout.includes('|')) reject(new Error(`${benchFile} in ${tree} exited with ${status} and measured nothing`));
+      else resolve(stdout);
+    });
   });
-  if (result.status !== 0 && !result.stdout.includes('|')) throw new Error(`${benchFile} in ${tree} exited with ${result.status} and measured nothing`);
-  return result.stdout;
 }
 
 /** Durations in milliseconds: a bench prints each in the unit its size calls for, so runs of one cell mix µs, ms and s. */
@@ -112,16 +121,26 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 };
 
+const together = process.env.BEFORE_AFTER_TOGETHER?.split(',').filter(Boolean) ?? null;
+if (together && together.length !== 2) throw new Error('BEFORE_AFTER_TOGETHER takes two database URLs, comma-separated');
 const outputs = { before: [] as string[], after: [] as string[] };
 for (let i = 0; i < runs; i++) {
   process.stderr.write(`round ${i + 1}/${runs}\n`);
-  // Alternate which goes first, so neither always runs on a warmer machine.
-  const order: Array<'before' | 'after'> = i % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
-  for (const which of order) {
-    const out = runBench(which === 'before' ? beforeTree : REPO_ROOT);
+  const keep = (which: 'before' | 'after', out: string) => {
     outputs[which].push(out);
     if (rawDir) writeFileSync(join(rawDir, `${i + 1}-${which}.md`), out);
+  };
+  if (together) {
+    // Both at once, each tree on the other database server than in the round before.
+    const [first, second] = i % 2 === 0 ? together : [together[1]!, together[0]!];
+    const [before, after] = await Promise.all([runBench(beforeTree, first), runBench(REPO_ROOT, second)]);
+    keep('before', before);
+    keep('after', after);
+    continue;
   }
+  // Alternate which goes first, so neither always runs on a warmer machine.
+  const order: Array<'before' | 'after'> = i % 2 === 0 ? ['before', 'after'] : ['after', 'before'];
+  for (const which of order) keep(which, await runBench(which === 'before' ? beforeTree : REPO_ROOT));
 }
 const before = collect(outputs.before);
 const after = collect(outputs.after);
@@ -130,8 +149,10 @@ const lines = [
   `## ${benchFile}: before and after`,
   '',
   `Method: \`npx tsx bench/tools/before-after.ts <tree at ${commitOf(beforeTree)}> ${benchFile} ${runs}\`: the bench of each tree (before: ` +
-    `commit ${commitOf(beforeTree)}; after: ${commitOf(REPO_ROOT)}) run ${runs} times, alternating, in one session on this machine; ` +
-    'each figure is the median over the runs; ratio = after ÷ before.',
+    `commit ${commitOf(beforeTree)}; after: ${commitOf(REPO_ROOT)}) run ${runs} times, ` +
+    (together ? 'both at once, each on its own database server (swapped each round; BEFORE_AFTER_TOGETHER), ' : 'alternating, ') +
+    'in one session on this machine; ' +
+    'each figure is the median over the runs; ratio = after ÷ before' + (together ? '; paired: the median of the rounds\' own ratios.' : '.'),
   '',
 ];
 let lastHeader = '';
@@ -149,7 +170,9 @@ for (const [key, a] of after) {
     const [mb, ma] = [median(fb.values), median(fa.values)];
     const fmt = (v: number) =>
       fa.unit === 'ms' ? duration(v) : `${v.toLocaleString('en-US', { maximumFractionDigits: v < 10 ? 2 : 1 })}${fa.unit && fa.unit !== '×' && fa.unit !== '%' ? ` ${fa.unit}` : fa.unit}`;
-    return `${fmt(mb)} → ${fmt(ma)}${mb > 0 ? ` (${(ma / mb).toFixed(2)}×)` : ''}`;
+    // Run together, a round's two figures are a pair: the median of the rounds' own ratios too.
+    const paired = together && fa.values.length === fb.values.length && fb.values.every((v) => v > 0) ? median(fa.values.map((v, k) => v / fb.values[k]!)) : null;
+    return `${fmt(mb)} → ${fmt(ma)}${mb > 0 ? ` (${(ma / mb).toFixed(2)}×${paired === null ? '' : `, paired ${paired.toFixed(3)}×`})` : ''}`;
   };
   const cells = a.cells.map((c, i) => {
     const fa = a.figures.get(i);
