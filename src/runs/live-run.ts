@@ -101,7 +101,7 @@ export class LiveRun {
       if (--this.followers === 0 && !this.finished) this.detached();
     };
     // An iterator of its own, not an async generator: a frame already here is one settled promise,
-    // where a generator's yield costs several microtasks, 400 times a turn on the per-delta path
+    // where a generator's yield costs several microtasks, once a delta on the per-delta path
     // (docs/perf-log/2026-11-30-late.md).
     let next = Math.max(0, afterSeq);
     const ended: IteratorResult<Frame> = { value: undefined, done: true };
