@@ -7,8 +7,7 @@
  * row (`tail_lines`, and the older release's `tail` read), and the end's notice only for a run followed elsewhere. A run's row written lazily (none
  * at its begin; with its first write or the next heartbeat), what an id with no row names (gone, young,
  * orphaned) and an orphan written `interrupted`; a cleared user's rows never written after; the ends
- * of one batch window in one statement, carried by the heartbeat when one is due (issue 75), and a queued
- * end written at once for a reader elsewhere; an end
+ * of one batch window in one statement, and a queued end written at once for a reader elsewhere; an end
  * read at once elsewhere and kept until a beat confirms it (tests/run-log-flush.test.ts: on a server that crashes).
  */
 import { randomUUID } from 'node:crypto';
@@ -281,49 +280,6 @@ describe('the Postgres run log', () => {
     await store.close();
     await other.close();
     await counted.end();
-  });
-
-  it('sends a batch of ends due when a beat is with the beat, in its one statement: the rows, the beat and the ends (issue 75)', async () => {
-    const statements: string[] = [];
-    const counted = postgres(pg.url, { max: 2, onnotice: () => undefined, debug: (_conn, query) => statements.push(query) });
-    const store = new PostgresRunStore({ db: drizzle(counted), sql: counted, close: () => counted.end() }, 600);
-    const other = new PostgresRunStore(database, 600);
-    const [ending, going] = [randomUUID(), randomUUID()];
-    let producing = [ending, going];
-    const heartbeat = new ReplicaHeartbeat(store, () => producing, silentLogger);
-    try {
-      await heartbeat.ready;
-      for (const id of producing) await store.begin(id, 'u12');
-      heartbeat.producing();
-      // Half a period after the last beat a batch of ends brings the next one forward.
-      await new Promise((r) => setTimeout(r, store.heartbeatMs / 2 + 20));
-      const before = statements.length;
-      const beat = store.beat;
-      await store.end(ending, [frame(1), frame(2, 'done')], { status: 'done', lastSeq: 2, response: { response_text: 'answer' } as never, error: null, followedElsewhere: false });
-      producing = [going];
-      const sent = statements.slice(before).filter((q) => q.includes('agent_run'));
-      expect(sent).toHaveLength(1);
-      expect(sent[0]).toContain('agent_run_replicas');
-      expect(store.beat).toBe(beat + 1);
-      // The ended run's row (never written before: the end inserts it), and the running one's from the same beat.
-      expect(await other.read(ending, 0)).toMatchObject({ owner: 'u12', status: 'done', response: { response_text: 'answer' }, frames: [frame(1), frame(2, 'done')] });
-      expect(await other.read(going, 0)).toMatchObject({ owner: 'u12', status: 'running', stale: false, frames: [] });
-      const [replica] = await database.sql`select beat from agent_run_replicas where id = ${store.replica}`;
-      expect(Number(replica!.beat)).toBe(store.beat);
-      // Within half a period of that beat an end goes alone, and the beat keeps its time.
-      const alone = statements.length;
-      await store.end(going, [frame(1, 'done')], { status: 'done', lastSeq: 1, response: null, error: null, followedElsewhere: false });
-      producing = [];
-      expect(statements.slice(alone).filter((q) => q.includes('agent_run'))).toEqual([expect.not.stringContaining('agent_run_replicas')]);
-      expect(store.beat).toBe(beat + 1);
-      expect(await other.read(going, 0)).toMatchObject({ status: 'done', frames: [frame(1, 'done')] });
-    } finally {
-      heartbeat.close();
-      await store.forgetOwner('u12');
-      await store.close();
-      await other.close();
-      await counted.end();
-    }
   });
 
   it.skipIf(noNotices !== null)(`writes a queued end at once when a reader elsewhere wants it, with its notice${noNotices ? ` (skipped: ${noNotices})` : ''}`, async () => {

@@ -53,20 +53,6 @@ export interface WalReading {
   flushed: bigint;
 }
 
-/** A write committed without waiting for the flush (a batch of ends, or a beat's new rows), kept until it is known durable (`settle`). */
-export interface Unsettled {
-  /** The server's start time as the last beat before the write read it (null before one). */
-  instance: string | null;
-  /** The WAL position a beat sent after the write read: durable once the flush is past it (null until then). */
-  until: bigint | null;
-  /** Ends, each with its run's owner (written again, a row a crash lost whole is inserted). */
-  ends: EndRow[];
-  /** Runs' rows a beat inserted (run, owner): inserted again by a beat on a restarted server while the run is here. */
-  rows: Array<readonly [string, string]>;
-  /** A beat after the one that read `until` found the flush still short of it (no WAL writer, or a slow one). */
-  late?: boolean;
-}
-
 /** One run's end as the statement takes it; `owner` only while the run's row is not written yet. */
 export interface EndRow {
   id: string;
@@ -82,52 +68,46 @@ export interface EndRow {
 }
 
 /**
- * The ends of `rows`, as common table expressions of one statement (`ends` alone, or a heartbeat that
- * carries them: `heartbeat`): an update of each run whose row is written, an insert-or-update of each
+ * One statement for `rows`: an update of each run whose row is written, an insert-or-update of each
  * whose row is not, both only while the row is `running` and `replica`'s; the frames not yet written go
- * in the row (`tail_lines`), its expiry is this replica's retention from now, and `endNotices` tells
- * `channel` of each run a reader elsewhere follows. The tails go beside the rows' JSON, not in it, each a
+ * in the row (`tail_lines`), its expiry is this replica's retention from now, and a notice on `channel`
+ * for each run a reader elsewhere follows. The tails go beside the rows' JSON, not in it, each a
  * parameter of its own (a VALUES list: no array literal to escape and parse), so the database stores
  * them as sent (docs/perf-log/2026-11-30-tail-lines.md).
  *
- * It commits asynchronously (`unflushed`: `synchronous_commit` off for its transaction, set inside it; a
- * heartbeat sets it itself, or commits with the flush): visible to
+ * It commits asynchronously (`synchronous_commit` off for its own transaction, set inside it): visible to
  * every reader at once, but not waiting for the WAL's flush, which at the peak cost every turn's commits
  * a place in the flush queue (docs/perf-log/2026-11-30-commits.md). The store keeps the ends until the
  * replica's heartbeats have seen the WAL flushed past them, and writes them again if the server restarted
  * in between (postgres-run-store.ts `settle`).
  */
-function endCtes(sql: postgres.Sql, replica: string, retentionSeconds: number, rows: readonly EndRow[], unflushed: boolean) {
+function endsStatement(sql: postgres.Sql, replica: string, channel: string, retentionSeconds: number, rows: readonly EndRow[]) {
   const expires = sql`now() + make_interval(secs => ${retentionSeconds})`;
   const meta = rows.map(({ tail: _tail, ...row }) => row);
   return sql`
-      ending as (
-        select e.*, nullif(t.tail, '') as tail${unflushed ? sql`, set_config('synchronous_commit', 'off', true) as unflushed` : sql``}
+      with e as (
+        -- The transaction commits without waiting for the WAL's flush (see the comment above).
+        select e.*, nullif(t.tail, '') as tail, set_config('synchronous_commit', 'off', true) as unflushed
         from json_to_recordset(${JSON.stringify(meta)}::json)
           as e(id uuid, owner text, status text, last_seq integer, response jsonb, error jsonb, notify boolean)
         join (values ${sql(rows.map((r) => [r.id, r.tail]))}) as t(id, tail) on t.id::uuid = e.id
-      ), end_updated as (
+      ), updated as (
         update agent_runs r
         set status = e.status, last_seq = e.last_seq, closed = true, ended_at = now(), expires_at = ${expires}, tail_lines = e.tail, response = e.response, error = e.error
-        from ending e
+        from e
         where e.owner is null and r.id = e.id and r.status = 'running' and r.replica = ${replica}
         returning r.id
-      ), end_inserted as (
+      ), inserted as (
         insert into agent_runs (id, owner, replica, status, last_seq, closed, ended_at, expires_at, tail_lines, response, error)
-        select e.id, e.owner, ${replica}, e.status, e.last_seq, true, now(), ${expires}, e.tail, e.response, e.error from ending e where e.owner is not null
+        select e.id, e.owner, ${replica}, e.status, e.last_seq, true, now(), ${expires}, e.tail, e.response, e.error from e where e.owner is not null
         on conflict (id) do update
         set status = excluded.status, last_seq = excluded.last_seq, closed = true, ended_at = now(), expires_at = excluded.expires_at, tail_lines = excluded.tail_lines,
             response = excluded.response, error = excluded.error
         where agent_runs.status = 'running' and agent_runs.replica = ${replica}
         returning id
-      )`;
-}
-
-/** The notices of `endCtes`' runs a reader elsewhere follows (a select: run only where the statement reads it). */
-function endNotices(sql: postgres.Sql, channel: string) {
-  return sql`
+      )
       select pg_notify(${channel}, 'f ' || w.id)
-      from (select id from end_updated union all select id from end_inserted) w join ending e on e.id = w.id
+      from (select id from updated union all select id from inserted) w join e on e.id = w.id
       where e.notify`;
 }
 
@@ -184,9 +164,9 @@ export class RunStatements {
     return this.sql`with r as (${row}), f as (${insertFrames}) select pg_notify(${CHANNEL}, 'f ' || r.id) from r`;
   }
 
-  /** The ends of a batch, in one statement of their own (see `endCtes`). */
+  /** The ends of a batch, in one statement (see `endsStatement`). */
   ends(rows: readonly EndRow[]) {
-    return this.sql`with ${endCtes(this.sql, this.replica, this.retentionSeconds, rows, true)} ${endNotices(this.sql, CHANNEL)}`;
+    return endsStatement(this.sql, this.replica, CHANNEL, this.retentionSeconds, rows);
   }
 
   /**
@@ -320,11 +300,8 @@ export class RunStatements {
     runIds: readonly string[],
     /** Commit with the WAL's flush (the server's setting) instead: the store saw the flush lag a beat. */
     flush: boolean,
-    /** Ends that go with this beat (`endCtes`): none of their runs among `fresh`, `restate` or `runIds`. */
-    ends: readonly EndRow[] = [],
   ): Promise<WalReading> {
     const rows = [...fresh.map(([id, owner]) => [id, owner, 'fresh'] as const), ...restate.map(([id, owner]) => [id, owner, 'again'] as const)];
-    const ending = ends.length > 0;
     const [row] = await this.sql<{ instance: string; inserted: string; flushed: string }[]>`
       with replica as (
         insert into agent_run_replicas (id, beat) values (${this.replica}, ${beat})
@@ -339,9 +316,8 @@ export class RunStatements {
       ), beating as (
         update agent_runs set heartbeat_at = now()
         where id = any(${runIds as string[]}::uuid[]) and replica = ${this.replica} and status = 'running'
-      )${ending ? this.sql`, ${endCtes(this.sql, this.replica, this.retentionSeconds, ends, false)}` : this.sql``}
+      )
       select pg_postmaster_start_time()::text as instance${flush ? this.sql`` : this.sql`, set_config('synchronous_commit', 'off', true) as unflushed`},
-             ${ending ? this.sql`(select count(*) from (${endNotices(this.sql, CHANNEL)}) n) as notices,` : this.sql``}
              (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text as inserted, (pg_current_wal_flush_lsn() - '0/0'::pg_lsn)::text as flushed`;
     return { instance: row!.instance, inserted: BigInt(row!.inserted), flushed: BigInt(row!.flushed) };
   }

@@ -7,15 +7,16 @@
  *   run's id names this replica and its heartbeat's number (runs/run-ids.ts), and the heartbeat keeps
  *   this replica's row in `agent_run_replicas`, so a reader elsewhere that finds no row can tell a run
  *   too young to be written from one whose replica died first.
- * - Each write is one statement (postgres-run-statements.ts holds them all), applied only while the row is
- *   `running` and this replica's (the fence: a run cancelled or marked interrupted elsewhere takes no more
- *   frames); `pg_notify` tells the other replicas in the same transaction, so a woken follower finds them.
- * - The end writes the frames not yet written into the run's own row (`tail_lines`, text), not as rows
- *   (no per-frame insert, index entry or foreign-key check), and notifies only when a reader on another
- *   replica follows the run (one that has not asked yet reads the end on its slow timer). Ends are written
- *   in batches (END_BATCH_MS, at once for a run a reader elsewhere follows), and a batch goes with the
- *   heartbeat when one is due within half a period (`onEndsDue`): under load a turn's end costs a share of
- *   one statement, and the beats cost none of their own (issue 75).
+ * - Each write is one statement (postgres-run-statements.ts holds them all): the run's row is inserted or updated only while it is `running` and this
+ *   replica's (the fence: a run cancelled or marked interrupted elsewhere takes no more frames), its
+ *   frames are inserted in the same statement, and `pg_notify` tells the other replicas in the same
+ *   transaction, so a follower woken by it always finds the frames.
+ * - The end writes the frames not yet written into the run's own row (`tail_lines`, text), not as
+ *   rows: a run read whole on its connection (the common case) costs one write, with no per-frame
+ *   insert, index entry or foreign-key check; and it notifies only when a reader on another replica
+ *   follows the run (one that has not asked yet reads the end on its slow timer). Ends are written in
+ *   batches (END_BATCH_MS): the ends of the runs that finished within a window go in one statement, so
+ *   under load a turn costs a share of one; a run a reader elsewhere follows is written at once.
  * - One `LISTEN campus_runs` connection per replica hears three kinds of notice: `f <run>` (frames or
  *   state changed: its followers here read again), `w <run>` (a reader on another replica follows a
  *   run produced here) and `c <run>` (cancelled there). Followers also read on a slow timer, so a lost
@@ -43,7 +44,7 @@ import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import type { Database } from '../db/client.js';
 import type { RunRef } from './run-ids.js';
-import { CHANNEL, END_BATCH_MS, RunStatements, type EndRow, type QueuedEnd, type Unsettled, type WalReading } from './postgres-run-statements.js';
+import { CHANNEL, END_BATCH_MS, RunStatements, type EndRow, type QueuedEnd, type WalReading } from './postgres-run-statements.js';
 import { frameLines, RunWatchers, type Frame, type RunEnd, type RunSignal, type ReplicaLiveness, type RunLog, type StoredRun, type Unwritten } from './run-log.js';
 
 /** How often a replica heartbeats while it produces a run (never while it produces none: replica-heartbeat.ts). */
@@ -54,8 +55,26 @@ export const HEARTBEAT_STALE_SECONDS = 3;
 
 const SIGNAL_OF: Record<string, RunSignal | undefined> = { w: 'want', c: 'cancel' };
 
-/** The most writes kept until durable (`pending`): only beats failing while ends succeed reach it (20 batches a second at most). */
+/**
+ * The most writes kept until they are durable (`pending`): a beat comes every second while any are kept,
+ * two settle a write, and ends go at most 20 batches a second, so only beats failing while ends succeed
+ * reach it.
+ */
 const MAX_PENDING_BATCHES = 200;
+
+/** A write committed without waiting for the flush (a batch of ends, or a beat's new rows), kept until it is known durable (`settle`). */
+interface Unsettled {
+  /** The server's start time as the last beat before the write read it (null before one). */
+  instance: string | null;
+  /** The WAL position a beat sent after the write read: durable once the flush is past it (null until then). */
+  until: bigint | null;
+  /** Ends, each with its run's owner (written again, a row a crash lost whole is inserted). */
+  ends: EndRow[];
+  /** Runs' rows a beat inserted (run, owner): inserted again by a beat on a restarted server while the run is here. */
+  rows: Array<readonly [string, string]>;
+  /** A beat after the one that read `until` found the flush still short of it (no WAL writer, or a slow one). */
+  late?: boolean;
+}
 
 export class PostgresRunStore implements RunLog, ReplicaLiveness {
   readonly heartbeatMs = HEARTBEAT_MS;
@@ -82,8 +101,6 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
   /** The server's start time as the last successful beat read it (null before one). */
   private instance: string | null = null;
   private endTimer: ReturnType<typeof setTimeout> | null = null;
-  /** The heartbeat's: a beat due within half a period is sent now, to carry the ends (`onEndsDue`). */
-  private beatEarly: (() => boolean) | null = null;
   private readonly watchers = new RunWatchers();
   private handler: (runId: string, kind: RunSignal) => void = () => undefined;
   private listening: Promise<{ unlisten(): Promise<void> } | null> | null = null;
@@ -100,9 +117,13 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     this.statements = new RunStatements(database.sql, this.replica, retentionSeconds, HEARTBEAT_STALE_SECONDS);
   }
 
+  private get sql() {
+    return this.database.sql;
+  }
+
   /** Starts the replica's one LISTEN (lazily: a replica that never streams opens no second connection). */
   private listen(): void {
-    this.listening ??= this.database.sql
+    this.listening ??= this.sql
       .listen(CHANNEL, (payload) => this.notice(payload))
       .catch((err: unknown) => {
         // Followers still read on their timer; the next watch tries again.
@@ -158,31 +179,16 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     });
   }
 
-  /**
-   * Writes the queued ends in one statement: with the heartbeat when one is due within half a period (the
-   * beat takes them: one statement where there were two, issue 75), else alone.
-   */
+  /** Writes the queued ends in one statement (`endsStatement`); a run's owner goes with it while its row is not written. */
   private writeEnds(): void {
-    if (this.ends.size === 0) return;
-    if (!this.beating && this.beatEarly?.() && this.ends.size === 0) return;
-    const batch = this.takeEnds();
-    this.send(this.endRows(batch), batch);
-  }
-
-  /** The ends queued now, taken from the queue. */
-  private takeEnds(): Array<[string, QueuedEnd]> {
     if (this.endTimer) clearTimeout(this.endTimer);
     this.endTimer = null;
+    if (this.ends.size === 0) return;
     const batch = [...this.ends];
     this.ends.clear();
-    return batch;
-  }
-
-  /** The ends' rows; a run's owner goes with its end while its row is not written (or may have been lost: `restate`). */
-  private endRows(batch: ReadonlyArray<readonly [string, QueuedEnd]>, restate?: ReadonlyMap<string, string>): EndRow[] {
-    return batch.map(([id, { frames, end, notify }]) => ({
+    const rows: EndRow[] = batch.map(([id, { frames, end, notify }]) => ({
       id,
-      owner: this.rowless.get(id) ?? restate?.get(id) ?? null,
+      owner: this.rowless.get(id) ?? null,
       status: end.status,
       last_seq: end.lastSeq,
       tail: frameLines(frames),
@@ -190,10 +196,7 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
       error: end.error,
       notify,
     }));
-  }
-
-  onEndsDue(beatEarly: () => boolean): void {
-    this.beatEarly = beatEarly;
+    this.send(rows, batch);
   }
 
   /**
@@ -203,7 +206,14 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
   private send(rows: EndRow[], batch: ReadonlyArray<readonly [string, Pick<QueuedEnd, 'resolve' | 'reject'>]>, failed?: () => void): void {
     const owners = rows.flatMap((r) => (r.owner === null ? [] : [r.owner]));
     const instance = this.instance;
-    const write = this.statements.ends(rows).then(() => this.keep({ instance, until: null, ends: this.endsWritten(rows), rows: [] }));
+    const write = this.statements.ends(rows).then(() => {
+      const kept = rows.map((r) => ({ ...r, owner: this.owners.get(r.id) ?? r.owner }));
+      for (const r of rows) {
+        if (r.owner !== null && this.rowless.get(r.id) === r.owner) this.rowless.delete(r.id);
+        this.owners.delete(r.id);
+      }
+      this.keep({ instance, until: null, ends: kept, rows: [] });
+    });
     if (owners.length > 0) this.inserting.set(write, owners);
     write.then(
       () => {
@@ -286,17 +296,11 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     // One beat at a time: a run begun while one is in flight is in the next (its id names the one in flight).
     if (this.beating) return this.beating;
     const beat = ++this.sent;
-    // The ends queued now go with the beat; their runs are in no other part of it (a row is written once a
-    // statement), and an end whose row a crash may have lost carries its owner (it inserts the row again).
-    const batch = this.takeEnds();
-    const ending = new Set(batch.map(([runId]) => runId));
-    const fresh = [...this.rowless].filter(([runId]) => !ending.has(runId));
+    const fresh = [...this.rowless];
     // Rows earlier beats inserted, not known durable, of runs whose ends are not written: the beat inserts
     // them again if the server restarted since the last one (a crash may have lost them).
     const restate = new Map<string, string>();
     for (const b of this.pending) for (const [runId, owner] of b.rows) if (this.owners.get(runId) === owner && !this.rowless.has(runId)) restate.set(runId, owner);
-    const ends = this.endRows(batch, restate);
-    for (const runId of ending) restate.delete(runId);
     const prior = this.instance;
     // The writes before this beat is sent: committed before the WAL position it reads.
     const written = this.pending.filter((b) => b.until === null);
@@ -305,18 +309,13 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     const flush = this.pending.some((b) => b.late);
     this.beating = (async () => {
       try {
-        const beating = ending.size > 0 ? runIds.filter((runId) => !ending.has(runId)) : runIds;
-        const read = await this.statements.heartbeat(beat, fresh, [...restate], prior, beating, flush, ends).catch((err: unknown) => {
-          for (const [, p] of batch) p.reject(err);
-          throw err;
-        });
+        const read = await this.statements.heartbeat(beat, fresh, [...restate], prior, runIds, flush);
         const wal = flush ? { ...read, flushed: read.inserted > read.flushed ? read.inserted : read.flushed } : read;
         for (const [runId, owner] of fresh) if (this.rowless.get(runId) === owner) this.rowless.delete(runId);
         this.instance = wal.instance;
         for (const b of written) b.until = wal.inserted;
         const inserted = wal.instance === prior ? fresh : [...fresh, ...restate];
-        if (inserted.length + ends.length > 0) this.keep({ instance: wal.instance, until: null, ends: this.endsWritten(ends), rows: inserted });
-        for (const [, p] of batch) p.resolve();
+        if (inserted.length > 0) this.keep({ instance: wal.instance, until: null, ends: [], rows: inserted });
         this.settle(wal);
       } finally {
         this.beating = null;
@@ -351,16 +350,6 @@ export class PostgresRunStore implements RunLog, ReplicaLiveness {
     // Nobody waits on these; one that fails is kept for the next beat to write again.
     const nobody = { resolve: () => undefined, reject: () => undefined };
     this.send(again, again.map((r) => [r.id, nobody] as const), () => this.keep({ instance: null, until: null, ends: again, rows: [] }));
-  }
-
-  /** Ends just written: their runs' rows are, and their owners are let go; kept (`settle`) with each owner. */
-  private endsWritten(rows: readonly EndRow[]): EndRow[] {
-    const kept = rows.map((r) => ({ ...r, owner: this.owners.get(r.id) ?? r.owner }));
-    for (const r of rows) {
-      if (r.owner !== null && this.rowless.get(r.id) === r.owner) this.rowless.delete(r.id);
-      this.owners.delete(r.id);
-    }
-    return kept;
   }
 
   /** A write kept until it is known durable; beats failing while writes succeed (not an outage: those fail both) must not keep them without bound. */

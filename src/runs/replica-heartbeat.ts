@@ -32,7 +32,6 @@ export class ReplicaHeartbeat {
     private readonly logger: Logger,
   ) {
     this.ready = this.beat();
-    liveness.onEndsDue?.(() => this.early());
   }
 
   /**
@@ -49,17 +48,6 @@ export class ReplicaHeartbeat {
   /** A run is produced here now: the next beat (which writes its row) comes within `heartbeatMs`. */
   producing(): void {
     if (!this.timer || this.dueAt > Date.now() + this.liveness.heartbeatMs) this.schedule(this.liveness.heartbeatMs);
-  }
-
-  /**
-   * The log writes a batch of runs' ends now: a beat due within half a period is sent now instead, and
-   * carries them (one statement where there were two: at the peak nearly every beat rides on ends). True
-   * when it does. Beats then come every half to one period while ends flow, never later than one.
-   */
-  private early(): boolean {
-    if (this.closed || Date.now() - this.sentAt < this.liveness.heartbeatMs / 2) return false;
-    void this.beat();
-    return true;
   }
 
   close(): void {

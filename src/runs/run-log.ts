@@ -145,12 +145,6 @@ export interface ReplicaLiveness {
    * are): the replica beats until there are none, running runs or not.
    */
   readonly unflushed: boolean;
-  /**
-   * Where a log that batches runs' ends asks the heartbeat to beat early and carry them
-   * (runs/replica-heartbeat.ts): `beatEarly` sends the beat now when one is due within half a period, and
-   * says whether it did. A log that writes each end at once has none.
-   */
-  onEndsDue?(beatEarly: () => boolean): void;
   /** What a run id with no row names (`read` gave null): see `Unwritten`. */
   unwritten(ref: RunRef): Promise<Unwritten>;
   /** Marks a stale running run `interrupted`; true when this call did. */
