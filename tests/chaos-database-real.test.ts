@@ -84,6 +84,12 @@ const warnings = (logs: LogLine[], from: number, to: number) =>
       Date.parse(String(l.ts)) <= to,
   );
 
+/** What a logged error says (its name, code and message, no stack), so a failure here names its cause. */
+const errorOf = (line: LogLine): string => {
+  const err = line.err as { name?: string; message?: string; code?: string } | undefined;
+  return err ? `: ${err.name ?? 'Error'}${err.code ? ` ${err.code}` : ''}: ${err.message ?? ''}` : '';
+};
+
 describe.skipIf(skip !== null)(`two replicas while the database goes and comes back (${skip ?? 'real PostgreSQL'})`, () => {
   let cluster: OwnPostgresCluster;
   const replicas: ServiceProcess[] = [];
@@ -152,7 +158,7 @@ describe.skipIf(skip !== null)(`two replicas while the database goes and comes b
         checked += reads.length;
         await new Promise((r) => setTimeout(r, WATCH_MS));
         for (const [k, replica] of replicas.entries()) {
-          for (const line of warnings(replica.logs, back + SETTLE_MS, Date.now())) problems.push(`${signal}: replica ${k} logged ${line.level} "${line.msg}" ${Date.parse(String(line.ts)) - back} ms after the return`);
+          for (const line of warnings(replica.logs, back + SETTLE_MS, Date.now())) problems.push(`${signal}: replica ${k} logged ${line.level} "${line.msg}" ${Date.parse(String(line.ts)) - back} ms after the return${errorOf(line)}`);
         }
       }
     } finally {
