@@ -28,10 +28,16 @@ export interface LoggerOptions {
   context?: () => LogFields | undefined;
 }
 
-/** Serialises an error for the log: name, message and the first stack frames; causes chained. */
+/**
+ * Serialises an error for the log: name, its `code` when it has one (a system call's `ECONNRESET`, the
+ * database driver's `CONNECTION_CLOSED`, a server's SQLSTATE: what an operator searches for), message
+ * and the first stack frames; causes chained.
+ */
 export function describeError(err: unknown): LogFields {
   if (err instanceof Error) {
     const out: LogFields = { name: err.name, message: err.message };
+    const code = (err as { code?: unknown }).code;
+    if ((typeof code === 'string' && code.length <= 64) || typeof code === 'number') out.code = code;
     if (err.stack) out.stack = err.stack.split('\n').slice(0, 6).join('\n');
     if (err.cause !== undefined) out.cause = describeError(err.cause);
     return out;
