@@ -74,6 +74,8 @@ const serviceFields = {
   TOKEN_USAGE_DB: optionalText,
   TOKEN_BUDGET_STORE: oneOf(['sqlite', 'postgres'], 'sqlite'),
   DAILY_TOKEN_LIMIT: int(1_000_000, { min: 1 }),
+  // What turns give back within this window goes to the budget store in one write (admission/refund-window.ts); 0: each at once.
+  BUDGET_REFUND_WINDOW_MS: int(1_000, { min: 0, max: 10_000 }),
   // `prompt_cache_key` sent with every model call; `off` sends none.
   PROMPT_CACHE_KEY: textOr('campus-agent'),
   // What a prompt token the provider served from its cache counts in the budget, 0-1.
@@ -182,6 +184,11 @@ export interface Config {
     store: 'sqlite' | 'postgres';
     sqlitePath: string;
     dailyTokenLimit: number;
+    /**
+     * BUDGET_REFUND_WINDOW_MS (default 1000; 0: each at once): what finished turns give back within it
+     * is written to the store together (admission/refund-window.ts).
+     */
+    refundWindowMs: number;
     /**
      * MAX_OUTPUT_TOKENS: the `max_tokens` every chat pass is sent with, so the most a pass can write;
      * reserved with the pass's input estimate before it is sent.
@@ -296,6 +303,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       store: e.TOKEN_BUDGET_STORE,
       sqlitePath: e.TOKEN_USAGE_DB ?? join(tmpdir(), 'campus-agent-token-usage.sqlite'),
       dailyTokenLimit: e.DAILY_TOKEN_LIMIT,
+      refundWindowMs: e.BUDGET_REFUND_WINDOW_MS,
       maxOutputTokens: e.MAX_OUTPUT_TOKENS,
       cachedTokenWeight: e.CACHED_TOKEN_WEIGHT,
       dailySpendLimitUsd: e.DAILY_SPEND_LIMIT_USD,

@@ -44,6 +44,7 @@ describe('buildDeps', () => {
       'runs',
       'job queue',
       'background tasks',
+      'budget refunds',
       'budget store',
       'campus tools client',
       'sandbox',

@@ -94,6 +94,8 @@ export interface Admission {
   notePromptSize(tokens: number): void;
   /** Moderates the final answer; returns the replacement (and why) when flagged, else null. */
   reviewAnswer(text: string, signal: AbortSignal): Promise<Refusal | null>;
+  /** Shutdown, after the turns ended: writes the budget's refunds still waiting (refund-window.ts). */
+  close(): Promise<void>;
 }
 
 export const openAdmission: Admission = {
@@ -101,6 +103,7 @@ export const openAdmission: Admission = {
   reserveCall: async () => ({ refused: null, settle: async () => undefined }),
   notePromptSize: () => undefined,
   reviewAnswer: async () => null,
+  close: async () => undefined,
 };
 
 /** The budget bucket of a request: its principal (CONTRACT.md: signed-out turns share `anonymous`). */

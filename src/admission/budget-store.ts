@@ -31,6 +31,15 @@ export interface BudgetLimits {
   serviceNanoUsd: number | null;
 }
 
+/** One unconditional write of `chargeAll`: tokens and money added to (`bucket`, `day`), and to the service row when `service`. */
+export interface BudgetCharge {
+  bucket: string;
+  day: UtcDay;
+  tokens: number;
+  nanoUsd: number;
+  service: boolean;
+}
+
 /** A reservation's outcome: held, or which limit refused it (nothing changed). */
 export type Reservation =
   | { held: true; /** The service's spend after this hold; null without a service cap. */ serviceNanoUsd: number | null }
@@ -48,6 +57,12 @@ export interface BudgetStore {
    * reservation; no total goes below 0.
    */
   charge(bucket: string, day: UtcDay, tokens: number, spend?: { nanoUsd: number; service: boolean }): Promise<number>;
+  /**
+   * Every charge of `charges`, each as `charge` would make it, in ONE transaction (one statement in
+   * Postgres), in the order given: all or none. The refunds of a window are written this way
+   * (refund-window.ts); given sorted by day and bucket, concurrent writers take the rows in one order.
+   */
+  chargeAll(charges: readonly BudgetCharge[]): Promise<void>;
   /**
    * Reserves `amount` in ONE atomic step (one statement or transaction, one round trip): added to the
    * bucket (and, with a service cap, to the service row) only when every total stays within `limits`.

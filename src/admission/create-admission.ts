@@ -41,12 +41,21 @@ export interface AdmissionOptions {
   metrics?: Pick<ServiceMetrics, 'spend' | 'serviceSpend' | 'priceRatio'>;
   /** The clock that decides the UTC day; tests move it across a midnight. */
   now: () => Date;
+  /** BUDGET_REFUND_WINDOW_MS (refund-window.ts); 0, the default here: each refund written when its turn ends. */
+  refundWindowMs?: number;
 }
 
 /** Builds the admission control of the chat routes over a budget store and a moderation client. */
 export function createAdmission(options: AdmissionOptions): Admission {
   const { moderation, config, now } = options;
-  const daily = new DailyBudget({ store: options.budget, config, logger: options.logger, now, ...(options.metrics && { metrics: options.metrics }) });
+  const daily = new DailyBudget({
+    store: options.budget,
+    config,
+    logger: options.logger,
+    now,
+    ...(options.metrics && { metrics: options.metrics }),
+    ...(options.refundWindowMs !== undefined && { refundWindowMs: options.refundWindowMs }),
+  });
   const log = options.logger.child({ component: 'admission' });
   // The largest system prompt and tool definitions a prepared turn had (a measured floor until the
   // first): the service's own text, the same for every user (the memory block in it is bounded), so
@@ -131,5 +140,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
         ? { text: selfHarmSupport(config.campus), reason: 'self_harm' }
         : { text: flaggedAnswerNotice(config.campus), reason: 'moderation' };
     },
+
+    close: () => daily.close(),
   };
 }

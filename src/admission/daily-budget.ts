@@ -16,6 +16,7 @@ import type { ServiceMetrics } from '../telemetry/telemetry.js';
 import type { TurnBudget } from './admission.js';
 import { secondsUntilUtcMidnight, utcDay, utcDayBefore, type BudgetAmount, type BudgetLimits, type BudgetStore, type Reservation } from './budget-store.js';
 import { PriceRatios } from './price-ratios.js';
+import { RefundWindow } from './refund-window.js';
 
 /**
  * Tokens a pass costs the budget: the reported total, never less than its parts (some gateways omit the
@@ -42,6 +43,8 @@ export interface DailyBudgetOptions {
   logger: Logger;
   metrics?: Pick<ServiceMetrics, 'spend' | 'serviceSpend' | 'priceRatio'>;
   now: () => Date;
+  /** BUDGET_REFUND_WINDOW_MS: what turns give back within it is written together (refund-window.ts); 0 (the default here): each at once. */
+  refundWindowMs?: number;
 }
 
 export class DailyBudget {
@@ -68,6 +71,7 @@ export class DailyBudget {
   /** Those that check their model's price (`ready`). */
   private readonly checkers = new WeakSet<HeldBudget>();
   private liveTimer: NodeJS.Timeout | null = null;
+  private readonly refunds: RefundWindow;
 
   constructor(options: DailyBudgetOptions) {
     const { config } = options;
@@ -84,6 +88,7 @@ export class DailyBudget {
     };
     this.serviceCapped = this.limits.serviceNanoUsd !== null;
     this.moneyLimited = this.limits.nanoUsd !== null || this.serviceCapped;
+    this.refunds = new RefundWindow(this.store, options.refundWindowMs ?? 0, this.log);
     this.ratios = new PriceRatios({
       store: this.store,
       prices: this.prices,
@@ -125,7 +130,12 @@ export class DailyBudget {
 
   /** A conditional reservation; throws when the store fails. */
   private async reserve(bucket: string, day: string, amount: BudgetAmount): Promise<Reservation> {
-    const r = await this.store.reserve(bucket, day, amount, this.limits);
+    let r = await this.store.reserve(bucket, day, amount, this.limits);
+    if (!r.held && this.refunds.pending) {
+      // Refunds waiting to be written may be what fills the day: written now, the reservation asks once more.
+      await this.refunds.flush();
+      r = await this.store.reserve(bucket, day, amount, this.limits);
+    }
     if (r.held && r.serviceNanoUsd !== null) this.metrics?.serviceSpend({ usd: toUsd(r.serviceNanoUsd), limitUsd: toUsd(this.limits.serviceNanoUsd!) });
     return r;
   }
@@ -203,10 +213,17 @@ export class DailyBudget {
       : new TooManyRequestsError(`the daily token budget of ${this.limits.tokens} tokens is spent; it resets at 00:00 UTC`, retryAfter);
   }
 
-  /** One unconditional write (an excess, a refund); retried once; never throws. */
+  /** Writes the refunds still waiting (shutdown, after the turns ended); later refunds are written at once. */
+  close(): Promise<void> {
+    return this.refunds.close();
+  }
+
+  /** One unconditional write (an excess now, a refund within the refund window); retried once; never throws. */
   private async write(bucket: string, day: string, amount: BudgetAmount, what: 'excess' | 'refund'): Promise<void> {
     const { store, log } = this;
-    if (amount.tokens !== 0 || amount.nanoUsd !== 0) {
+    if (what === 'refund') {
+      await this.refunds.give(bucket, day, -amount.tokens, -amount.nanoUsd, this.serviceCapped);
+    } else if (amount.tokens !== 0 || amount.nanoUsd !== 0) {
       const spend = { nanoUsd: amount.nanoUsd, service: this.serviceCapped };
       try {
         await store.charge(bucket, day, amount.tokens, spend).catch((first: unknown) => {

@@ -69,6 +69,14 @@ export function createPostgresBudgetStore(options: PostgresBudgetStoreOptions): 
       if (!row || row.tokens === null) throw new Error('token budget charge returned no row');
       return Number(row.tokens);
     },
+    async chargeAll(charges) {
+      if (charges.length === 0) return;
+      const rows = charges.map((c) => ({ bucket: c.bucket, day: c.day, tokens: whole(c.tokens), nano: whole(c.nanoUsd), service: c.service }));
+      // One statement, so one transaction: the function runs once a row, in the given order.
+      await driver`
+        select count(budget_charge(c.bucket, c.day, c.tokens, c.nano, c.service))::int as charged
+        from json_to_recordset(${JSON.stringify(rows)}::json) as c(bucket text, day date, tokens bigint, nano bigint, service boolean)`;
+    },
     async reserve(bucket, day, amount, limits): Promise<Reservation> {
       const [row] = await driver<{ outcome: string; service_nano: string | null }[]>`
         select outcome, service_nano from budget_reserve(${bucket}::text, ${day}::date,

@@ -98,6 +98,12 @@ export function createSqliteBudgetStore(options: SqliteBudgetStoreOptions): Budg
     upsert.get({ ...r, bucket: SERVICE_BUCKET });
     return upsert.get(r);
   });
+  const chargeAll = db.transaction((rows: readonly Row[], service: readonly boolean[]) => {
+    rows.forEach((r, i) => {
+      if (service[i]) upsert.get({ ...r, bucket: SERVICE_BUCKET });
+      upsert.get(r);
+    });
+  });
   /** Which limit refused a reservation that wrote nothing. */
   const refusal = (r: Row & Limits): Reservation => ({ held: false, refusedBy: (row(r.bucket, r.day)?.tokens ?? 0) + r.tokens > r.limit ? 'tokens' : 'spend' });
   let closed = false;
@@ -114,6 +120,11 @@ export function createSqliteBudgetStore(options: SqliteBudgetStoreOptions): Budg
       const total = spend?.service ? chargeWithService.immediate(r) : upsert.get(r);
       if (total === undefined) throw new Error('token budget upsert returned no row');
       return total;
+    },
+    async chargeAll(charges) {
+      const at = now().toISOString();
+      const rows = charges.map((c) => ({ bucket: c.bucket, day: c.day, tokens: Math.round(c.tokens), nano: Math.round(c.nanoUsd), at }));
+      chargeAll.immediate(rows, charges.map((c) => c.service));
     },
     async reserve(bucket, day, amount, limits) {
       const r = {

@@ -309,7 +309,9 @@ async function admissionOver(
   now: () => Date,
 ): Promise<AppDeps['admission']> {
   const budget = opened.own('budget store', await createBudgetStoreFromConfig(config, database ? { database } : {}), (b) => b.close());
-  return createAdmission({ budget, moderation, config, logger, now, metrics: telemetry.metrics });
+  // Closed before the store: the refunds still waiting are written while it is open.
+  const admission = createAdmission({ budget, moderation, config, logger, now, metrics: telemetry.metrics, refundWindowMs: config.budget.refundWindowMs });
+  return opened.own('budget refunds', admission, (a) => a.close());
 }
 
 /** Long-term memory for signed-in turns (the pipeline skips it for anonymous ones); it needs a model for extraction. */

@@ -57,6 +57,7 @@ export function recordingAdmission(inner: Admission = openAdmission): FakeAdmiss
     },
     notePromptSize: (tokens) => inner.notePromptSize(tokens),
     reviewAnswer: (text, signal) => inner.reviewAnswer(text, signal),
+    close: () => inner.close(),
     charges,
     charged: (count = 1) =>
       new Promise<void>((resolve) => {
