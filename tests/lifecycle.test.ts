@@ -1,9 +1,15 @@
 /**
  * Graceful shutdown of the real entry point: SIGTERM while a slow streamed answer is in flight lets that
  * answer finish (the `done` frame arrives), then the process exits 0. The same run checks the logs of a
- * request that carried the shared secret and a user message: neither appears in them.
+ * request that carried the shared secret and a user message: neither appears in them. The budget's
+ * refunds still waiting in their window (BUDGET_REFUND_WINDOW_MS) are written before the exit.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { utcDay } from '../src/admission/budget-store.js';
+import { createSqliteBudgetStore } from '../src/admission/sqlite-budget-store.js';
 import { readSseEvents } from '../src/sandbox/chat/sse-reader.js';
 import { startFakeGateway, type FakeGateway } from './support/fake-gateway.js';
 import { spawnService, type ServiceProcess } from './support/spawn-service.js';
@@ -100,5 +106,33 @@ describe('graceful shutdown', () => {
     expect(events.filter((e) => e.type === 'done')).toHaveLength(0);
     expect(await stopped!).toEqual({ code: 0, signal: null });
     expect(service.logs.map((l) => l.msg)).toContain('shutdown deadline near: ending the turns still running');
+  });
+
+  it('writes the budget refunds still waiting in their window before it exits', async () => {
+    gateway = await startFakeGateway({ handler: () => ({ text: 'Hunt Library is on Frew Street.', usage: { prompt_tokens: 300, completion_tokens: 25 } }) });
+    const dir = mkdtempSync(join(tmpdir(), 'lifecycle-refunds-'));
+    const path = join(dir, 'usage.sqlite');
+    try {
+      service = await spawnService({
+        entry: 'source',
+        env: { LLM_GATEWAY_API_KEY: GATEWAY_KEY, LLM_GATEWAY_BASE_URL: gateway.baseUrl, TOKEN_USAGE_DB: path, BUDGET_REFUND_WINDOW_MS: '10000' },
+      });
+      // Signed out: no memory extraction, so the turn's passes are every call charged.
+      const res = await fetch(`${service.url}/agent/respond`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: 'where is the library' }) });
+      expect(res.status).toBe(200);
+      const used = 325 * gateway.chatRequests().length;
+      const day = utcDay(new Date());
+      const reader = createSqliteBudgetStore({ path });
+      try {
+        // The turn is over and its refund waits in the window: the day still counts its hold.
+        expect(await reader.used('anonymous', day)).toBeGreaterThan(used);
+        expect(await service.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+        expect(await reader.used('anonymous', day)).toBe(used);
+      } finally {
+        await reader.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
