@@ -91,6 +91,11 @@ describe.each(factories)('%s store', (backend, make) => {
 
     const page = await store.list(u, { limit: 1, offset: 1 });
     expect(page).toMatchObject({ total: 3, items: [{ text: 'Studies computer science' }] });
+    // A page past the end still says how many there are; a filter's total is the filter's.
+    expect(await store.list(u, { limit: 2, offset: 3 })).toEqual({ total: 3, items: [] });
+    expect(await store.list(u, { limit: 1, offset: 1, kind: 'learned' })).toMatchObject({ total: 2, items: [{ text: 'Studies computer science' }] });
+    expect(await store.list(u, { offset: 1, kind: 'remembered' })).toEqual({ total: 1, items: [] });
+    expect(await store.list(user())).toEqual({ total: 0, items: [] });
     expect((await store.list(u, { kind: 'remembered' })).items.map((f) => f.text)).toEqual(['Is vegetarian']);
     expect((await store.list(u, { q: 'VEGET' })).items.map((f) => f.text)).toEqual(['Is vegetarian']);
     // `%` and `_` are literal characters, not patterns.

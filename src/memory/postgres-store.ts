@@ -172,17 +172,17 @@ export function createPostgresStore(options: PostgresStoreOptions): MemoryStore 
     async list(userId, opts: ListOptions = {}): Promise<FactPage> {
       const { limit, offset } = pageBounds(opts);
       const where = listFilter(userId, opts);
-      const [rows, totals] = await Promise.all([
-        db
-          .select(factColumns)
-          .from(memoryFacts)
-          .where(where)
-          .orderBy(desc(memoryFacts.createdAt), desc(memoryFacts.id))
-          .limit(limit)
-          .offset(offset),
-        db.select({ n: count() }).from(memoryFacts).where(where),
-      ]);
-      return { items: rows.map(toFact), total: totals[0]?.n ?? 0 };
+      // One statement (issue 75: a turn's memory read was two): the total rides on every row of the page,
+      // a window count taken before the limit. Only a page past the end, with no row, counts apart.
+      const rows = await db
+        .select({ ...factColumns, total: sql<number>`count(*) over ()`.mapWith(Number) })
+        .from(memoryFacts)
+        .where(where)
+        .orderBy(desc(memoryFacts.createdAt), desc(memoryFacts.id))
+        .limit(limit)
+        .offset(offset);
+      const total = rows[0]?.total ?? (offset > 0 ? ((await db.select({ n: count() }).from(memoryFacts).where(where))[0]?.n ?? 0) : 0);
+      return { items: rows.map(toFact), total };
     },
 
     async update(userId, id, update): Promise<UpdateResult | null> {
