@@ -9,6 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { noModeration } from '../src/admission/admission.js';
 import type { BudgetCharge, BudgetStore } from '../src/admission/budget-store.js';
 import { createAdmission } from '../src/admission/create-admission.js';
+import { RefundWindow } from '../src/admission/refund-window.js';
 import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from '../src/admission/turn-reservation.js';
 import { createLogger, silentLogger } from '../src/logger.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
@@ -142,5 +143,27 @@ describe.each([sqliteBackend(), postgresBackend()])('refund window on $name', (b
     // The next refund is written as usual.
     await (await admission.admit(request('ida'), signal)).budget.release();
     expect(await store.used('ida', DAY)).toBe(0);
+  });
+
+  it('two replicas writing their windows at once, given in opposite orders, neither deadlocks nor loses a refund', async () => {
+    const other = await backend.another();
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', sink: (line) => lines.push(line) });
+    // Large windows, so that the two statements overlap in the database.
+    const users = Array.from({ length: 1_500 }, (_, i) => `peer-${String(i).padStart(4, '0')}`);
+    await store.chargeAll(users.map((bucket) => ({ bucket, day: DAY, tokens: 1_000, nanoUsd: 0, service: false })));
+    const windows = [store, other].map((budget) => new RefundWindow(budget, 60_000, logger));
+    try {
+      for (let round = 0; round < 3; round++) {
+        // One replica's turns end first to last, the other's last to first: the order each window was given.
+        for (const u of users) await windows[0]!.give(u, DAY, 30, 0, false);
+        for (const u of [...users].reverse()) await windows[1]!.give(u, DAY, 40, 0, false);
+        await Promise.all(windows.map((w) => w.flush()));
+      }
+      expect(lines).toEqual([]);
+      for (const u of [users[0]!, users[700]!, users.at(-1)!]) expect(await store.used(u, DAY)).toBe(1_000 - 3 * 70);
+    } finally {
+      await other.close();
+    }
   });
 });
