@@ -5,7 +5,7 @@
  * declined, single calls reserved and settled, giving back, a UTC midnight crossed with an injected clock, 503 when the store fails, and concurrent turns of
  * one user at the edge of the budget.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { noModeration } from '../src/admission/admission.js';
 import { createAdmission } from '../src/admission/create-admission.js';
 import type { BudgetStore } from '../src/admission/budget-store.js';
@@ -14,7 +14,7 @@ import { AppError } from '../src/http/errors.js';
 import { silentLogger } from '../src/logger.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
 import type { Usage } from '../src/model/usage.js';
-import { callOf, heldCall, postgresBackend, rejection, sqliteBackend } from './support/budget-backends.js';
+import { callOf, freshStores, heldCall, postgresBackend, rejection, sqliteBackend } from './support/budget-backends.js';
 import { testConfig } from './support/deps.js';
 
 const usage = (totalTokens: number): Usage => ({ promptTokens: 0, completionTokens: totalTokens, totalTokens, estimated: false });
@@ -32,12 +32,7 @@ const signal = new AbortController().signal;
 
 describe.each([sqliteBackend(), postgresBackend()])('budget store: $name', (backend) => {
   let store: BudgetStore;
-  beforeAll(() => backend.setup());
-  afterAll(() => backend.teardown());
-  beforeEach(async () => {
-    store = await backend.open();
-    return () => store.close();
-  });
+  freshStores(backend, (s) => (store = s));
 
   it('adds charges per bucket and day and starts every bucket at zero', async () => {
     expect(await store.used('u1', '2026-11-21')).toBe(0);

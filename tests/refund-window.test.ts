@@ -5,7 +5,7 @@
  * builds it; a reservation for a bucket with a refund waiting writes it first; close writes the rest; a
  * failed write is retried once and then left, logged.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { noModeration } from '../src/admission/admission.js';
 import type { BudgetCharge, BudgetStore } from '../src/admission/budget-store.js';
 import { createAdmission } from '../src/admission/create-admission.js';
@@ -14,7 +14,7 @@ import { PROMPT_SIZE_FLOOR_TOKENS, requestTokens, toolPassHold } from '../src/ad
 import { createLogger, silentLogger } from '../src/logger.js';
 import type { TurnRequest } from '../src/request/chat-request.js';
 import type { Usage } from '../src/model/usage.js';
-import { postgresBackend, rejection, sqliteBackend } from './support/budget-backends.js';
+import { freshStores, postgresBackend, rejection, sqliteBackend } from './support/budget-backends.js';
 import { testConfig } from './support/deps.js';
 
 const DAY = '2026-11-21';
@@ -52,12 +52,7 @@ function recorded(store: BudgetStore) {
 
 describe.each([sqliteBackend(), postgresBackend()])('refund window on $name', (backend) => {
   let store: BudgetStore;
-  beforeAll(() => backend.setup());
-  afterAll(() => backend.teardown());
-  beforeEach(async () => {
-    store = await backend.open();
-    return () => store.close();
-  });
+  freshStores(backend, (s) => (store = s));
 
   it('chargeAll adds every charge, the service row with those that say so', async () => {
     await store.chargeAll([

@@ -4,7 +4,7 @@
  * test file.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { AppError } from '../../src/http/errors.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +69,20 @@ export function postgresBackend(): Backend {
       await pg.stop();
     },
   };
+}
+
+/**
+ * Sets up `backend` for the enclosing describe block: each test gets a fresh store (`use` is given it),
+ * closed after the test.
+ */
+export function freshStores(backend: Backend, use: (store: BudgetStore) => void): void {
+  beforeAll(() => backend.setup());
+  afterAll(() => backend.teardown());
+  beforeEach(async () => {
+    const store = await backend.open();
+    use(store);
+    return () => store.close();
+  });
 }
 
 /** A title-sized call of `tokens` input for `userId`, on a model named `m` (priced at the table's highest). */
