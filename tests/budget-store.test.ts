@@ -198,7 +198,7 @@ describe.each([sqliteBackend(), postgresBackend()])('budget store: $name', (back
     let failures = 1;
     const flaky: BudgetStore = {
       ...store,
-      charge: (b, d, t, spend) => (failures-- > 0 ? Promise.reject(new Error('connection reset')) : store.charge(b, d, t, spend)),
+      chargeAll: (charges) => (failures-- > 0 ? Promise.reject(new Error('connection reset')) : store.chargeAll(charges)),
     };
     const admission = createAdmission({ budget: flaky, moderation: noModeration, config, logger: silentLogger, now: () => new Date('2026-11-21T12:00:00Z') });
     const turn = await admission.admit(request('erin'), signal);

@@ -218,23 +218,11 @@ export class DailyBudget {
     return this.refunds.close();
   }
 
-  /** One unconditional write (an excess now, a refund within the refund window); retried once; never throws. */
+  /** One unconditional write (an excess now, a refund within the refund window: refund-window.ts); retried once; never throws. */
   private async write(bucket: string, day: string, amount: BudgetAmount, what: 'excess' | 'refund'): Promise<void> {
     const { store, log } = this;
-    if (what === 'refund') {
-      await this.refunds.give(bucket, day, -amount.tokens, -amount.nanoUsd, this.serviceCapped);
-    } else if (amount.tokens !== 0 || amount.nanoUsd !== 0) {
-      const spend = { nanoUsd: amount.nanoUsd, service: this.serviceCapped };
-      try {
-        await store.charge(bucket, day, amount.tokens, spend).catch((first: unknown) => {
-          // One retry: a dropped connection should not leave a pass unmetered (or a reservation held).
-          log.warn('token budget write failed; retrying once', { err: first, what });
-          return store.charge(bucket, day, amount.tokens, spend);
-        });
-      } catch (err) {
-        log.error('token budget write failed; left as it was', { err, tokens: amount.tokens, nano_usd: amount.nanoUsd, what });
-      }
-    }
+    if (what === 'refund') await this.refunds.give(bucket, day, -amount.tokens, -amount.nanoUsd, this.serviceCapped);
+    else if (amount.tokens !== 0 || amount.nanoUsd !== 0) await this.refunds.now({ bucket, day, tokens: amount.tokens, nanoUsd: amount.nanoUsd, service: this.serviceCapped });
     if (this.prunedFor !== day) {
       this.prunedFor = day;
       try {

@@ -10,9 +10,11 @@
  * not use. That errs on the safe side of every limit, and it never stands in a user's way on this
  * replica: a reservation refused while refunds wait here writes them and asks once more (DailyBudget),
  * so the window never refuses a turn that fits. Another replica may see the total high for up to the
- * window. A failed write is retried once, then logged and left (as a single refund was);
- * `close` writes what is waiting (shutdown, after the turns ended). A window of 0 writes each refund
- * when it is given.
+ * window. `close` writes what is waiting (shutdown, after the turns ended). A window of 0 writes each
+ * refund when it is given.
+ *
+ * Every unconditional write of the budget goes through here (`now`: an excess a pass used past its hold;
+ * a window: refunds): one transaction, retried once, then logged and left; never thrown.
  */
 import type { Logger } from '../logger.js';
 import type { BudgetCharge, BudgetStore } from './budget-store.js';
@@ -64,6 +66,11 @@ export class RefundWindow {
     return this.write();
   }
 
+  /** Writes `charge` now (an excess: never held back), apart from the window; never rejects. */
+  now(charge: BudgetCharge): Promise<void> {
+    return this.writeAll([charge], 'excess');
+  }
+
   /** Writes what waits, and every later refund at once. */
   close(): Promise<void> {
     this.closed = true;
@@ -79,21 +86,23 @@ export class RefundWindow {
     const charges = [...this.waiting.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, c]) => c);
     this.waiting.clear();
     this.writingNow++;
-    this.writes = this.writes.then(() => this.writeAll(charges)).finally(() => this.writingNow--);
+    this.writes = this.writes.then(() => this.writeAll(charges, 'refund')).finally(() => this.writingNow--);
     return this.writes;
   }
 
-  private async writeAll(charges: BudgetCharge[]): Promise<void> {
+  /** One transaction of `charges`, retried once, then logged (the amounts as magnitudes) and left. */
+  private async writeAll(charges: BudgetCharge[], what: 'excess' | 'refund'): Promise<void> {
+    const counts = what === 'refund' ? { refunds: charges.length } : {};
     try {
       await this.store.chargeAll(charges).catch((first: unknown) => {
-        // One retry: a dropped connection should not leave a reservation held.
-        this.log.warn('token budget write failed; retrying once', { err: first, what: 'refund', refunds: charges.length });
+        // One retry: a dropped connection should not leave a pass unmetered (or a reservation held).
+        this.log.warn('token budget write failed; retrying once', { err: first, what, ...counts });
         return this.store.chargeAll(charges);
       });
     } catch (err) {
-      const tokens = charges.reduce((sum, c) => sum - c.tokens, 0);
-      const nanoUsd = charges.reduce((sum, c) => sum - c.nanoUsd, 0);
-      this.log.error('token budget write failed; left as it was', { err, what: 'refund', refunds: charges.length, tokens, nano_usd: nanoUsd });
+      const tokens = Math.abs(charges.reduce((sum, c) => sum + c.tokens, 0));
+      const nanoUsd = Math.abs(charges.reduce((sum, c) => sum + c.nanoUsd, 0));
+      this.log.error('token budget write failed; left as it was', { err, what, ...counts, tokens, nano_usd: nanoUsd });
     }
   }
 }

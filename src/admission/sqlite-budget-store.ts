@@ -98,11 +98,11 @@ export function createSqliteBudgetStore(options: SqliteBudgetStoreOptions): Budg
     upsert.get({ ...r, bucket: SERVICE_BUCKET });
     return upsert.get(r);
   });
-  const chargeAll = db.transaction((rows: readonly Row[], service: readonly boolean[]) => {
-    rows.forEach((r, i) => {
-      if (service[i]) upsert.get({ ...r, bucket: SERVICE_BUCKET });
+  const chargeAll = db.transaction((rows: readonly (Row & { service: boolean })[]) => {
+    for (const { service, ...r } of rows) {
+      if (service) upsert.get({ ...r, bucket: SERVICE_BUCKET });
       upsert.get(r);
-    });
+    }
   });
   /** Which limit refused a reservation that wrote nothing. */
   const refusal = (r: Row & Limits): Reservation => ({ held: false, refusedBy: (row(r.bucket, r.day)?.tokens ?? 0) + r.tokens > r.limit ? 'tokens' : 'spend' });
@@ -123,8 +123,7 @@ export function createSqliteBudgetStore(options: SqliteBudgetStoreOptions): Budg
     },
     async chargeAll(charges) {
       const at = now().toISOString();
-      const rows = charges.map((c) => ({ bucket: c.bucket, day: c.day, tokens: Math.round(c.tokens), nano: Math.round(c.nanoUsd), at }));
-      chargeAll.immediate(rows, charges.map((c) => c.service));
+      chargeAll.immediate(charges.map((c) => ({ bucket: c.bucket, day: c.day, tokens: Math.round(c.tokens), nano: Math.round(c.nanoUsd), at, service: c.service })));
     },
     async reserve(bucket, day, amount, limits) {
       const r = {
