@@ -42,9 +42,12 @@ COPY scripts/deploy/prune-prod-deps.sh ./
 # npm ci runs the `postinstall` step, which mends the postgres driver (scripts/patch-postgres-driver.mjs,
 # docs/design/database.md), and the `prepare` build step: without src/ and TypeScript it has nothing to do and says so.
 COPY scripts/build.mjs scripts/patch-postgres-driver.mjs ./scripts/
+# The service loads sharp (libvips) with the first photo, not at start (src/media/images.ts): loading it
+# here once makes an install whose binary cannot load fail the build, not a student's first photo.
 RUN npm ci --omit=dev --no-audit --no-fund \
  && npm cache clean --force \
- && sh prune-prod-deps.sh
+ && sh prune-prod-deps.sh \
+ && node -e "require('sharp')"
 
 # ---- runtime: slim, no toolchain, no dev dependencies, no sources ---------------------------------
 FROM ${NODE_IMAGE} AS runtime

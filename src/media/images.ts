@@ -10,8 +10,13 @@
  * Decoding is the one costly step a request can ask for, so a replica decodes at most IMAGE_READS_AT_ONCE
  * images at a time, each on one libvips thread with libvips' operation cache off; the rest wait their
  * turn. A burst of photos costs time, not memory (BENCHMARKS.md, "Photos").
+ *
+ * `sharp` is loaded with the first image a replica reads, not at start: libvips and its libraries are
+ * about 30 MB resident, which every replica paid for from its start whether or not a photo ever came
+ * (issue 75: held streams' peak RSS 161 → 188 MB against the tree before runs; docs/perf-log/2026-12-01-lazy-sharp.md).
+ * The image's build loads it once (Dockerfile), so an install whose binary cannot load still fails there.
  */
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata, default as Sharp } from 'sharp';
 import { BadRequestError } from '../http/errors.js';
 
 /** The sides sent to a model: OpenAI's `detail: high` scales an image to these before it reads it. */
@@ -24,9 +29,24 @@ export const IMAGE_READS_AT_ONCE = 2;
 /** The JPEG quality of the re-encoded image. */
 const JPEG_QUALITY = 82;
 
-// One libvips thread an image and no operation cache: memory stays proportional to the images in hand.
-sharp.concurrency(1);
-sharp.cache(false);
+let loading: Promise<typeof Sharp> | null = null;
+
+/** `sharp`, loaded once, on the first image; a failed load is tried again by the next image. */
+function loadSharp(): Promise<typeof Sharp> {
+  loading ??= import('sharp').then(
+    ({ default: sharp }) => {
+      // One libvips thread an image and no operation cache: memory stays proportional to the images in hand.
+      sharp.concurrency(1);
+      sharp.cache(false);
+      return sharp;
+    },
+    (err: unknown) => {
+      loading = null;
+      throw err;
+    },
+  );
+  return loading;
+}
 
 /** The raster formats read, by what their first bytes say. */
 export type RasterFormat = 'jpeg' | 'png' | 'webp' | 'gif' | 'heif';
@@ -116,6 +136,7 @@ export function createImageReader(options: { readsAtOnce?: number; maxPixels?: n
 
   async function decode(name: string, bytes: Buffer, format: RasterFormat): Promise<ReadImage> {
     const unreadable = (why: string) => new BadRequestError(`the image "${name}" could not be read (${why}): attach it again as a JPEG or PNG`, 'unreadable attachment');
+    const sharp = await loadSharp();
     let meta: Metadata;
     try {
       meta = await sharp(bytes, { failOn: 'truncated' }).metadata();
