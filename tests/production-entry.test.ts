@@ -145,7 +145,7 @@ describe('production entry point (dist, production dependencies only)', () => {
       const loaded = readFileSync(importRecord, 'utf8').trim().split('\n');
       expect(loaded.filter((url) => url.includes('better-sqlite3') || url.endsWith('/sqlite-budget-store.js'))).toEqual([]);
     });
-    it('loads no sharp (libvips, about 30 MB resident) until a photo comes', () => {
+    it('loads no sharp (libvips, about 10 MB of an idle replica resident) until a photo comes', () => {
       const loaded = readFileSync(importRecord, 'utf8').trim().split('\n');
       expect(loaded.some((url) => url.endsWith('/dist/src/media/images.js'))).toBe(true);
       expect(loaded.filter((url) => url.includes('/node_modules/sharp/'))).toEqual([]);

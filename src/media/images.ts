@@ -11,9 +11,9 @@
  * images at a time, each on one libvips thread with libvips' operation cache off; the rest wait their
  * turn. A burst of photos costs time, not memory (BENCHMARKS.md, "Photos").
  *
- * `sharp` is loaded with the first image a replica reads, not at start: libvips and its libraries are
- * about 30 MB resident, which every replica paid for from its start whether or not a photo ever came
- * (issue 75: held streams' peak RSS 161 → 188 MB against the tree before runs; docs/perf-log/2026-12-01-lazy-sharp.md).
+ * `sharp` is loaded with the first image a replica reads, not at start: libvips and its libraries cost an
+ * idle replica about 10 MB resident (and 13 MB of its peak under 250 held streams), which every replica
+ * paid from its start whether or not a photo ever came (docs/perf-log/2026-12-01-lazy-sharp.md).
  * The image's build loads it once (Dockerfile), so an install whose binary cannot load still fails there.
  */
 import type { Metadata, default as Sharp } from 'sharp';
