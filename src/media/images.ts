@@ -13,7 +13,9 @@
  *
  * `sharp` is loaded with the first image a replica reads, not at start: libvips and its libraries cost an
  * idle replica about 10 MB resident (and 13 MB of its peak under 250 held streams), which every replica
- * paid from its start whether or not a photo ever came (docs/perf-log/2026-12-01-lazy-sharp.md).
+ * paid from its start whether or not a photo ever came (docs/perf-log/2026-12-01-lazy-sharp.md). The load
+ * takes about 150 ms once in a replica's life, its longest stall of the event loop about 75 ms (well under
+ * the overload guard's loop-delay limit).
  * The image's build loads it once (Dockerfile), so an install whose binary cannot load still fails there.
  */
 import type { Metadata, default as Sharp } from 'sharp';
