@@ -6,7 +6,7 @@
  * file's "Recorded … by `npm run bench`" line.
  */
 
-export const marked = (file: string, section: string) => `<!-- bench: ${file} -->\n${section}<!-- /bench: ${file} -->\n`;
+const marked = (file: string, section: string) => `<!-- bench: ${file} -->\n${section}<!-- /bench: ${file} -->\n`;
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -21,7 +21,8 @@ export function recordSections(
   options: { header: string; recordedAt: string; node: string; recordedLine?: string },
 ): string {
   let out = text.trim() ? text : options.header;
-  if (options.recordedLine) out = /^Recorded .* by `npm run bench`.*$/m.test(out) ? out.replace(/^Recorded .* by `npm run bench`.*$/m, () => options.recordedLine!) : out;
+  const recorded = /^Recorded .* by `npm run bench`.*$/m;
+  if (options.recordedLine && recorded.test(out)) out = out.replace(recorded, () => options.recordedLine!);
   for (const [file, section] of sections) {
     const block = new RegExp(`<!-- bench: ${escape(file)} -->\\n[\\s\\S]*?<!-- /bench: ${escape(file)} -->\\n`);
     const stamped = marked(file, section.replace(/\n*$/, `\n\n_Section recorded ${options.recordedAt}, Node ${options.node}._\n`));
