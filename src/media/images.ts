@@ -35,18 +35,17 @@ let loading: Promise<typeof Sharp> | null = null;
 
 /** `sharp`, loaded once, on the first image; a failed load is tried again by the next image. */
 function loadSharp(): Promise<typeof Sharp> {
-  loading ??= import('sharp').then(
-    ({ default: sharp }) => {
+  loading ??= import('sharp')
+    .then(({ default: sharp }) => {
       // One libvips thread an image and no operation cache: memory stays proportional to the images in hand.
       sharp.concurrency(1);
       sharp.cache(false);
       return sharp;
-    },
-    (err: unknown) => {
+    })
+    .catch((err: unknown) => {
       loading = null;
       throw err;
-    },
-  );
+    });
   return loading;
 }
 
