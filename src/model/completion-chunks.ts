@@ -20,6 +20,7 @@
  */
 import { APIError } from 'openai';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
+import { socketReader } from '../transport/outbound-fetch.js';
 
 export class MalformedChunkError extends Error {
   override name = 'MalformedChunkError';
@@ -30,7 +31,8 @@ export class MalformedChunkError extends Error {
 
 export async function* completionChunks(response: Response): AsyncGenerator<ChatCompletionChunk> {
   if (!response.body) return;
-  const reader = response.body.getReader();
+  // The provider transport's body is read straight from its socket (outbound-fetch.ts); any other as a stream.
+  const reader = socketReader(response.body) ?? response.body.getReader();
   const decoder = new TextDecoder();
   let text = '';
   let data: string | null = null;
