@@ -1,15 +1,17 @@
 /**
- * SSE at the edge (src/sse/sse-stream.ts on hono/streaming), on a real listening server: one frame per
- * event with one-line JSON data and the contract headers, a keep-alive comment after silence, a client
- * that goes away aborting the source, a slow reader pacing the source (backpressure), and a failing
- * source ending with the generic `error` envelope. Raw bytes are checked on purpose (this is the wire
+ * SSE at the edge (src/sse/sse-stream.ts), on a real listening server: one frame per event with one-line
+ * JSON data and the contract headers, a keep-alive comment after silence, a client that goes away
+ * aborting the source, a slow reader pacing the source (backpressure), and a failing source ending with
+ * the generic `error` envelope. The frame text is the text Hono's own `streamSSE` writes for the same
+ * event, compared on the wire. Raw bytes are checked on purpose (this is the wire
  * format); payloads are read back with the one client-side reader.
  */
 import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INTERNAL_ERROR } from '../src/http/errors.js';
-import { KEEP_ALIVE_COMMENT, sseStream, type SseEvent } from '../src/sse/sse-stream.js';
+import { KEEP_ALIVE_COMMENT, sseFrameText, sseStream, type SseEvent } from '../src/sse/sse-stream.js';
 import { listen, type Listening } from './support/listen.js';
 import { collectSseEvents } from './support/sse.js';
 
@@ -60,6 +62,30 @@ describe('sseStream', () => {
         'event: done\ndata: {"response_text":"a\\nb"}\n\n',
     );
     expect(await collectSseEvents(new Response(raw).body!)).toEqual(payloads.map((e) => ({ type: e.event, data: e.data })));
+  });
+
+  it("writes each frame as Hono's streamSSE writes it, and refuses a line break in a name or id", async () => {
+    const frames: SseEvent[] = [
+      { event: 'delta', data: '{"text":"a"}', id: 'run_1:3' },
+      { data: '{"choices":[]}' },
+      { event: 'done', data: 'one\r\ntwo\rthree\nfour', id: '' },
+      { event: '', data: '' },
+    ];
+    const app = new Hono().get('/hono', (c) =>
+      streamSSE(c, async (sse) => {
+        for (const f of frames) await sse.writeSSE(f);
+      }),
+    );
+    const server = await listen(app.fetch);
+    servers.push(server);
+    const expected = await (await fetch(`${server.base}/hono`)).text();
+    const { url } = await serveEvents(async function* () {
+      yield* frames;
+    });
+    expect(await (await fetch(url)).text()).toBe(expected);
+    expect(frames.map(sseFrameText).join('')).toBe(expected);
+    expect(() => sseFrameText({ event: 'a\nb', data: '{}' })).toThrow();
+    expect(() => sseFrameText({ data: '{}', id: 'x\ry' })).toThrow();
   });
 
   it('sends a keep-alive comment after silence, then the next event', async () => {

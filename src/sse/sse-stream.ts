@@ -1,21 +1,27 @@
 /**
- * Server-sent events at the edge, on Hono's `streamSSE` (CONTRACT.md "Stream"): the one place events
- * become frames. Each event is `event: <type>\ndata: <one line of JSON>\nid: <run_id>:<seq>\n\n`.
+ * Server-sent events at the edge (CONTRACT.md "Stream"): the one place events become frames. Each event
+ * is `event: <type>\ndata: <one line of JSON>\nid: <run_id>:<seq>\n\n`, the text Hono's `writeSSE`
+ * writes, with the headers its `streamSSE` sets, in the body of a Hono response.
  *
- * - Backpressure: the next event is pulled only after the previous frame was accepted by the socket
- *   (`writeSSE` is awaited; Hono's stream and the Node adapter wait for `drain`). Pulled from a turn
- *   (`/v1`), a slow reader holds one event, not the answer; pulled from a run (runs/), the run holds
- *   the frames, bounded by the answer cap, for readers that come back.
+ * Owned, not `streamSSE` (issue 75): `streamSSE` moves each frame through an async `writeSSE`, a
+ * TransformStream and a second ReadableStream before the Node adapter reads it; here a frame is one
+ * enqueue on the body's one ReadableStream. At the campus peak on one core the same tree on `streamSSE`
+ * cost 1.047× the CPU per turn (the replicas' 1.053×), both trees at once, four rounds
+ * (docs/perf-log/2026-12-01-edge.md; docs/design/performance.md "Owned instead of a library" says when
+ * to switch back). The way back: this file at b397b54, under the same tests.
+ *
+ * - Backpressure: a frame is enqueued, and the next event pulled, only while the body's queue has room
+ *   (one frame; the Node adapter reads the next only after the socket took the last, or after `drain`).
+ *   Pulled from a turn (`/v1`), a slow reader holds one event, not the answer; pulled from a run (runs/),
+ *   the run holds the frames, bounded by the answer cap, for readers that come back.
  * - Keep-alive: one timer per stream, re-armed only when it fires; each frame just records the time,
  *   and a `: keep-alive` comment goes out only after `keepAliveMs` of silence.
- * - A client that goes away: Hono aborts the stream; `onAbort` detaches the reader (a run goes on for its
- *   grace) or ends the turn, and the loop stops.
- * - Failure: `streamSSE`'s own error path writes `e.message` as the event data, which could carry
- *   internals; so nothing is allowed to throw out of the callback: a failure of the event source is
- *   logged by the caller and sent as the generic `error` envelope here.
+ * - A client that goes away: the adapter cancels the body; `onAbort` detaches the reader (a run goes on
+ *   for its grace) or ends the turn, and the loop stops.
+ * - Failure: a failure of the event source is logged by the caller (`onError`) and sent as the generic
+ *   `error` envelope here, never its message.
  */
 import type { Context } from 'hono';
-import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import { INTERNAL_ERROR } from '../http/errors.js';
 
 /**
@@ -47,51 +53,95 @@ export interface SseOptions<T = SseEvent> {
   now?: () => number;
 }
 
+/** The SSE text of one frame, as Hono's `writeSSE` writes it (each line of `data` its own `data:` line). */
+export function sseFrameText(e: SseEvent): string {
+  if ((e.event && /[\r\n]/.test(e.event)) || (e.id && /[\r\n]/.test(e.id))) throw new Error('an SSE event name or id must not contain "\\r" or "\\n"');
+  const data = /[\r\n]/.test(e.data) ? e.data.split(/\r\n|\r|\n/).join('\ndata: ') : e.data;
+  return `${e.event ? `event: ${e.event}\n` : ''}data: ${data}${e.id !== undefined ? `\nid: ${e.id}` : ''}\n\n`;
+}
+
 /** Answers `c` with `events` framed as SSE. */
 export function sseStream<T = SseEvent>(c: Context, events: AsyncIterable<T>, options: SseOptions<T>): Response {
   const now = options.now ?? Date.now;
   const frame = options.frame ?? ((item: T) => item as unknown as SseEvent);
-  // Proxies (nginx and the like) buffer responses unless told not to; streamSSE sets the other three.
-  c.header('X-Accel-Buffering', 'no');
-  return streamSSE(c, async (sse) => {
-    sse.onAbort(options.onAbort);
-    const keepAlive = keepAliveTimer(sse, options.keepAliveMs, now);
+  const encoder = new TextEncoder();
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const state = { aborted: false, closed: false };
+  /** The loop waits here while the socket is a frame behind; the stream's next pull wakes it. */
+  let wake: (() => void) | null = null;
+  const woken = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    pull: woken,
+    // The adapter cancels the body when the client goes away (its socket closed before the end).
+    cancel() {
+      if (state.closed || state.aborted) return;
+      state.aborted = true;
+      woken();
+      options.onAbort();
+    },
+  });
+  const send = (text: string) => controller.enqueue(encoder.encode(text));
+  const keepAlive = keepAliveTimer(state, send, options.keepAliveMs, now);
+  void (async () => {
     try {
       for await (const item of events) {
-        if (sse.aborted) break;
-        const e = frame(item);
-        keepAlive.writing = true;
-        await sse.writeSSE(e);
-        keepAlive.writing = false;
+        if (state.aborted) break;
+        send(sseFrameText(frame(item)));
         keepAlive.last = now();
+        if ((controller.desiredSize ?? 0) <= 0) {
+          keepAlive.writing = true;
+          await new Promise<void>((resolve) => (wake = resolve));
+          keepAlive.writing = false;
+          if (state.aborted) break;
+        }
       }
     } catch (err) {
       options.onError(err);
-      if (!sse.aborted) {
-        const failure = options.failure ?? { event: 'error', data: JSON.stringify(INTERNAL_ERROR) };
-        await sse.writeSSE(failure);
-      }
+      if (!state.aborted) send(sseFrameText(options.failure ?? { event: 'error', data: JSON.stringify(INTERNAL_ERROR) }));
     } finally {
       keepAlive.stop();
+      if (!state.aborted) {
+        state.closed = true;
+        controller.close();
+      }
     }
+  })().catch((err: unknown) => {
+    // Only the caller's onError can throw this far: the client's stream is cut, the process goes on.
+    if (!state.aborted) controller.error(err);
+  });
+  // The headers Hono's `streamSSE` sets, and X-Accel-Buffering: proxies (nginx and the like) buffer
+  // responses unless told not to.
+  return c.body(body, 200, {
+    'Content-Type': 'text/event-stream',
+    'Cache-Control': 'no-cache',
+    Connection: 'keep-alive',
+    'Transfer-Encoding': 'chunked',
+    'X-Accel-Buffering': 'no',
   });
 }
 
 /** The stream's one keep-alive timer: fires after a silence, writes a comment, re-arms for the next. */
-function keepAliveTimer(sse: SSEStreamingApi, intervalMs: number, now: () => number) {
+function keepAliveTimer(stream: { aborted: boolean; closed: boolean }, send: (text: string) => void, intervalMs: number, now: () => number) {
   const state = {
     last: now(),
-    /** A frame is being written (a slow reader): a comment would only queue behind it. */
+    /** The socket is behind (a slow reader): a comment would only queue behind the frame. */
     writing: false,
     stop: () => clearTimeout(timer),
   };
   const fire = () => {
     // A stream that is over needs no keep-alive, even while its source has not noticed yet (a turn
     // waiting on a model or a database past the client's disconnect): the timer is not re-armed.
-    if (sse.aborted || sse.closed) return;
+    if (stream.aborted || stream.closed) return;
     if (now() - state.last >= intervalMs && !state.writing) {
       state.last = now();
-      void sse.write(KEEP_ALIVE_COMMENT);
+      send(KEEP_ALIVE_COMMENT);
     }
     // Next when the silence would reach the interval; a full interval while a frame is still being
     // written. (Re-arming at "due" alone, already past, spun a 1 ms timer per stream in both cases.)
