@@ -118,12 +118,14 @@ export function sseStream<T = SseEvent>(c: Context, events: AsyncIterable<T>, op
   });
   // The headers Hono's `streamSSE` sets, and X-Accel-Buffering: proxies (nginx and the like) buffer
   // responses unless told not to.
-  return c.body(body, 200, {
-    'Content-Type': 'text/event-stream',
-    'Cache-Control': 'no-cache',
-    Connection: 'keep-alive',
-    'Transfer-Encoding': 'chunked',
-    'X-Accel-Buffering': 'no',
+  return c.body(body, {
+    headers: {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+      'Transfer-Encoding': 'chunked',
+      'X-Accel-Buffering': 'no',
+    },
   });
 }
 
