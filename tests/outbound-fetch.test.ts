@@ -96,6 +96,22 @@ describe('provider transport', () => {
       await expect(reader.read()).rejects.toMatchObject({ name: 'AbortError' });
     });
 
+    it('drops what it read ahead when aborted: the next read fails', async () => {
+      const url = await serve((_req, res) => {
+        res.writeHead(200);
+        res.write('one;');
+        setTimeout(() => res.write('two;'), 20);
+      });
+      const during = new AbortController();
+      let taken = 0;
+      const counting = createOutboundFetch({ onChunk: () => (chunk) => ((taken += chunk.byteLength), null) });
+      const reader = read(await counting(url, { signal: during.signal }));
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('one;');
+      await expect.poll(() => taken).toBe(8);
+      during.abort();
+      await expect(reader.read()).rejects.toMatchObject({ name: 'AbortError' });
+    });
+
     it('rejects a refused connection as fetch does, and errors a body the server cut off', async () => {
       const url = await serve((_req, res) => {
         res.writeHead(200, { 'content-length': '100' });

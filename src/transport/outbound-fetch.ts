@@ -236,6 +236,8 @@ export function socketReader(body: ReadableStream<Uint8Array>): BodyReader | nul
     },
     end(err) {
       ended = { err };
+      // As a stream errored: what was queued is dropped, the next read fails (an abort stops the reading at once).
+      if (err !== null) queue.length = 0;
       const w = waiting;
       waiting = null;
       if (w) (err === null ? w.resolve(DONE) : w.reject(err));
