@@ -196,4 +196,27 @@ describe('sseStream', () => {
     ]);
     expect(probe.errors).toHaveLength(1);
   });
+
+  it("ends the stream and keeps serving when the caller's onError itself throws", async () => {
+    const app = new Hono().get('/events', (c) =>
+      sseStream(
+        c,
+        (async function* () {
+          yield { event: 'delta', data: '{"text":"partial"}' };
+          throw new Error('source failed');
+        })(),
+        {
+          keepAliveMs: 15_000,
+          onAbort: () => undefined,
+          onError: () => {
+            throw new Error('the logger failed');
+          },
+        },
+      ),
+    );
+    const server = await listen(app.fetch);
+    servers.push(server);
+    expect(await (await fetch(`${server.base}/events`)).text()).toBe('event: delta\ndata: {"text":"partial"}\n\n');
+    expect((await fetch(`${server.base}/events`)).status).toBe(200);
+  });
 });

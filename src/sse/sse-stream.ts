@@ -112,9 +112,8 @@ export function sseStream<T = SseEvent>(c: Context, events: AsyncIterable<T>, op
         controller.close();
       }
     }
-  })().catch((err: unknown) => {
-    // Only the caller's onError can throw this far: the client's stream is cut, the process goes on.
-    if (!state.aborted) controller.error(err);
+  })().catch(() => {
+    // Only the caller's onError can throw this far, after `finally` ended the stream: the process goes on.
   });
   // The headers Hono's `streamSSE` sets, and X-Accel-Buffering: proxies (nginx and the like) buffer
   // responses unless told not to.
